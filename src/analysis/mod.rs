@@ -1,0 +1,9 @@
+//! Analysis: turns a parsed file into plain data — symbols with kind, scope and signature.
+//!
+//! Everything here is a pure function of (language, text); caching and freshness live in
+//! `index`. Results never hold tree-sitter types.
+
+mod blade;
+mod symbols;
+
+pub use symbols::{FileSymbols, Symbol, SymbolKind, analyze_source};

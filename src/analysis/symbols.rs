@@ -1,0 +1,592 @@
+//! Symbol extraction driven by each language's tags query.
+//!
+//! The query says *what* is a definition; the rules that are the same for every language live
+//! here: scopes come from nesting, a function directly inside a class-like is a method, an
+//! UPPER_CASE variable is a constant, a PHP `namespace X;` statement scopes the rest of its file.
+
+use crate::lang::LanguageDef;
+use crate::syntax::{self, SyntaxError, node_text};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, QueryCursor, StreamingIterator};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SymbolKind {
+    Function,
+    Method,
+    Class,
+    Interface,
+    Trait,
+    Enum,
+    Struct,
+    Type,
+    Constant,
+    Variable,
+    Property,
+    Module,
+    Namespace,
+    Macro,
+    /// A CSS/SCSS rule set, named by its selectors.
+    Rule,
+    Keyframes,
+    /// A Blade `@section`, `@push` or slot.
+    Section,
+    /// An HTML element with an `id`.
+    Element,
+}
+
+impl SymbolKind {
+    pub fn parse(name: &str) -> Option<SymbolKind> {
+        serde_json::from_value(serde_json::Value::String(name.to_ascii_lowercase())).ok()
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SymbolKind::Function => "function",
+            SymbolKind::Method => "method",
+            SymbolKind::Class => "class",
+            SymbolKind::Interface => "interface",
+            SymbolKind::Trait => "trait",
+            SymbolKind::Enum => "enum",
+            SymbolKind::Struct => "struct",
+            SymbolKind::Type => "type",
+            SymbolKind::Constant => "constant",
+            SymbolKind::Variable => "variable",
+            SymbolKind::Property => "property",
+            SymbolKind::Module => "module",
+            SymbolKind::Namespace => "namespace",
+            SymbolKind::Macro => "macro",
+            SymbolKind::Rule => "rule",
+            SymbolKind::Keyframes => "keyframes",
+            SymbolKind::Section => "section",
+            SymbolKind::Element => "element",
+        }
+    }
+
+    /// Kinds whose members are methods and properties.
+    pub fn is_type_like(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Class
+                | SymbolKind::Interface
+                | SymbolKind::Trait
+                | SymbolKind::Enum
+                | SymbolKind::Struct
+        )
+    }
+
+    pub fn is_callable(self) -> bool {
+        matches!(self, SymbolKind::Function | SymbolKind::Method)
+    }
+}
+
+/// One definition. Lines and columns are 1-based; `end_line` is inclusive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Symbol {
+    pub name: String,
+    pub kind: SymbolKind,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    /// Enclosing class / namespace / module / function, outermost first (`App\Models\Product`,
+    /// `AuthService`, `Outer.inner`); null at top level. (Not skipped when empty: the index
+    /// stores symbols in a format that is not self-describing.)
+    pub scope: Option<String>,
+    /// Scope and name joined: for PHP classes the FQCN (`App\Models\Product`), for members
+    /// `App\Models\Product::save`.
+    pub qualified_name: String,
+    /// The declaration up to its body, whitespace collapsed.
+    pub signature: String,
+    /// Visible outside its file or module by the language's rules.
+    pub exported: bool,
+}
+
+/// What analysis knows about one file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FileSymbols {
+    pub language: String,
+    pub symbols: Vec<Symbol>,
+    pub errors: Vec<SymbolError>,
+}
+
+/// A syntax error in stored form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SymbolError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl From<SyntaxError> for SymbolError {
+    fn from(e: SyntaxError) -> Self {
+        SymbolError {
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }
+    }
+}
+
+/// Parses and extracts the symbols of one file.
+pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
+    if lang.id == "blade" {
+        return FileSymbols {
+            language: lang.id.into(),
+            symbols: super::blade::symbols(text),
+            errors: Vec::new(),
+        };
+    }
+    let parsed = syntax::parse(lang, text);
+    let symbols = match (&parsed.tree, syntax::tags_query(parsed.code_lang)) {
+        (Some(tree), Some(query)) => extract(parsed.code_lang, query, tree.root_node(), text),
+        _ => Vec::new(),
+    };
+    FileSymbols {
+        language: lang.id.into(),
+        symbols,
+        errors: parsed.errors.into_iter().map(SymbolError::from).collect(),
+    }
+}
+
+/// A definition as the query found it, before scopes are known.
+struct Raw {
+    kind: Option<SymbolKind>, // None: a scope-only container
+    name: String,
+    start: usize,
+    end: usize,
+    name_start: usize,
+    pattern: usize,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    signature: String,
+    exported: bool,
+    explicit_scope: Option<String>,
+}
+
+fn extract(
+    lang: &'static LanguageDef,
+    query: &tree_sitter::Query,
+    root: Node,
+    text: &str,
+) -> Vec<Symbol> {
+    let names = query.capture_names();
+    let mut raws = Vec::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, text.as_bytes());
+    while let Some(m) = matches.next() {
+        let mut def: Option<(Node, Option<SymbolKind>)> = None;
+        let mut name_node = None;
+        let mut scope = None;
+        for capture in m.captures() {
+            let capture_name = names[capture.index as usize];
+            if let Some(kind) = capture_name.strip_prefix("definition.") {
+                def = SymbolKind::parse(kind).map(|k| (capture.node, Some(k)));
+            } else if capture_name == "container" {
+                def = Some((capture.node, None));
+            } else if capture_name == "name" {
+                name_node = Some(capture.node);
+            } else if capture_name == "scope" {
+                scope = Some(node_text(capture.node, text).to_string());
+            }
+        }
+        let (Some((node, kind)), Some(name_node)) = (def, name_node) else {
+            continue;
+        };
+        let mut name = clean_name(node_text(name_node, text));
+        if kind.is_none() {
+            name = strip_generics(&name);
+        }
+        if name.is_empty() {
+            continue;
+        }
+        let start = node.start_position();
+        let end = node.end_position();
+        raws.push(Raw {
+            kind,
+            exported: kind.is_some() && is_exported(lang, node, &name, text),
+            signature: signature(node, text),
+            name,
+            start: node.start_byte(),
+            end: node.end_byte(),
+            name_start: name_node.start_byte(),
+            pattern: m.pattern_index,
+            line: start.row + 1,
+            column: start.column + 1,
+            end_line: end.row + 1 - usize::from(end.column == 0 && end.row > start.row),
+            explicit_scope: scope,
+        });
+    }
+    // One definition per name node: the earliest pattern in the query wins (it is the most
+    // specific, e.g. "function bound to a name" before "module-level variable").
+    raws.sort_by_key(|r| (r.name_start, r.pattern));
+    raws.dedup_by_key(|r| r.name_start);
+    extend_statement_namespaces(&mut raws, text);
+    raws.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    resolve_scopes(lang, raws)
+}
+
+/// `namespace App\Models;` has no body: it scopes everything up to the next namespace.
+fn extend_statement_namespaces(raws: &mut [Raw], text: &str) {
+    let starts: Vec<(usize, usize)> = raws
+        .iter()
+        .filter(|r| r.kind == Some(SymbolKind::Namespace))
+        .map(|r| (r.start, r.line))
+        .collect();
+    for raw in raws
+        .iter_mut()
+        .filter(|r| r.kind == Some(SymbolKind::Namespace) && r.signature.ends_with(';'))
+    {
+        match starts.iter().find(|(start, _)| *start > raw.start) {
+            Some((start, line)) => {
+                (raw.end, raw.end_line) = (*start, line.saturating_sub(1).max(raw.line))
+            }
+            None => {
+                (raw.end, raw.end_line) = (
+                    text.len(),
+                    crate::workspace::count_lines(text).max(raw.line),
+                )
+            }
+        }
+    }
+}
+
+fn resolve_scopes(lang: &LanguageDef, raws: Vec<Raw>) -> Vec<Symbol> {
+    let mut out = Vec::with_capacity(raws.len());
+    // Stack of (end byte, name, kind) of the definitions enclosing the current one.
+    let mut stack: Vec<(usize, String, Option<SymbolKind>)> = Vec::new();
+    for raw in raws {
+        while stack.last().is_some_and(|(end, _, _)| *end <= raw.start) {
+            stack.pop();
+        }
+        let parent_kind = stack.last().map(|(_, _, kind)| *kind);
+        let mut kind = raw.kind;
+        if kind == Some(SymbolKind::Function)
+            && parent_kind.is_some_and(|k| k.is_none_or(SymbolKind::is_type_like))
+        {
+            kind = Some(SymbolKind::Method);
+        }
+        if kind == Some(SymbolKind::Variable) && is_screaming_case(&raw.name) {
+            kind = Some(SymbolKind::Constant);
+        }
+        let scope = raw
+            .explicit_scope
+            .clone()
+            .or_else(|| join_scope(lang, &stack));
+        if let Some(kind) = kind {
+            let qualified_name = match &scope {
+                None => raw.name.clone(),
+                Some(scope)
+                    if stack
+                        .last()
+                        .is_some_and(|(_, _, k)| *k == Some(SymbolKind::Namespace))
+                        && lang.id == "php" =>
+                {
+                    format!("{scope}\\{}", raw.name)
+                }
+                Some(scope) => format!("{scope}{}{}", lang.member_separator, raw.name),
+            };
+            out.push(Symbol {
+                name: raw.name.clone(),
+                kind,
+                line: raw.line,
+                column: raw.column,
+                end_line: raw.end_line,
+                scope,
+                qualified_name,
+                signature: raw.signature,
+                exported: raw.exported,
+            });
+        }
+        // Only things that can contain definitions become scopes.
+        let is_scope = match kind {
+            None => true,
+            Some(k) => {
+                k.is_type_like()
+                    || k.is_callable()
+                    || matches!(k, SymbolKind::Namespace | SymbolKind::Module)
+            }
+        };
+        if is_scope {
+            stack.push((raw.end, raw.name, kind));
+        }
+    }
+    out
+}
+
+fn join_scope(lang: &LanguageDef, stack: &[(usize, String, Option<SymbolKind>)]) -> Option<String> {
+    let mut scope = String::new();
+    for (i, (_, name, kind)) in stack.iter().enumerate() {
+        if i > 0 {
+            let after_namespace = stack[i - 1].2 == Some(SymbolKind::Namespace) && lang.id == "php";
+            scope.push_str(if after_namespace {
+                "\\"
+            } else {
+                lang.member_separator
+            });
+        }
+        let _ = kind;
+        scope.push_str(name);
+    }
+    (!scope.is_empty()).then_some(scope)
+}
+
+fn clean_name(raw: &str) -> String {
+    // Selectors and names may span lines; keep them on one.
+    raw.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn strip_generics(name: &str) -> String {
+    name.split('<').next().unwrap_or(name).trim().to_string()
+}
+
+fn is_screaming_case(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Longest signature kept; longer declarations are cut at a character boundary.
+const MAX_SIGNATURE_CHARS: usize = 240;
+
+/// The declaration text before the body (`def login(self, email: str) -> Token:`), on one line.
+fn signature(node: Node, text: &str) -> String {
+    let body = node.child_by_field_name("body").or_else(|| {
+        node.child_by_field_name("value")
+            .and_then(|v| v.child_by_field_name("body"))
+    });
+    let head = match body {
+        Some(body) if body.start_byte() > node.start_byte() => {
+            &text[node.start_byte()..body.start_byte()]
+        }
+        _ => node_text(node, text).lines().next().unwrap_or(""),
+    };
+    let collapsed = head.split_whitespace().collect::<Vec<_>>().join(" ");
+    let trimmed = collapsed.trim_end_matches(['{', ' ']).to_string();
+    if trimmed.chars().count() > MAX_SIGNATURE_CHARS {
+        let cut: String = trimmed.chars().take(MAX_SIGNATURE_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        trimmed
+    }
+}
+
+/// Whether a definition is visible outside its file/module, by each language's rules.
+fn is_exported(lang: &LanguageDef, node: Node, name: &str, text: &str) -> bool {
+    match lang.id {
+        "typescript" | "tsx" | "javascript" => {
+            // `export function f`, `export class C`, and `export const f = …` (declarator →
+            // declaration → export); members of an exported class are not themselves exports.
+            let parent = node.parent();
+            let is_export = |n: Option<Node>| n.is_some_and(|n| n.kind() == "export_statement");
+            is_export(parent)
+                || (node.kind() == "variable_declarator"
+                    && is_export(parent.and_then(|p| p.parent())))
+        }
+        "python" => !name.starts_with('_'),
+        "go" => name.chars().next().is_some_and(char::is_uppercase),
+        "rust" => has_child_kind(node, "visibility_modifier"),
+        "java" => modifiers_text(node, text).contains("public"),
+        "php" => {
+            let mut cursor = node.walk();
+            let visibility = node
+                .children(&mut cursor)
+                .find(|c| c.kind() == "visibility_modifier")
+                .map(|c| node_text(c, text).to_string());
+            visibility.is_none_or(|v| v == "public")
+        }
+        _ => true,
+    }
+}
+
+fn has_child_kind(node: Node, kind: &str) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).any(|c| c.kind() == kind)
+}
+
+fn modifiers_text<'a>(node: Node, text: &'a str) -> &'a str {
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .find(|c| c.kind() == "modifiers")
+        .map_or("", |m| node_text(m, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::by_id;
+
+    /// Renders symbols one per line: `kind name @line-end_line scope=… exported`.
+    fn check(lang: &str, text: &str, expected: &str) {
+        let result = analyze_source(by_id(lang).unwrap(), text);
+        let actual: Vec<String> = result
+            .symbols
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {} @{}-{}{}{}",
+                    s.kind.as_str(),
+                    s.name,
+                    s.line,
+                    s.end_line,
+                    s.scope
+                        .as_deref()
+                        .map(|sc| format!(" in {sc}"))
+                        .unwrap_or_default(),
+                    if s.exported { " pub" } else { "" }
+                )
+            })
+            .collect();
+        let expected: Vec<&str> = expected.trim().lines().map(str::trim).collect();
+        assert_eq!(actual, expected, "\nactual:\n{}", actual.join("\n"));
+    }
+
+    #[test]
+    fn python() {
+        check(
+            "python",
+            r#"
+MAX_ATTEMPTS = 5
+cache = {}
+
+class AuthService(Base):
+    realm = "shop"
+
+    def login(self, email: str) -> str:
+        def inner():
+            return 1
+        return inner()
+
+async def _helper():
+    pass
+"#,
+            "
+            constant MAX_ATTEMPTS @2-2 pub
+            variable cache @3-3 pub
+            class AuthService @5-11 pub
+            property realm @6-6 in AuthService pub
+            method login @8-11 in AuthService pub
+            function inner @9-10 in AuthService.login pub
+            function _helper @13-14
+            ",
+        );
+    }
+
+    #[test]
+    fn php_namespaces_give_fqcns() {
+        let text = r#"<?php
+namespace App\Models;
+
+use Illuminate\Database\Eloquent\Model;
+
+class Product extends Model
+{
+    protected $fillable = ['name'];
+    const STATUS_ACTIVE = 'active';
+
+    public function __construct(private readonly Pricing $pricing) {}
+
+    private function slug(): string
+    {
+        return 'x';
+    }
+}
+"#;
+        check(
+            "php",
+            text,
+            r"
+            namespace App\Models @2-17 pub
+            class Product @6-17 in App\Models pub
+            property fillable @8-8 in App\Models\Product
+            constant STATUS_ACTIVE @9-9 in App\Models\Product pub
+            method __construct @11-11 in App\Models\Product pub
+            property pricing @11-11 in App\Models\Product::__construct
+            method slug @13-16 in App\Models\Product
+            ",
+        );
+        let symbols = analyze_source(by_id("php").unwrap(), text).symbols;
+        assert_eq!(symbols[1].qualified_name, r"App\Models\Product");
+        assert_eq!(symbols[6].qualified_name, r"App\Models\Product::slug");
+        assert_eq!(symbols[6].signature, "private function slug(): string");
+    }
+
+    #[test]
+    fn typescript() {
+        check(
+            "typescript",
+            r#"
+export interface User { id: number }
+export type Id = string;
+export const useCart = () => {
+  const total = 0;
+  return total;
+};
+export default class ApiClient {
+  private base = "/api";
+  async get<T>(path: string): Promise<T> { return fetch(path) as any; }
+}
+enum Color { Red }
+"#,
+            "
+            interface User @2-2 pub
+            property id @2-2 in User
+            type Id @3-3 pub
+            function useCart @4-7 pub
+            class ApiClient @8-11 pub
+            property base @9-9 in ApiClient
+            method get @10-10 in ApiClient
+            enum Color @12-12
+            ",
+        );
+    }
+
+    #[test]
+    fn go_rust_java() {
+        check(
+            "go",
+            "package shop\n\ntype Cart struct {\n\tItems []Item\n}\n\nfunc (c *Cart) Total() int {\n\treturn 0\n}\n\nfunc helper() {}\n",
+            "
+            struct Cart @3-5 pub
+            property Items @4-4 in Cart pub
+            method Total @7-9 in Cart pub
+            function helper @11-11
+            ",
+        );
+        check(
+            "rust",
+            "pub struct Cart { items: Vec<u8> }\n\nimpl<T> Store<T> {\n    pub fn total(&self) -> u32 { 0 }\n}\n",
+            "
+            struct Cart @1-1 pub
+            property items @1-1 in Cart
+            method total @4-4 in Store pub
+            ",
+        );
+        check(
+            "java",
+            "package com.example;\n\npublic class Stock {\n    private int count;\n    public int level() { return count; }\n}\n",
+            "
+            namespace com.example @1-6
+            class Stock @3-6 in com.example pub
+            property count @4-4 in com.example.Stock
+            method level @5-5 in com.example.Stock pub
+            ",
+        );
+    }
+
+    #[test]
+    fn syntax_errors_still_give_the_symbols_around_them() {
+        let result = analyze_source(
+            by_id("python").unwrap(),
+            "def ok():\n    return 1\n\ndef broken(:\n    pass\n\ndef after():\n    return 2\n",
+        );
+        assert!(!result.errors.is_empty());
+        let names: Vec<&str> = result.symbols.iter().map(|s| s.name.as_str()).collect();
+        assert!(
+            names.contains(&"ok") && names.contains(&"after"),
+            "{names:?}"
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! The command line: clap arguments turned into the same library calls the MCP server makes.
+
+use crate::tools::{Context, TOOLS, dispatch};
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "code-intel",
+    version,
+    about = "Code intelligence for coding agents: an MCP server over stdio, and the same tools from the shell.",
+    long_about = "code-intel gives coding agents (Claude Code or any MCP client) a real understanding of the \
+codebase they work in: text search with ripgrep's engine, file search, definitions, references, \
+symbols, structure and function-at-line for Python, PHP (with Laravel Blade), TypeScript/TSX, \
+JavaScript, Go, Java, Rust, CSS/SCSS, HTML and Vue.\n\n\
+Add it to a project's .mcp.json as {\"command\": \"code-intel\", \"args\": [\"serve\"]}, or call any tool \
+from the shell:\n\n  code-intel call find_definitions '{\"symbol\": \"AuthService\"}' --root path/to/project\n  code-intel tools"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the MCP server over stdio (what an MCP client spawns). Logs go to stderr.
+    Serve {
+        /// Project root (default: the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
+    /// Run one tool and print its JSON result (exit 0) or its error object (exit 1).
+    Call {
+        /// Tool name; `code-intel tools` lists them.
+        tool: String,
+        /// Arguments as a JSON object, e.g. '{"symbol": "AuthService"}' (default: {}).
+        args: Option<String>,
+        /// Project root (default: the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Pretty-print the JSON.
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// List the tools with their descriptions.
+    Tools,
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn run(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Serve { root } => {
+            let ctx = Context::open(&root_or_cwd(root)?)?;
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            runtime.block_on(crate::mcp::Server::new(ctx).serve_stdio())?;
+            Ok(0)
+        }
+        Command::Call {
+            tool,
+            args,
+            root,
+            pretty,
+        } => {
+            let ctx = Context::open(&root_or_cwd(root)?)?;
+            let args = match args.as_deref().map(str::trim) {
+                None | Some("") => serde_json::Value::Null,
+                Some(text) => match serde_json::from_str(text) {
+                    Ok(value) => value,
+                    Err(err) => {
+                        let error = crate::error::ToolError::invalid_parameter(format!(
+                            "arguments are not valid JSON: {err}"
+                        ));
+                        print_json(&error.to_json(), pretty)?;
+                        return Ok(1);
+                    }
+                },
+            };
+            match dispatch(&ctx, &tool, args) {
+                Ok(value) => {
+                    print_json(&value, pretty)?;
+                    Ok(0)
+                }
+                Err(err) => {
+                    print_json(&err.to_json(), pretty)?;
+                    Ok(1)
+                }
+            }
+        }
+        Command::Tools => {
+            let mut out = std::io::stdout().lock();
+            for tool in TOOLS {
+                writeln!(
+                    out,
+                    "{:<22} {}",
+                    tool.name,
+                    tool.description.split(". ").next().unwrap_or("")
+                )?;
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn root_or_cwd(root: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    Ok(match root {
+        Some(root) => root,
+        None => std::env::current_dir()?,
+    })
+}
+
+fn print_json(value: &serde_json::Value, pretty: bool) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if pretty {
+        serde_json::to_writer_pretty(&mut out, value)?;
+    } else {
+        serde_json::to_writer(&mut out, value)?;
+    }
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,73 @@
+//! Per-project settings read from `.code-intel/config.json`.
+//!
+//! Every field has a default so a project without the file, or with only some keys, works; unknown
+//! keys are kept out of the way (later features add their own sections) rather than rejected.
+
+use serde::Deserialize;
+use std::path::Path;
+
+/// Directory (under the workspace root) holding everything code-intel keeps for a project.
+pub const STATE_DIR: &str = ".code-intel";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Extra glob patterns (gitignore syntax) excluded from every walk, on top of `.gitignore`.
+    pub exclude_patterns: Vec<String>,
+    /// Directory names skipped by default; set to `[]` to search dependencies too.
+    pub skip_dirs: Vec<String>,
+    /// Files larger than this are not parsed (they are reported as skipped).
+    pub max_file_bytes: u64,
+    /// Whether hidden files and directories (dot-files) are walked.
+    pub include_hidden: bool,
+    /// Wall-clock limit for one tool call, in seconds.
+    pub tool_timeout_secs: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            exclude_patterns: Vec::new(),
+            skip_dirs: [
+                ".git",
+                "node_modules",
+                "vendor",
+                "target",
+                "dist",
+                "build",
+                "out",
+                ".next",
+                ".nuxt",
+                "__pycache__",
+                ".venv",
+                "venv",
+                ".tox",
+                ".mypy_cache",
+                ".pytest_cache",
+                "coverage",
+                STATE_DIR,
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+            max_file_bytes: 2 * 1024 * 1024,
+            include_hidden: false,
+            tool_timeout_secs: 60,
+        }
+    }
+}
+
+impl Config {
+    /// Loads `<root>/.code-intel/config.json`; a missing file gives the defaults, a broken one
+    /// is reported on stderr and the defaults are used, so a typo never takes the server down.
+    pub fn load(root: &Path) -> Config {
+        let path = root.join(STATE_DIR).join("config.json");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).unwrap_or_else(|err| {
+                tracing::warn!("ignoring {}: {err}", path.display());
+                Config::default()
+            }),
+            Err(_) => Config::default(),
+        }
+    }
+}

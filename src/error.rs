@@ -1,0 +1,105 @@
+//! The one error type every tool returns, shaped as seed 002's common error response.
+//!
+//! Tools never panic on bad input and never turn a failure into an empty result: they return a
+//! [`ToolError`] with a stable machine-readable [`ErrorCode`], a sentence an agent can act on and
+//! structured `details` (the file, the reason, what to try instead). The MCP layer sends it as a
+//! tool result with `isError: true`; the CLI prints it and exits 1.
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+/// Stable error codes. Agents branch on these, so existing codes never change meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// The path does not exist inside the workspace.
+    FileNotFound,
+    /// The path (after `..` resolution or through a symlink) leaves the workspace root.
+    OutsideWorkspace,
+    /// The file could not be parsed; partial results accompany this code where possible.
+    ParseError,
+    /// The file is not text in an encoding we read (binary, UTF-16).
+    EncodingError,
+    /// The file is larger than the configured size cap.
+    FileTooLarge,
+    /// A parameter is missing, has the wrong type, or an unknown parameter was given.
+    InvalidParameter,
+    /// The symbol name is empty or not a possible identifier.
+    InvalidSymbol,
+    /// The operation did not finish within its time limit.
+    Timeout,
+    /// Some files of a multi-file analysis failed; the rest are returned.
+    PartialAnalysis,
+    /// `get_function_at_line`: the line is not inside any function or method.
+    NoEnclosingFunction,
+    /// The tool name is not one this server offers.
+    UnknownTool,
+    /// An unexpected internal failure (a bug); the server stays up.
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::FileNotFound => "FILE_NOT_FOUND",
+            ErrorCode::OutsideWorkspace => "OUTSIDE_WORKSPACE",
+            ErrorCode::ParseError => "PARSE_ERROR",
+            ErrorCode::EncodingError => "ENCODING_ERROR",
+            ErrorCode::FileTooLarge => "FILE_TOO_LARGE",
+            ErrorCode::InvalidParameter => "INVALID_PARAMETER",
+            ErrorCode::InvalidSymbol => "INVALID_SYMBOL",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::PartialAnalysis => "PARTIAL_ANALYSIS",
+            ErrorCode::NoEnclosingFunction => "NO_ENCLOSING_FUNCTION",
+            ErrorCode::UnknownTool => "UNKNOWN_TOOL",
+            ErrorCode::Internal => "INTERNAL",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A tool failure: code, message and free-form structured details.
+#[derive(Debug, Clone, Serialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ToolError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub details: Map<String, Value>,
+}
+
+impl ToolError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ToolError {
+            code,
+            message: message.into(),
+            details: Map::new(),
+        }
+    }
+
+    /// Adds one `details` entry; chainable.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub fn invalid_parameter(message: impl Into<String>) -> Self {
+        ToolError::new(ErrorCode::InvalidParameter, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        ToolError::new(ErrorCode::Internal, message)
+    }
+
+    /// The wire form of seed 002: `{"error": {"code", "message", "details"}}`.
+    pub fn to_json(&self) -> Value {
+        json!({ "error": { "code": self.code, "message": self.message, "details": self.details } })
+    }
+}
+
+pub type ToolResult<T> = Result<T, ToolError>;

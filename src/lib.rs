@@ -1,0 +1,18 @@
+//! code-intel: code intelligence for coding agents, served over MCP.
+//!
+//! Data flows one way: files (`workspace`) → syntax trees (`syntax`, driven by the `lang`
+//! registry) → plain data (`analysis`) → per-project indexes (`index`) and engines (`search`) →
+//! tools (`tools`) → front ends (`mcp`, `cli`). See ARCHITECTURE.md for the map and invariants.
+
+pub mod analysis;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod fsutil;
+pub mod index;
+pub mod lang;
+pub mod mcp;
+pub mod search;
+pub mod syntax;
+pub mod tools;
+pub mod workspace;

@@ -1,0 +1,22 @@
+//! The `code-intel` binary: the only place errors become exit codes. stdout belongs to the
+//! protocol (MCP) or to JSON results (`call`); logs always go to stderr.
+
+use clap::Parser;
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("CODE_INTEL_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
+    let cli = code_intel::cli::Cli::parse();
+    match code_intel::cli::run(cli) {
+        Ok(code) => std::process::exit(code),
+        Err(err) => {
+            eprintln!("code-intel: {err:#}");
+            std::process::exit(2);
+        }
+    }
+}

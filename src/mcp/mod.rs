@@ -1,0 +1,107 @@
+//! The MCP front end: tools from [`crate::tools::TOOLS`] served over stdio with rmcp.
+//!
+//! Thin by design: arguments go to [`crate::tools::dispatch`] unchanged, results come back as
+//! `structuredContent` plus the same JSON as text; a tool error is a tool result with
+//! `isError: true` carrying seed 002's error object, never a protocol error. Tools run on the
+//! blocking pool (they parse and walk files) under the configured time limit.
+
+use crate::error::{ErrorCode, ToolError};
+use crate::tools::{Context, TOOLS, dispatch};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Clone)]
+pub struct Server {
+    ctx: Arc<Context>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl Server {
+    pub fn new(ctx: Context) -> Server {
+        let tools = TOOLS
+            .iter()
+            .map(|def| {
+                let mut tool = Tool::new(def.name, def.description, Arc::new((def.input_schema)()))
+                    .with_title(def.title)
+                    .with_raw_output_schema(Arc::new((def.output_schema)()));
+                tool.annotations = Some(
+                    ToolAnnotations::with_title(def.title)
+                        .read_only(def.read_only)
+                        .destructive(false)
+                        .idempotent(true)
+                        .open_world(false),
+                );
+                tool
+            })
+            .collect();
+        Server {
+            ctx: Arc::new(ctx),
+            tools: Arc::new(tools),
+        }
+    }
+
+    /// Serves MCP on stdin/stdout until the client disconnects.
+    pub async fn serve_stdio(self) -> anyhow::Result<()> {
+        let service = self.serve(rmcp::transport::stdio()).await?;
+        service.waiting().await?;
+        Ok(())
+    }
+
+    async fn run_tool(&self, name: String, args: Value) -> Result<Value, ToolError> {
+        let ctx = self.ctx.clone();
+        let limit = Duration::from_secs(ctx.ws.config.tool_timeout_secs);
+        let task_name = name.clone();
+        let task = tokio::task::spawn_blocking(move || dispatch(&ctx, &task_name, args));
+        match tokio::time::timeout(limit, task).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(join_error)) => Err(ToolError::internal(format!("{name} stopped unexpectedly: {join_error}"))),
+            Err(_) => Err(ToolError::new(ErrorCode::Timeout, format!("{name} did not finish within {} s", limit.as_secs()))
+                .with("limit_secs", limit.as_secs())
+                .with("hint", "narrow the request with path or filters, or raise tool_timeout_secs in .code-intel/config.json")),
+        }
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("code-intel", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "code-intel answers questions about this codebase: search_text (ripgrep), search_files, \
+                 find_definitions, find_references, get_symbols, analyze_structure, get_function_at_line. \
+                 Paths are relative to the project root; lines are 1-based.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let result = match self.run_tool(request.name.to_string(), args).await {
+            Ok(value) => CallToolResult::structured(value),
+            Err(err) => CallToolResult::structured_error(err.to_json()),
+        };
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,200 @@
+//! `find_references`: uses of a symbol as a whole identifier, its definitions left out.
+//!
+//! The search itself is ripgrep's engine with word boundaries over source files (fresh by
+//! construction: it reads the files as they are now); the symbol index removes definition
+//! sites and names the function or class each use sits in.
+
+use super::find_definitions::{in_scope, parse_language};
+use super::search_text::bounded;
+use super::{Context, check_symbol, resolve_or_root};
+use crate::analysis::Symbol;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::search::text::{TextQuery, search};
+use crate::workspace::WalkOptions;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub const DESCRIPTION: &str = "Find the uses of a symbol across the code: whole-identifier matches (not inside \
+longer names), definitions excluded. Each reference has file, 1-based line and column, the line's \
+text and the enclosing function/method/class. A qualified name (`App\\Models\\Product`, \
+`CartService::add`) searches for its last part.";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Symbol name (`AuthService`, `login`, `App\\Models\\Product`).
+    pub symbol: String,
+    /// Limit to a file or directory, relative to the workspace root.
+    pub path: Option<String>,
+    /// Limit to one language id.
+    pub language: Option<String>,
+    /// Maximum references returned (1-5000, default 200); the total is still counted.
+    pub max_results: Option<usize>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Output {
+    pub references: Vec<Reference>,
+    /// All uses found (beyond `max_results` too), definitions excluded.
+    pub total: usize,
+    pub truncated: bool,
+    /// Definition sites that matched and were left out.
+    pub definitions_excluded: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Reference {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub text: String,
+    /// Qualified name of the innermost function, method or class around the use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing_kind: Option<&'static str>,
+}
+
+pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
+    let symbol = check_symbol(&p.symbol)?;
+    let name = symbol.rsplit(['\\', ':', '.']).next().unwrap_or(symbol);
+    if name.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidSymbol,
+            format!("'{symbol}' has no name part"),
+        ));
+    }
+    let max_results = bounded("max_results", p.max_results.unwrap_or(200), 1, 5000)?;
+    let language = p.language.as_deref().map(parse_language).transpose()?;
+    let base = resolve_or_root(ctx, p.path.as_deref())?;
+    let (snapshot, _) = ctx
+        .symbols
+        .refresh(&ctx.ws, &base.abs)
+        .map_err(ToolError::internal)?;
+
+    let types = match language {
+        Some(id) => vec![id.to_string()],
+        None => crate::lang::ids().into_iter().map(String::from).collect(),
+    };
+    let query = TextQuery {
+        pattern: name.to_string(),
+        fixed_strings: true,
+        case_sensitive: Some(true),
+        word: true,
+        max_results: usize::MAX,
+        deadline: Some(ctx.deadline()),
+        ..TextQuery::default()
+    };
+    let results = search(
+        &ctx.ws,
+        &base.abs,
+        &WalkOptions {
+            globs: Vec::new(),
+            types,
+        },
+        &query,
+    )?;
+    if results.timed_out {
+        return Err(ToolError::new(
+            ErrorCode::Timeout,
+            "find_references did not finish within the time limit",
+        ));
+    }
+    let mut references = Vec::new();
+    let mut definitions_excluded = 0;
+    for hit in results.hits {
+        let symbols: &[Symbol] = snapshot
+            .files
+            .get(&hit.file)
+            .filter(|_| in_scope(&hit.file, &base.rel))
+            .map_or(&[], |e| e.symbols.symbols.as_slice());
+        if symbols
+            .iter()
+            .any(|s| s.name == name && s.line == hit.line && is_definition_site(s, &hit.text, name))
+        {
+            definitions_excluded += 1;
+            continue;
+        }
+        let enclosing = symbols
+            .iter()
+            .filter(|s| {
+                (s.kind.is_callable() || s.kind.is_type_like())
+                    && s.line <= hit.line
+                    && hit.line <= s.end_line
+            })
+            .min_by_key(|s| s.end_line - s.line);
+        references.push(Reference {
+            file: hit.file,
+            line: hit.line,
+            column: hit.column,
+            text: hit.text.trim().to_string(),
+            enclosing: enclosing.map(|s| s.qualified_name.clone()),
+            enclosing_kind: enclosing.map(|s| s.kind.as_str()),
+        });
+    }
+    let total = references.len();
+    references.truncate(max_results);
+    Ok(Output {
+        truncated: total > references.len(),
+        total,
+        references,
+        definitions_excluded,
+    })
+}
+
+/// A definition's own line is a definition site unless the name also appears a second time on
+/// it (`def f(): return f()`), which then counts as a use.
+fn is_definition_site(_symbol: &Symbol, line: &str, name: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let occurrences = line
+        .match_indices(name)
+        .filter(|(i, _)| {
+            let before = line[..*i].chars().next_back();
+            let after = line[i + name.len()..].chars().next();
+            !before.is_some_and(is_word) && !after.is_some_and(is_word)
+        })
+        .count();
+    occurrences <= 1
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tools::test_support::{project, run};
+    use serde_json::json;
+
+    #[test]
+    fn uses_without_definitions_or_longer_names() {
+        let (_d, ctx) = project(&[
+            (
+                "auth.py",
+                "class AuthService:\n    def login(self):\n        return True\n",
+            ),
+            (
+                "api.py",
+                "from auth import AuthService\n\ndef handler():\n    svc = AuthService()\n    AuthServiceFactory()\n    return svc.login()\n",
+            ),
+            ("notes.md", "AuthService is documented here\n"),
+        ]);
+        let out = run(&ctx, "find_references", json!({"symbol": "AuthService"})).unwrap();
+        let refs: Vec<(String, u64)> = out["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["file"].as_str().unwrap().to_string(),
+                    r["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            refs,
+            vec![("api.py".to_string(), 1), ("api.py".to_string(), 4)]
+        );
+        assert_eq!(out["definitions_excluded"], 1);
+        assert_eq!(out["references"][1]["enclosing"], "handler");
+        let out = run(&ctx, "find_references", json!({"symbol": "login"})).unwrap();
+        assert_eq!(out["total"], 1);
+        assert_eq!(out["references"][0]["enclosing"], "handler");
+    }
+}

@@ -1,0 +1,261 @@
+//! The tools: one module per tool, each with typed `Params`, typed `Output` and a `run`
+//! function. The [`TOOLS`] table is the single list both front ends (MCP and `code-intel call`)
+//! are generated from, so a tool cannot exist in one and not the other.
+
+mod analyze_structure;
+mod find_definitions;
+mod find_references;
+mod get_function_at_line;
+mod get_symbols;
+mod search_files;
+mod search_text;
+
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::index::{FileEntry, SymbolIndex};
+use crate::workspace::{ResolvedPath, Workspace, read_source};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Everything a tool may use: the workspace and the per-project indexes.
+pub struct Context {
+    pub ws: Workspace,
+    pub symbols: SymbolIndex,
+}
+
+impl Context {
+    pub fn open(root: &std::path::Path) -> anyhow::Result<Context> {
+        let ws = Workspace::open(root)?;
+        let symbols = SymbolIndex::new(&ws.state_dir());
+        Ok(Context { ws, symbols })
+    }
+
+    /// Deadline for one tool call, from the configuration.
+    pub fn deadline(&self) -> Instant {
+        Instant::now() + Duration::from_secs(self.ws.config.tool_timeout_secs)
+    }
+
+    /// The fresh index entry of one file, or the precise reason it has none (not found,
+    /// unsupported language, binary, too large …).
+    pub fn file_entry(
+        &self,
+        path: &ResolvedPath,
+    ) -> ToolResult<(&'static crate::lang::LanguageDef, Arc<FileEntry>)> {
+        let Some(lang) = crate::lang::detect(&path.rel) else {
+            return Err(ToolError::new(
+                ErrorCode::InvalidParameter,
+                format!("'{}' is not in a supported language", path.rel),
+            )
+            .with("file", path.rel.clone())
+            .with("supported_languages", crate::lang::ids())
+            .with("hint", "search_text works on any text file"));
+        };
+        let (snapshot, _) = self
+            .symbols
+            .refresh(&self.ws, &path.abs)
+            .map_err(ToolError::internal)?;
+        match snapshot.files.get(&path.rel) {
+            Some(entry) => Ok((lang, entry.clone())),
+            // Not indexed: ignored by .gitignore, binary, too large … read it to say exactly why,
+            // and analyse it directly when it is readable (an explicit request beats ignore rules).
+            None => {
+                let source = read_source(&path.abs, &path.rel, self.ws.config.max_file_bytes)?;
+                let symbols = crate::analysis::analyze_source(lang, &source.text);
+                Ok((
+                    lang,
+                    Arc::new(FileEntry {
+                        size: source.size,
+                        mtime_ns: 0,
+                        sha256: [0; 32],
+                        lossy: source.lossy,
+                        symbols,
+                    }),
+                ))
+            }
+        }
+    }
+}
+
+/// A tool as both front ends see it.
+pub struct ToolDef {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub read_only: bool,
+    pub input_schema: fn() -> Map<String, Value>,
+    pub output_schema: fn() -> Map<String, Value>,
+    pub run: fn(&Context, Value) -> ToolResult<Value>,
+}
+
+macro_rules! tool {
+    ($module:ident, $title:literal) => {
+        ToolDef {
+            name: stringify!($module),
+            title: $title,
+            description: $module::DESCRIPTION,
+            read_only: true,
+            input_schema: schema_of::<$module::Params>,
+            output_schema: schema_of::<$module::Output>,
+            run: |ctx, args| call(ctx, args, $module::run),
+        }
+    };
+}
+
+/// Every tool, in the order clients list them.
+pub static TOOLS: &[ToolDef] = &[
+    tool!(search_text, "Search text (ripgrep)"),
+    tool!(search_files, "Find files by name"),
+    tool!(find_definitions, "Find definitions"),
+    tool!(find_references, "Find references"),
+    tool!(get_symbols, "List symbols"),
+    tool!(analyze_structure, "File structure"),
+    tool!(get_function_at_line, "Function at line"),
+];
+
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|tool| tool.name == name)
+}
+
+/// Runs a tool by name with JSON arguments; panics inside a tool become `INTERNAL` errors so
+/// one bad input can never take the server down.
+pub fn dispatch(ctx: &Context, name: &str, args: Value) -> ToolResult<Value> {
+    let Some(tool) = find(name) else {
+        return Err(
+            ToolError::new(ErrorCode::UnknownTool, format!("no tool named '{name}'")).with(
+                "available",
+                TOOLS.iter().map(|t| t.name).collect::<Vec<_>>(),
+            ),
+        );
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (tool.run)(ctx, args))) {
+        Ok(result) => result,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(
+                ToolError::internal(format!("{name} failed unexpectedly: {message}"))
+                    .with("tool", name),
+            )
+        }
+    }
+}
+
+fn call<P: DeserializeOwned, O: Serialize>(
+    ctx: &Context,
+    args: Value,
+    run: fn(&Context, P) -> ToolResult<O>,
+) -> ToolResult<Value> {
+    let args = if args.is_null() {
+        Value::Object(Map::new())
+    } else {
+        args
+    };
+    let params: P = serde_json::from_value(args).map_err(|err| {
+        ToolError::new(
+            ErrorCode::InvalidParameter,
+            format!("invalid arguments: {err}"),
+        )
+        .with(
+            "hint",
+            "see the tool's input schema for parameter names and types",
+        )
+    })?;
+    let output = run(ctx, params)?;
+    serde_json::to_value(output).map_err(|err| ToolError::internal(err.to_string()))
+}
+
+fn schema_of<T: JsonSchema>() -> Map<String, Value> {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    match serde_json::to_value(schema) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
+/// Resolves an optional path parameter, defaulting to the workspace root.
+fn resolve_or_root(ctx: &Context, path: Option<&str>) -> ToolResult<ResolvedPath> {
+    ctx.ws.resolve(path.unwrap_or(""))
+}
+
+/// Checks a symbol parameter: non-empty, no whitespace inside.
+fn check_symbol(symbol: &str) -> ToolResult<&str> {
+    let trimmed = symbol.trim();
+    if trimmed.is_empty() {
+        return Err(
+            ToolError::new(ErrorCode::InvalidSymbol, "the symbol name is empty")
+                .with("symbol", symbol),
+        );
+    }
+    if trimmed.chars().any(char::is_whitespace) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidSymbol,
+            format!("'{trimmed}' is not a symbol name (it contains whitespace)"),
+        )
+        .with("symbol", symbol)
+        .with("hint", "use search_text for phrases"));
+    }
+    Ok(trimmed)
+}
+
+/// A syntax error as tools report it (seed 002's `errors[]` entries).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ParseIssue {
+    pub code: &'static str,
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+fn parse_issues(file: &str, entry: &FileEntry) -> Vec<ParseIssue> {
+    entry
+        .symbols
+        .errors
+        .iter()
+        .map(|e| ParseIssue {
+            code: "PARSE_ERROR",
+            file: file.to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message.clone(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+
+    /// A context over a fixture project under `fixtures/`.
+    #[allow(dead_code)] // used by the per-tool fixture tests as they are added
+    pub fn fixture(name: &str) -> Context {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(name);
+        Context::open(&root).unwrap()
+    }
+
+    /// A context over a temporary project made of `(path, content)` pairs.
+    pub fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Context) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, content) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, content).unwrap();
+        }
+        let ctx = Context::open(dir.path()).unwrap();
+        (dir, ctx)
+    }
+
+    pub fn run(ctx: &Context, tool: &str, args: Value) -> ToolResult<Value> {
+        dispatch(ctx, tool, args)
+    }
+}
