@@ -22,6 +22,60 @@ pub struct Config {
     pub include_hidden: bool,
     /// Wall-clock limit for one tool call, in seconds.
     pub tool_timeout_secs: u64,
+
+    // ---- semantic index (seed 004's config.json keys) ----
+    /// Directories (relative to the root) the semantic index covers; empty = the whole
+    /// repository minus ignores.
+    pub source_dirs: Vec<String>,
+    /// Where the vector store lives: a path relative to the root or a URI
+    /// (default `.code-intel/lancedb`).
+    pub store_uri: Option<String>,
+    /// Re-sync at server start when the last sync is older than this many hours.
+    pub sync_ttl_hours: f64,
+    /// Whether the server syncs (in the background) at start when the TTL has passed.
+    pub sync_on_start: bool,
+    /// Relative weights of the ranking signals of `semantic_search`.
+    pub search_weights: SearchWeights,
+    /// Upper bound on indexed chunks; files beyond it are reported, not indexed.
+    pub max_chunks: usize,
+    /// Upper bound on the on-disk size of the store; syncing stops adding files beyond it.
+    pub max_index_size_mb: u64,
+    /// Memory budget for indexing (sizes sync and embedding batches).
+    pub memory_limit_mb: u64,
+    /// No embedding model at all: the semantic index is lexical + symbols only.
+    pub lightweight_mode: bool,
+}
+
+/// Weights of the ranking signals (seed 004's `search_weights`, extended). Each is the weight of
+/// one ranked list in reciprocal-rank fusion; 0 switches a signal off.
+#[derive(Debug, Clone, Copy, Deserialize, serde::Serialize, PartialEq)]
+#[serde(default)]
+pub struct SearchWeights {
+    /// Dense (embedding) similarity.
+    pub vector: f64,
+    /// BM25 over chunk text, identifiers and paths.
+    pub keyword: f64,
+    /// Query words naming a defined symbol.
+    pub definition: f64,
+    /// How often the matched symbols are referenced elsewhere.
+    pub reference: f64,
+    /// Query words in the file path.
+    pub path: f64,
+    /// Files and symbols from learned agreements (the map).
+    pub map: f64,
+}
+
+impl Default for SearchWeights {
+    fn default() -> Self {
+        SearchWeights {
+            vector: 1.0,
+            keyword: 1.0,
+            definition: 0.8,
+            reference: 0.1,
+            path: 0.6,
+            map: 0.5,
+        }
+    }
 }
 
 impl Default for Config {
@@ -53,6 +107,15 @@ impl Default for Config {
             max_file_bytes: 2 * 1024 * 1024,
             include_hidden: false,
             tool_timeout_secs: 60,
+            source_dirs: Vec::new(),
+            store_uri: None,
+            sync_ttl_hours: 1.0,
+            sync_on_start: true,
+            search_weights: SearchWeights::default(),
+            max_chunks: 200_000,
+            max_index_size_mb: 4096,
+            memory_limit_mb: 1024,
+            lightweight_mode: false,
         }
     }
 }

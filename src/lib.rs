@@ -13,6 +13,7 @@ pub mod index;
 pub mod lang;
 pub mod mcp;
 pub mod search;
+pub mod store;
 pub mod syntax;
 pub mod tools;
 pub mod workspace;

@@ -1,5 +1,7 @@
 //! The command line: clap arguments turned into the same library calls the MCP server makes.
 
+mod semantic;
+
 use crate::tools::{Context, TOOLS, dispatch};
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -45,6 +47,52 @@ enum Command {
     },
     /// List the tools with their descriptions.
     Tools,
+    /// Build or update the semantic index (chunks, full-text index, embeddings) with a
+    /// progress bar; waits until every chunk is embedded.
+    Index {
+        /// Project root (default: the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Print the summary as one JSON object (files, chunks, embedded, added, modified,
+        /// deleted, seconds).
+        #[arg(long)]
+        json: bool,
+        /// Re-index everything instead of only what changed.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Search the code by meaning (English or Japanese), best file first.
+    Search {
+        /// What you are looking for.
+        query: String,
+        /// Project root (default: the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Number of results.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// One JSON object per line: path, start_line, end_line, symbol, score.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Retrieval evaluation: NDCG@10 and Recall@5 of lexical, vector and hybrid search over a
+    /// queries file (JSON lines: root, query, lang, relevant).
+    #[command(hide = true)]
+    Eval {
+        /// The queries file (e.g. tests/eval/queries.jsonl).
+        queries: PathBuf,
+        /// Modes to compare, comma-separated.
+        #[arg(long, default_value = "lexical,vector,hybrid")]
+        modes: String,
+        /// Rank fusion: rrf or weighted.
+        #[arg(long, default_value = "rrf")]
+        fusion: String,
+        /// Print every query's ranking on stderr.
+        #[arg(long)]
+        verbose: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
@@ -88,6 +136,38 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
                     Ok(1)
                 }
             }
+        }
+        Command::Index { root, json, force } => {
+            let ctx = Context::open(&root_or_cwd(root)?)?;
+            semantic::index(&ctx, force, json)
+        }
+        Command::Search {
+            query,
+            root,
+            top,
+            json,
+        } => {
+            let ctx = Context::open(&root_or_cwd(root)?)?;
+            semantic::search_cmd(&ctx, &query, top, json)
+        }
+        Command::Eval {
+            queries,
+            modes,
+            fusion,
+            verbose,
+            json,
+        } => {
+            let modes = modes
+                .split(',')
+                .map(|m| serde_json::from_value(serde_json::Value::String(m.trim().into())))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| anyhow::anyhow!("modes are lexical, vector, hybrid"))?;
+            let fusion = match fusion.as_str() {
+                "rrf" => crate::search::hybrid::Fusion::Rrf,
+                "weighted" => crate::search::hybrid::Fusion::Weighted,
+                other => anyhow::bail!("unknown fusion {other} (rrf or weighted)"),
+            };
+            semantic::eval(&queries, &modes, fusion, verbose, json)
         }
         Command::Tools => {
             let mut out = std::io::stdout().lock();

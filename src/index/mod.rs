@@ -6,6 +6,13 @@
 //! a second process start re-parses nothing. The store is `.code-intel/symbols.bin`, written
 //! atomically (temp file + rename) so a killed process or a second server never leaves a torn file.
 
+pub mod chunks;
+pub mod embedder;
+pub mod embedding_queue;
+pub mod semantic;
+pub mod sync;
+pub mod sync_state;
+
 use crate::analysis::{FileSymbols, analyze_source};
 use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
 use rayon::prelude::*;

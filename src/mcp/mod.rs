@@ -6,12 +6,13 @@
 //! blocking pool (they parse and walk files) under the configured time limit.
 
 use crate::error::{ErrorCode, ToolError};
-use crate::tools::{Context, TOOLS, dispatch};
+use crate::tools::{Context, ProgressSink, TOOLS, dispatch, with_progress};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use std::sync::Arc;
@@ -49,16 +50,25 @@ impl Server {
 
     /// Serves MCP on stdin/stdout until the client disconnects.
     pub async fn serve_stdio(self) -> anyhow::Result<()> {
+        crate::tools::sync_index::start_background(self.ctx.clone());
         let service = self.serve(rmcp::transport::stdio()).await?;
         service.waiting().await?;
         Ok(())
     }
 
-    async fn run_tool(&self, name: String, args: Value) -> Result<Value, ToolError> {
+    async fn run_tool(
+        &self,
+        name: String,
+        args: Value,
+        progress: Option<ProgressSink>,
+    ) -> Result<Value, ToolError> {
         let ctx = self.ctx.clone();
         let limit = Duration::from_secs(ctx.ws.config.tool_timeout_secs);
         let task_name = name.clone();
-        let task = tokio::task::spawn_blocking(move || dispatch(&ctx, &task_name, args));
+        let task = tokio::task::spawn_blocking(move || match progress {
+            Some(sink) => with_progress(sink, || dispatch(&ctx, &task_name, args)),
+            None => dispatch(&ctx, &task_name, args),
+        });
         match tokio::time::timeout(limit, task).await {
             Ok(Ok(result)) => result,
             Ok(Err(join_error)) => Err(ToolError::internal(format!("{name} stopped unexpectedly: {join_error}"))),
@@ -95,13 +105,49 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let result = match self.run_tool(request.name.to_string(), args).await {
+        let (progress, forwarder) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (sink, task) = progress_sink(token, context.peer.clone());
+                (Some(sink), Some(task))
+            }
+            None => (None, None),
+        };
+        let outcome = self.run_tool(request.name.to_string(), args, progress).await;
+        if let Some(task) = forwarder {
+            // Progress notifications go out before the result (the sink is gone by now).
+            let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
+        }
+        let result = match outcome {
             Ok(value) => CallToolResult::structured(value),
             Err(err) => CallToolResult::structured_error(err.to_json()),
         };
         Ok(result.into())
     }
+}
+
+/// Forwards a tool's progress reports to the client as `notifications/progress` for `token`,
+/// in order (one forwarding task drains a channel), without blocking the tool.
+fn progress_sink(
+    token: ProgressToken,
+    peer: Peer<RoleServer>,
+) -> (ProgressSink, tokio::task::JoinHandle<()>) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
+    let task = tokio::spawn(async move {
+        while let Some(param) = rx.recv().await {
+            if let Err(err) = peer.notify_progress(param).await {
+                tracing::debug!("progress notification not sent: {err}");
+                break;
+            }
+        }
+    });
+    let sink: ProgressSink = Arc::new(move |progress: f64, total: Option<f64>, message: &str| {
+        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+        param.total = total;
+        param.message = (!message.is_empty()).then(|| message.to_string());
+        let _ = tx.send(param);
+    });
+    (sink, task)
 }

@@ -1,3 +1,10 @@
-//! Search engines. `text` is ripgrep's engine in-process (the only user of the grep crates).
+//! Search engines. `text` is ripgrep's engine in-process (the only user of the grep crates);
+//! `semantic` is the hybrid code search (`lexical` analysis, `names` matching, `glossary`
+//! bridging Japanese, `hybrid` fusion).
 
+pub mod glossary;
+pub mod hybrid;
+pub mod lexical;
+pub mod names;
+pub mod semantic;
 pub mod text;

@@ -7,8 +7,13 @@ mod find_definitions;
 mod find_references;
 mod get_function_at_line;
 mod get_symbols;
+mod progress;
 mod search_files;
 mod search_text;
+mod semantic_search;
+pub mod sync_index;
+
+pub use progress::{ProgressSink, Reporter, with_progress};
 
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::index::{FileEntry, SymbolIndex};
@@ -24,13 +29,26 @@ use std::time::{Duration, Instant};
 pub struct Context {
     pub ws: Workspace,
     pub symbols: SymbolIndex,
+    /// The semantic index (forest/map store, embedding model); opens lazily.
+    pub semantic: crate::index::semantic::SemanticIndex,
 }
 
 impl Context {
     pub fn open(root: &std::path::Path) -> anyhow::Result<Context> {
         let ws = Workspace::open(root)?;
         let symbols = SymbolIndex::new(&ws.state_dir());
-        Ok(Context { ws, symbols })
+        let semantic = crate::index::semantic::SemanticIndex::new(&ws);
+        Ok(Context {
+            ws,
+            symbols,
+            semantic,
+        })
+    }
+
+    /// The progress reporter of the current call (a no-op unless the front end asked for
+    /// progress; see [`with_progress`]).
+    pub fn progress(&self) -> Reporter {
+        Reporter::current()
     }
 
     /// Deadline for one tool call, from the configuration.
@@ -102,6 +120,12 @@ macro_rules! tool {
             run: |ctx, args| call(ctx, args, $module::run),
         }
     };
+    ($module:ident, $title:literal, writes) => {
+        ToolDef {
+            read_only: false,
+            ..tool!($module, $title)
+        }
+    };
 }
 
 /// Every tool, in the order clients list them.
@@ -113,6 +137,8 @@ pub static TOOLS: &[ToolDef] = &[
     tool!(get_symbols, "List symbols"),
     tool!(analyze_structure, "File structure"),
     tool!(get_function_at_line, "Function at line"),
+    tool!(semantic_search, "Semantic code search"),
+    tool!(sync_index, "Sync the semantic index", writes),
 ];
 
 pub fn find(name: &str) -> Option<&'static ToolDef> {

@@ -1,0 +1,140 @@
+//! The embedding queue: chunks stored without a vector are embedded in the background, after
+//! the lexical index is already usable.
+//!
+//! The queue is the table itself (`vector IS NULL`), so there is nothing to lose in a crash: a
+//! restarted process simply continues. Rows are read in windows, sorted by length so each model
+//! batch holds texts of similar length (padding is wasted work), embedded in batches and written
+//! back every few seconds. A write only lands if the chunk's fingerprint is still the one that
+//! was embedded (see `Store::set_vectors`), so a re-sync racing the queue never gets stale
+//! vectors.
+
+use super::chunks::embedding_text;
+use super::embedder::Embedder;
+use super::sync::{Progress, ProgressFn};
+use crate::store::Store;
+use anyhow::Result;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Rows read from the table per window (then sorted by length).
+const WINDOW: usize = 1_024;
+/// Results are committed at least this often.
+const COMMIT_EVERY: Duration = Duration::from_secs(5);
+
+/// Live counters of a running queue (read by `index_status` and progress reporting).
+#[derive(Debug, Default)]
+pub struct QueueStatus {
+    pub running: AtomicBool,
+    pub embedded: AtomicUsize,
+    pub total: AtomicUsize,
+    pub cancel: AtomicBool,
+}
+
+/// What one run of the queue did.
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
+pub struct EmbedReport {
+    pub embedded: usize,
+    pub remaining: usize,
+    pub seconds: f64,
+    /// Texts per second through the whole pipeline (read, embed, write).
+    pub rate: f64,
+    pub error: Option<String>,
+}
+
+/// Model batch size: texts of ~512 tokens cost ~1.5 MB of activations each at batch time.
+pub fn batch_size(memory_limit_mb: u64) -> usize {
+    ((memory_limit_mb / 64) as usize).clamp(4, 32)
+}
+
+/// Embeds pending chunks until none are left, `deadline` passes or `status.cancel` is set.
+pub fn run(
+    store: &Store,
+    model: &dyn Embedder,
+    batch: usize,
+    deadline: Option<Instant>,
+    status: &QueueStatus,
+    progress: ProgressFn,
+) -> Result<EmbedReport> {
+    let started = Instant::now();
+    let counts = store.counts()?;
+    let mut remaining = counts.chunks - counts.embedded;
+    status.total.store(remaining, Ordering::Relaxed);
+    status.embedded.store(0, Ordering::Relaxed);
+    let mut report = EmbedReport::default();
+    let mut buffer: Vec<(String, String, Vec<f32>)> = Vec::new();
+    let mut last_commit = Instant::now();
+    let mut stalls = 0;
+    let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d) || status.cancel.load(Ordering::Relaxed);
+
+    'outer: while !out_of_time() {
+        let mut pending = store.pending_chunks(WINDOW)?;
+        if pending.is_empty() {
+            break;
+        }
+        let mut texts: Vec<(usize, String)> = pending
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i, embedding_text(&p.file, &p.chunk_type, &p.name, &p.metadata, &p.content)))
+            .collect();
+        texts.sort_by_key(|(_, t)| t.len());
+        let mut made_progress = false;
+        for group in texts.chunks(batch.max(1)) {
+            if out_of_time() {
+                break 'outer;
+            }
+            let inputs: Vec<String> = group.iter().map(|(_, t)| t.clone()).collect();
+            let vectors = model.embed_passages(&inputs)?;
+            for ((i, _), v) in group.iter().zip(vectors) {
+                let p = &mut pending[*i];
+                buffer.push((std::mem::take(&mut p.id), p.fingerprint.clone(), v));
+            }
+            if last_commit.elapsed() >= COMMIT_EVERY {
+                let n = store.set_vectors(std::mem::take(&mut buffer))?;
+                made_progress |= n > 0;
+                report.embedded += n;
+                remaining = remaining.saturating_sub(n);
+                last_commit = Instant::now();
+                status.embedded.store(report.embedded, Ordering::Relaxed);
+                progress(Progress {
+                    phase: "embed",
+                    done: report.embedded,
+                    total: report.embedded + remaining,
+                    message: format!("embedded {} chunks", report.embedded),
+                });
+            }
+        }
+        let n = store.set_vectors(std::mem::take(&mut buffer))?;
+        report.embedded += n;
+        remaining = remaining.saturating_sub(n);
+        last_commit = Instant::now();
+        status.embedded.store(report.embedded, Ordering::Relaxed);
+        progress(Progress {
+            phase: "embed",
+            done: report.embedded,
+            total: report.embedded + remaining,
+            message: format!("embedded {} chunks", report.embedded),
+        });
+        if made_progress || n > 0 {
+            stalls = 0;
+        } else {
+            // Every row of the window changed under us (a re-sync); re-read, but never spin.
+            stalls += 1;
+            if stalls > 3 {
+                report.error = Some("pending chunks keep changing; will retry on the next sync".into());
+                break;
+            }
+        }
+    }
+    let n = store.set_vectors(std::mem::take(&mut buffer))?;
+    report.embedded += n;
+    let counts = store.counts()?;
+    report.remaining = counts.chunks - counts.embedded;
+    report.seconds = started.elapsed().as_secs_f64();
+    report.rate = report.embedded as f64 / report.seconds.max(1e-9);
+    if report.remaining == 0 && report.embedded > 0 {
+        // Vectors changed: build the ANN index once large enough, fold new rows into it.
+        store.maintain(Duration::from_secs(600))?;
+    }
+    Ok(report)
+}

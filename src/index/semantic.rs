@@ -1,0 +1,456 @@
+//! The semantic index of one project: the store, the embedding model slot, the sync entry points
+//! and the background embedding worker, behind one handle that the tools share.
+//!
+//! Nothing here blocks on the model: the store opens lazily on first use (milliseconds), the
+//! model loads on its own thread, lexical sync runs in the caller, and embedding runs on a
+//! worker thread that outlives the call. Callers that want to wait (the CLI, `sync_index`)
+//! poll the worker's counters with a budget.
+
+use super::embedder::{Embedder, HashEmbedder, ModelSlot, ModelState};
+use super::embedding_queue::{self, EmbedReport, QueueStatus};
+use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
+use super::sync_state::SyncState;
+use super::SymbolIndex;
+use crate::store::{ModelStamp, Store, StoreCounts};
+use crate::workspace::Workspace;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Environment variable selecting the embedder: `hash` uses the deterministic stand-in.
+pub const EMBEDDER_ENV: &str = "CODE_INTEL_EMBEDDER";
+
+/// The model the real embedder provides, known without loading it (to stamp the store).
+const DEFAULT_MODEL: (&str, usize) = ("intfloat/multilingual-e5-small", 384);
+
+/// Which collections a sync covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    Forest,
+    Map,
+    All,
+}
+
+/// Where embedding stands after a sync returned.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct EmbeddingStatus {
+    /// `done`, `running` (continues in the background), `waiting_for_model`, `disabled`
+    /// (lightweight mode) or `unavailable` (no model; see `model_error`).
+    pub state: String,
+    /// Chunks embedded during this call.
+    pub embedded: usize,
+    /// Chunks still without a vector.
+    pub pending: usize,
+    /// Texts per second through the pipeline during this call.
+    pub rate: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SyncOutcome {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forest: Option<ForestReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<MapReport>,
+    pub embedding: EmbeddingStatus,
+    pub seconds: f64,
+}
+
+/// The state of the semantic index, attached to every search answer.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct IndexStatus {
+    /// `ready`, `loading`, `disabled` or `unavailable`.
+    pub model: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_error: Option<String>,
+    pub chunks: usize,
+    pub embedded: usize,
+    pub agreements: usize,
+    /// Whether the background embedding worker is running.
+    pub embedding_running: bool,
+    /// Unix seconds of the last completed sync, if any.
+    pub last_sync: Option<i64>,
+    /// The last sync is older than `sync_ttl_hours` (or there was none).
+    pub stale: bool,
+}
+
+pub struct SemanticIndex {
+    root: PathBuf,
+    state_dir: PathBuf,
+    store_uri: String,
+    lightweight: bool,
+    memory_limit_mb: u64,
+    ttl: Duration,
+    spec: ModelStamp,
+    model: Arc<ModelSlot>,
+    store: OnceLock<std::result::Result<Arc<Store>, String>>,
+    sync_lock: Mutex<()>,
+    queue: Arc<QueueStatus>,
+    worker: Mutex<Option<std::thread::JoinHandle<()>>>,
+    state_cache: RwLock<Option<(SystemTime, Arc<SyncState>)>>,
+    /// Per-project caches of the search (term indexes over symbols and paths).
+    pub search_cache: crate::search::semantic::SearchCache,
+}
+
+impl SemanticIndex {
+    /// A handle for the project at `ws`; opens nothing yet.
+    pub fn new(ws: &Workspace) -> SemanticIndex {
+        let cfg = &ws.config;
+        let (spec, slot) = if cfg.lightweight_mode {
+            (default_stamp(), ModelSlot::disabled())
+        } else {
+            match std::env::var(EMBEDDER_ENV).as_deref() {
+                Ok("hash") => {
+                    let model = HashEmbedder {
+                        dim: DEFAULT_MODEL.1,
+                    };
+                    (
+                        ModelStamp {
+                            model_id: model.model_id(),
+                            dim: model.dim(),
+                        },
+                        ModelSlot::ready(Arc::new(model)),
+                    )
+                }
+                _ => (default_stamp(), ModelSlot::new(load_model)),
+            }
+        };
+        Self::with_model(ws, spec, slot)
+    }
+
+    /// A handle with an explicit model (tests, embedding benchmarks).
+    pub fn with_model(ws: &Workspace, spec: ModelStamp, slot: ModelSlot) -> SemanticIndex {
+        let cfg = &ws.config;
+        let state_dir = ws.state_dir();
+        let store_uri = match &cfg.store_uri {
+            Some(uri) if uri.contains("://") => uri.clone(),
+            Some(path) => ws.root().join(path).to_string_lossy().into_owned(),
+            None => state_dir.join("lancedb").to_string_lossy().into_owned(),
+        };
+        SemanticIndex {
+            root: ws.root().to_path_buf(),
+            state_dir,
+            store_uri,
+            lightweight: cfg.lightweight_mode,
+            memory_limit_mb: cfg.memory_limit_mb,
+            ttl: Duration::from_secs_f64((cfg.sync_ttl_hours.max(0.0)) * 3600.0),
+            spec,
+            model: Arc::new(slot),
+            store: OnceLock::new(),
+            sync_lock: Mutex::new(()),
+            queue: Arc::new(QueueStatus::default()),
+            worker: Mutex::new(None),
+            state_cache: RwLock::new(None),
+            search_cache: Default::default(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Starts loading the model in the background (server start).
+    pub fn warm_up(&self) {
+        self.model.warm_up();
+    }
+
+    pub fn model(&self) -> ModelState {
+        self.model.state()
+    }
+
+    pub fn wait_for_model(&self, timeout: Duration) -> ModelState {
+        self.model.wait(timeout)
+    }
+
+    /// The store, opened on first use.
+    pub fn store(&self) -> Result<Arc<Store>> {
+        self.store
+            .get_or_init(|| {
+                std::fs::create_dir_all(&self.state_dir).map_err(|e| e.to_string())?;
+                Store::open(&self.store_uri, self.spec.clone())
+                    .map(Arc::new)
+                    .map_err(|e| format!("{e:#}"))
+            })
+            .clone()
+            .map_err(anyhow::Error::msg)
+    }
+
+    /// The recorded sync state (cached; re-read when the file changes).
+    pub fn sync_state(&self) -> Arc<SyncState> {
+        let path = SyncState::path(&self.state_dir);
+        let mtime = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        if let Some((seen, state)) = self.state_cache.read().unwrap_or_else(|p| p.into_inner()).as_ref()
+            && *seen == mtime
+        {
+            return state.clone();
+        }
+        let state = Arc::new(SyncState::load(
+            &self.state_dir,
+            &self.store_uri,
+            &self.spec.model_id,
+        ));
+        *self.state_cache.write().unwrap_or_else(|p| p.into_inner()) = Some((mtime, state.clone()));
+        state
+    }
+
+    /// Whether the last sync is older than the TTL (or there was none).
+    pub fn needs_sync(&self) -> bool {
+        match self.sync_state().last_sync {
+            None => true,
+            Some(t) => (sync::now_secs() - t) as f64 > self.ttl.as_secs_f64(),
+        }
+    }
+
+    pub fn status(&self) -> IndexStatus {
+        let model = self.model.state();
+        let counts = self
+            .store()
+            .and_then(|s| s.counts())
+            .unwrap_or(StoreCounts::default());
+        IndexStatus {
+            model: model.label().into(),
+            model_error: match &model {
+                ModelState::Unavailable(reason) => Some(reason.clone()),
+                _ => None,
+            },
+            chunks: counts.chunks,
+            embedded: counts.embedded,
+            agreements: counts.agreements,
+            embedding_running: self.queue.running.load(Ordering::Relaxed),
+            last_sync: self.sync_state().last_sync,
+            stale: self.needs_sync(),
+        }
+    }
+
+    /// Syncs `target`; then embeds for up to `embed_budget` (None: until done), reporting
+    /// progress. Embedding that does not finish in the budget continues in the background.
+    pub fn sync(
+        &self,
+        ws: &Workspace,
+        symbols: &SymbolIndex,
+        target: Target,
+        force: bool,
+        embed_budget: Option<Duration>,
+        progress: ProgressFn,
+    ) -> Result<SyncOutcome> {
+        let started = Instant::now();
+        let store = self.store()?;
+        let (forest, map) = {
+            let _guard = self.sync_lock.lock().unwrap_or_else(|p| p.into_inner());
+            if force {
+                // A forced rebuild must not race the worker writing vectors for old rows.
+                self.stop_worker();
+            }
+            let forest = match target {
+                Target::Forest | Target::All => {
+                    Some(sync::sync_forest(ws, symbols, &store, force, progress)?)
+                }
+                Target::Map => None,
+            };
+            let map = match target {
+                Target::Map | Target::All => {
+                    let model = self.model.state().ready();
+                    let embed = model.as_ref().map(|m| {
+                        move |texts: &[String]| -> Result<Vec<Vec<f32>>> {
+                            texts.iter().map(|t| m.embed_query(t)).collect()
+                        }
+                    });
+                    Some(sync::sync_map(
+                        ws,
+                        &store,
+                        embed.as_ref().map(|f| f as &dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>),
+                    )?)
+                }
+                Target::Forest => None,
+            };
+            (forest, map)
+        };
+        *self.state_cache.write().unwrap_or_else(|p| p.into_inner()) = None;
+        let embedding = self.embed(embed_budget, progress)?;
+        Ok(SyncOutcome {
+            forest,
+            map,
+            embedding,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Makes sure the worker embeds pending chunks, then waits up to `budget` (None: until it
+    /// is done or the model turns out unavailable), forwarding its progress.
+    pub fn embed(&self, budget: Option<Duration>, progress: ProgressFn) -> Result<EmbeddingStatus> {
+        let store = self.store()?;
+        let pending = |s: &Store| s.counts().map(|c| c.chunks - c.embedded).unwrap_or(0);
+        if self.lightweight {
+            return Ok(EmbeddingStatus {
+                state: "disabled".into(),
+                embedded: 0,
+                pending: pending(&store),
+                rate: 0.0,
+                model_error: None,
+            });
+        }
+        let before = pending(&store);
+        if before == 0 && !self.queue.running.load(Ordering::Relaxed) {
+            return Ok(EmbeddingStatus {
+                state: "done".into(),
+                embedded: 0,
+                pending: 0,
+                rate: 0.0,
+                model_error: None,
+            });
+        }
+        self.start_worker(store.clone());
+        let started = Instant::now();
+        let deadline = budget.map(|b| started + b);
+        let mut last_reported = usize::MAX;
+        loop {
+            let running = self.queue.running.load(Ordering::Relaxed);
+            let done = self.queue.embedded.load(Ordering::Relaxed);
+            let total = self.queue.total.load(Ordering::Relaxed);
+            if done != last_reported && total > 0 {
+                progress(Progress {
+                    phase: "embed",
+                    done,
+                    total,
+                    message: format!("embedded {done}/{total} chunks"),
+                });
+                last_reported = done;
+            }
+            let model = self.model.state();
+            if let ModelState::Unavailable(reason) = &model {
+                return Ok(EmbeddingStatus {
+                    state: "unavailable".into(),
+                    embedded: 0,
+                    pending: pending(&store),
+                    rate: 0.0,
+                    model_error: Some(reason.clone()),
+                });
+            }
+            if !running {
+                break;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                let state = if matches!(model, ModelState::Loading) {
+                    "waiting_for_model"
+                } else {
+                    "running"
+                };
+                let embedded = before.saturating_sub(pending(&store));
+                return Ok(EmbeddingStatus {
+                    state: state.into(),
+                    embedded,
+                    pending: before - embedded,
+                    rate: embedded as f64 / started.elapsed().as_secs_f64().max(1e-9),
+                    model_error: None,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let after = pending(&store);
+        let embedded = before.saturating_sub(after);
+        Ok(EmbeddingStatus {
+            state: if after == 0 { "done" } else { "running" }.into(),
+            embedded,
+            pending: after,
+            rate: embedded as f64 / started.elapsed().as_secs_f64().max(1e-9),
+            model_error: None,
+        })
+    }
+
+    /// Starts the background worker unless one is running.
+    fn start_worker(&self, store: Arc<Store>) {
+        let mut worker = self.worker.lock().unwrap_or_else(|p| p.into_inner());
+        if self.queue.running.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Some(old) = worker.take() {
+            let _ = old.join();
+        }
+        self.queue.cancel.store(false, Ordering::SeqCst);
+        let queue = self.queue.clone();
+        let model = self.model.clone();
+        let batch = embedding_queue::batch_size(self.memory_limit_mb);
+        let spawned = std::thread::Builder::new()
+            .name("code-intel-embed".into())
+            .spawn(move || {
+                let run = || -> Result<EmbedReport> {
+                    // Wait for the model as long as it takes; searches meanwhile go lexical.
+                    let model = loop {
+                        match model.wait(Duration::from_secs(1)) {
+                            ModelState::Ready(m) => break m,
+                            ModelState::Loading if !queue.cancel.load(Ordering::Relaxed) => continue,
+                            _ => return Ok(EmbedReport::default()),
+                        }
+                    };
+                    embedding_queue::run(&store, model.as_ref(), batch, None, &queue, &|_| {})
+                };
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+                    Ok(Ok(report)) => tracing::info!(
+                        "embedded {} chunks in {:.1}s ({:.1}/s), {} remaining",
+                        report.embedded,
+                        report.seconds,
+                        report.rate,
+                        report.remaining
+                    ),
+                    Ok(Err(err)) => tracing::warn!("embedding stopped: {err:#}"),
+                    Err(_) => tracing::warn!("embedding worker panicked"),
+                }
+                queue.running.store(false, Ordering::SeqCst);
+            });
+        match spawned {
+            Ok(handle) => *worker = Some(handle),
+            Err(err) => {
+                tracing::warn!("cannot start the embedding worker: {err}");
+                self.queue.running.store(false, Ordering::SeqCst);
+            }
+        }
+    }
+
+    fn stop_worker(&self) {
+        self.queue.cancel.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.worker.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = handle.join();
+        }
+        self.queue.cancel.store(false, Ordering::SeqCst);
+    }
+
+    /// Query embedding if the model is ready right now (never waits).
+    pub fn query_vector(&self, query: &str) -> Option<(Vec<f32>, Arc<dyn Embedder>)> {
+        let model = self.model.state().ready()?;
+        match model.embed_query(query) {
+            Ok(v) => Some((v, model)),
+            Err(err) => {
+                tracing::warn!("query embedding failed: {err:#}");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for SemanticIndex {
+    fn drop(&mut self) {
+        self.stop_worker();
+    }
+}
+
+fn default_stamp() -> ModelStamp {
+    ModelStamp {
+        model_id: DEFAULT_MODEL.0.into(),
+        dim: DEFAULT_MODEL.1,
+    }
+}
+
+/// Loads the real embedding model. The `embed` module provides it; until it is part of the
+/// build the semantic index runs lexical + symbols and says so in `index_status`.
+fn load_model() -> Result<Arc<dyn Embedder>> {
+    anyhow::bail!(
+        "no embedding model in this build (set {EMBEDDER_ENV}=hash for the lexical stand-in)"
+    )
+}

@@ -1,0 +1,617 @@
+//! Incremental sync of the forest (code chunks) and the map (agreements) with the workspace.
+//!
+//! One sync: walk the configured source directories; classify each indexable file as unchanged
+//! (same size and mtime as recorded, or same SHA-256), added or modified; files recorded but gone
+//! are deleted. The table itself is consulted too: chunks of files the state does not know (a
+//! sync killed between commit and state write) and files whose chunk count disagrees with the
+//! state are re-synced. Changes are then committed in batches, each batch one store commit that
+//! replaces exactly the chunks of its files, followed by the state update. Vectors of chunks
+//! whose content did not change are carried over by fingerprint; the rest are left null for the
+//! embedding queue. So a sync killed at any point leaves a usable store and the next one
+//! finishes the job without duplicates or orphans.
+
+use super::chunks::{self, FileKind};
+use super::sync_state::{FileState, SyncState};
+use super::SymbolIndex;
+use crate::store::{Agreement, ChunkRecord, Store};
+use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
+use anyhow::Result;
+use rayon::prelude::*;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// A progress report: `done` of `total` units of the current `phase`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    pub phase: &'static str,
+    pub done: usize,
+    pub total: usize,
+    pub message: String,
+}
+
+/// Receives progress reports (MCP notifications, the CLI progress bar).
+pub type ProgressFn<'a> = &'a (dyn Fn(Progress) + Sync);
+
+/// A file that was not indexed, and why.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Skipped {
+    pub file: String,
+    pub reason: String,
+}
+
+/// What one forest sync did.
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
+pub struct ForestReport {
+    /// Indexed files after the sync.
+    pub files: usize,
+    /// Chunks in the store after the sync.
+    pub chunks: usize,
+    pub added: usize,
+    pub modified: usize,
+    pub deleted: usize,
+    pub unchanged: usize,
+    /// Chunks written by this sync.
+    pub chunks_written: usize,
+    /// Chunks whose vector was reused (content unchanged).
+    pub vectors_reused: usize,
+    /// Chunks still waiting for an embedding.
+    pub pending_embeddings: usize,
+    /// The store was built for another model or format and was rebuilt.
+    pub rebuilt: bool,
+    /// `max_chunks` or `max_index_size_mb` stopped the sync before every file was indexed.
+    pub truncated: bool,
+    pub skipped: Vec<Skipped>,
+    pub lexical_ms: u128,
+}
+
+/// How a walked file relates to the recorded state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    Unchanged,
+    Added,
+    Modified,
+}
+
+struct Candidate {
+    rel: String,
+    abs: std::path::PathBuf,
+    kind: FileKind,
+    size: u64,
+    mtime_ns: u64,
+    change: Change,
+    /// Known when the file was hashed during detection.
+    hash: Option<String>,
+}
+
+/// Files per store commit: bounded so a commit stays small and progress stays fine-grained.
+fn batch_files(memory_limit_mb: u64) -> usize {
+    ((memory_limit_mb / 8) as usize).clamp(16, 256)
+}
+
+/// Syncs the forest with the workspace. `force` re-indexes everything.
+pub fn sync_forest(
+    ws: &Workspace,
+    symbols: &SymbolIndex,
+    store: &Store,
+    force: bool,
+    progress: ProgressFn,
+) -> Result<ForestReport> {
+    let started = Instant::now();
+    let cfg = &ws.config;
+    let state_dir = ws.state_dir();
+    let stamp = store.stamp().clone();
+    let mut report = ForestReport {
+        rebuilt: store.was_rebuilt(),
+        ..ForestReport::default()
+    };
+    let mut state = SyncState::load(&state_dir, store.uri(), &stamp.model_id);
+    if force {
+        store.clear_forest()?;
+        state.files.clear();
+    }
+
+    progress(Progress {
+        phase: "scan",
+        done: 0,
+        total: 0,
+        message: "scanning files".into(),
+    });
+    // The symbol index first: definitions are a search signal of their own, and its parse of
+    // every code file is reused for chunking.
+    let (snapshot, _) = symbols
+        .refresh(ws, ws.root())
+        .map_err(anyhow::Error::msg)?;
+    let walked = walk_sources(ws)?;
+    let mut candidates: Vec<Candidate> = walked
+        .into_iter()
+        .filter_map(|f| {
+            let kind = chunks::file_kind(&f.rel, f.size)?;
+            if f.size > cfg.max_file_bytes {
+                report.skipped.push(Skipped {
+                    file: f.rel.clone(),
+                    reason: format!("larger than max_file_bytes ({})", cfg.max_file_bytes),
+                });
+                return None;
+            }
+            Some(Candidate {
+                mtime_ns: f.mtime.map_or(0, nanos),
+                rel: f.rel,
+                abs: f.abs,
+                kind,
+                size: f.size,
+                change: Change::Added,
+                hash: None,
+            })
+        })
+        .collect();
+
+    // Classify: size+mtime equal to the record means unchanged without reading; otherwise hash.
+    candidates.par_iter_mut().for_each(|c| {
+        let Some(prev) = state.files.get(&c.rel) else {
+            return;
+        };
+        if prev.size == c.size && prev.mtime_ns == c.mtime_ns {
+            c.change = Change::Unchanged;
+            return;
+        }
+        match std::fs::read(&c.abs) {
+            Ok(bytes) => {
+                let hash = chunks::hex(&Sha256::digest(&bytes));
+                c.change = if hash == prev.hash {
+                    Change::Unchanged
+                } else {
+                    Change::Modified
+                };
+                c.hash = Some(hash);
+            }
+            Err(_) => c.change = Change::Modified,
+        }
+    });
+
+    // Reconcile with the table: it is the truth about which rows exist.
+    let in_table = store.chunk_counts()?;
+    for c in &mut candidates {
+        if c.change != Change::Unchanged {
+            continue;
+        }
+        let recorded = state.files.get(&c.rel).map_or(0, |s| s.chunks);
+        if in_table.get(&c.rel).copied().unwrap_or(0) != recorded {
+            c.change = Change::Modified;
+        }
+    }
+    let walked_set: BTreeSet<&str> = candidates.iter().map(|c| c.rel.as_str()).collect();
+    let mut deleted: BTreeSet<String> = state
+        .files
+        .keys()
+        .filter(|f| !walked_set.contains(f.as_str()))
+        .cloned()
+        .collect();
+    deleted.extend(
+        in_table
+            .keys()
+            .filter(|f| !walked_set.contains(f.as_str()))
+            .cloned(),
+    );
+
+    // Mtime-only changes are recorded so the next sync does not hash again.
+    for c in candidates.iter().filter(|c| c.change == Change::Unchanged) {
+        if let Some(entry) = state.files.get_mut(&c.rel)
+            && (entry.size != c.size || entry.mtime_ns != c.mtime_ns)
+        {
+            entry.size = c.size;
+            entry.mtime_ns = c.mtime_ns;
+        }
+    }
+
+    if !deleted.is_empty() {
+        let files: Vec<String> = deleted.iter().cloned().collect();
+        for part in files.chunks(500) {
+            store.replace_files(part, Vec::new())?;
+            for f in part {
+                state.files.remove(f);
+            }
+            state.save(&state_dir)?;
+        }
+    }
+    report.deleted = deleted.len();
+
+    let changed: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| c.change != Change::Unchanged)
+        .collect();
+    report.unchanged = candidates.len() - changed.len();
+    let total = changed.len();
+    let mut chunk_total: usize = in_table
+        .iter()
+        .filter(|(f, _)| !deleted.contains(*f))
+        .map(|(_, n)| n)
+        .sum();
+    let store_has_vectors = store.counts()?.embedded > 0;
+    let mut done = 0;
+    let size_limit = cfg.max_index_size_mb.saturating_mul(1024 * 1024);
+
+    for batch in changed.chunks(batch_files(cfg.memory_limit_mb)) {
+        if report.truncated {
+            for c in batch {
+                report.skipped.push(Skipped {
+                    file: c.rel.clone(),
+                    reason: "index limit reached (max_chunks / max_index_size_mb)".into(),
+                });
+            }
+            continue;
+        }
+        let made: Vec<(&Candidate, Result<(String, Vec<ChunkRecord>), String>)> = batch
+            .par_iter()
+            .map(|c| (*c, chunk_one(c, &snapshot, cfg.max_file_bytes)))
+            .collect();
+        let mut records = Vec::new();
+        let mut files = Vec::new();
+        let mut entries = Vec::new();
+        for (c, result) in made {
+            match result {
+                Ok((hash, recs)) => {
+                    let replaced = in_table.get(&c.rel).copied().unwrap_or(0);
+                    if chunk_total + recs.len() > cfg.max_chunks + replaced {
+                        report.truncated = true;
+                        report.skipped.push(Skipped {
+                            file: c.rel.clone(),
+                            reason: format!("max_chunks ({}) reached", cfg.max_chunks),
+                        });
+                        continue;
+                    }
+                    chunk_total = chunk_total + recs.len() - replaced;
+                    match c.change {
+                        Change::Added => report.added += 1,
+                        _ => report.modified += 1,
+                    }
+                    entries.push((
+                        c.rel.clone(),
+                        FileState {
+                            hash,
+                            size: c.size,
+                            mtime_ns: c.mtime_ns,
+                            chunks: recs.len(),
+                            indexed_at: now_secs(),
+                        },
+                    ));
+                    files.push(c.rel.clone());
+                    records.extend(recs);
+                }
+                Err(reason) => {
+                    // Unreadable now: whatever it had is removed, and it is reported.
+                    files.push(c.rel.clone());
+                    report.skipped.push(Skipped {
+                        file: c.rel.clone(),
+                        reason,
+                    });
+                }
+            }
+        }
+        if store_has_vectors {
+            let fps: Vec<String> = records.iter().map(|r| r.fingerprint.clone()).collect();
+            let known = store.vectors_for(&fps)?;
+            for r in &mut records {
+                if let Some(v) = known.get(&r.fingerprint) {
+                    r.vector = Some(v.clone());
+                    report.vectors_reused += 1;
+                }
+            }
+        }
+        report.chunks_written += records.len();
+        if files.iter().all(|f| !in_table.contains_key(f)) {
+            store.append_chunks(records)?;
+        } else {
+            store.replace_files(&files, records)?;
+        }
+        for f in &files {
+            state.files.remove(f);
+        }
+        state.files.extend(entries);
+        state.save(&state_dir)?;
+        done += batch.len();
+        progress(Progress {
+            phase: "index",
+            done,
+            total,
+            message: format!("indexed {done}/{total} changed files"),
+        });
+        if size_limit > 0
+            && store
+                .local_size_bytes()
+                .is_some_and(|size| size > size_limit)
+        {
+            report.truncated = true;
+        }
+    }
+
+    store.maintain(std::time::Duration::from_secs(600))?;
+    state.last_sync = Some(now_secs());
+    state.save(&state_dir)?;
+    let counts = store.counts()?;
+    report.files = state.files.len();
+    report.chunks = counts.chunks;
+    report.pending_embeddings = counts.chunks - counts.embedded;
+    report.lexical_ms = started.elapsed().as_millis();
+    Ok(report)
+}
+
+/// Reads, hashes and chunks one file.
+fn chunk_one(
+    c: &Candidate,
+    snapshot: &super::Snapshot,
+    max_bytes: u64,
+) -> Result<(String, Vec<ChunkRecord>), String> {
+    let source = read_source(&c.abs, &c.rel, max_bytes).map_err(|e| e.message)?;
+    let hash = chunks::hex(&Sha256::digest(source.text.as_bytes()));
+    if matches!(c.kind, FileKind::Text) && chunks::looks_generated(&source.text) {
+        return Ok((hash, Vec::new()));
+    }
+    // The symbol index parsed this exact content already: reuse its symbols.
+    let symbols = snapshot
+        .files
+        .get(&c.rel)
+        .filter(|e| chunks::hex(&e.sha256) == hash)
+        .map(|e| &e.symbols);
+    let records = chunks::chunk_file(&c.rel, c.kind, &source.text, &hash, symbols);
+    Ok((hash, records))
+}
+
+/// Every file under the configured `source_dirs` (the whole root when empty).
+fn walk_sources(ws: &Workspace) -> Result<Vec<crate::workspace::WalkedFile>> {
+    let dirs: Vec<std::path::PathBuf> = if ws.config.source_dirs.is_empty() {
+        vec![ws.root().to_path_buf()]
+    } else {
+        ws.config
+            .source_dirs
+            .iter()
+            .map(|d| ws.root().join(d))
+            .filter(|d| d.starts_with(ws.root()) && d.is_dir())
+            .collect()
+    };
+    let mut out = Vec::new();
+    for dir in dirs {
+        out.extend(walk_files(ws, &dir, &WalkOptions::default()).map_err(anyhow::Error::msg)?);
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.dedup_by(|a, b| a.rel == b.rel);
+    Ok(out)
+}
+
+fn nanos(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+pub fn now_secs() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// What one map sync did.
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
+pub struct MapReport {
+    pub agreements: usize,
+    pub upserted: usize,
+    pub deleted: usize,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Syncs the map with `.code-intel/agreements/*.md` (seed 001's agreement format: front matter
+/// with `nl_term`, `symbol`/`symbols`, `similarity`, `session_id`; `## 根拠`/evidence and
+/// `## 関連ファイル`/files sections). `embed` turns terms into vectors when a model is ready;
+/// agreements stored without one are embedded on a later sync.
+pub fn sync_map(
+    ws: &Workspace,
+    store: &Store,
+    embed: Option<&dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>>,
+) -> Result<MapReport> {
+    let dir = ws.state_dir().join("agreements");
+    let mut report = MapReport::default();
+    let mut parsed = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        let mut paths: Vec<_> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            match std::fs::read_to_string(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| parse_agreement(&path, &text))
+            {
+                Ok(a) => parsed.push(a),
+                Err(reason) => report.skipped.push(Skipped {
+                    file: name.unwrap_or_default(),
+                    reason,
+                }),
+            }
+        }
+    }
+    let existing: HashMap<String, Agreement> = store
+        .agreements()?
+        .into_iter()
+        .map(|a| (a.id.clone(), a))
+        .collect();
+    let mut upserts = Vec::new();
+    for mut a in parsed {
+        match existing.get(&a.id) {
+            Some(old) if old.nl_term == a.nl_term && old.vector.is_some() => {
+                a.vector = old.vector.clone();
+                if *old != a {
+                    upserts.push(a);
+                }
+            }
+            _ => upserts.push(a),
+        }
+    }
+    if let Some(embed) = embed {
+        let need: Vec<usize> = (0..upserts.len())
+            .filter(|&i| upserts[i].vector.is_none())
+            .collect();
+        if !need.is_empty() {
+            let texts: Vec<String> = need.iter().map(|&i| upserts[i].nl_term.clone()).collect();
+            for (i, v) in need.into_iter().zip(embed(&texts)?) {
+                upserts[i].vector = Some(v);
+            }
+        }
+    }
+    let ids: BTreeSet<String> = upserts.iter().map(|a| a.id.clone()).collect();
+    report.upserted = upserts.len();
+    store.upsert_agreements(upserts)?;
+    // Agreements in the table whose file is gone are removed, except ones written directly
+    // (by `record_outcome`) without a file, which carry a `session:` id prefix.
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| {
+                    let p = e.path();
+                    (p.extension().is_some_and(|x| x == "md"))
+                        .then(|| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                        .flatten()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let stale: Vec<String> = existing
+        .keys()
+        .filter(|id| !on_disk.contains(*id) && !ids.contains(*id) && !id.starts_with("session:"))
+        .cloned()
+        .collect();
+    report.deleted = stale.len();
+    store.delete_agreements(&stale)?;
+    report.agreements = store.counts()?.agreements;
+    Ok(report)
+}
+
+/// Parses one agreement file. The id is the file stem.
+pub fn parse_agreement(path: &Path, text: &str) -> Result<Agreement, String> {
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .ok_or("agreement file has no name")?;
+    let text = text.trim_start_matches('\u{feff}');
+    let rest = text
+        .strip_prefix("---")
+        .ok_or("no front matter (expected a leading ---)")?;
+    let (front, body) = rest
+        .split_once("\n---")
+        .ok_or("front matter is not closed by ---")?;
+    let mut fields: HashMap<String, String> = HashMap::new();
+    for line in front.lines() {
+        if let Some((k, v)) = line.split_once(':') {
+            fields.insert(
+                k.trim().to_string(),
+                v.trim().trim_matches(['"', '\'']).to_string(),
+            );
+        }
+    }
+    let nl_term = fields
+        .get("nl_term")
+        .filter(|t| !t.is_empty())
+        .ok_or("front matter lacks nl_term")?
+        .clone();
+    let list = |v: &str| -> Vec<String> {
+        v.trim_matches(['[', ']'])
+            .split(',')
+            .map(|s| s.trim().trim_matches(['"', '\'']).to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    let mut symbols = Vec::new();
+    for key in ["symbol", "symbols"] {
+        if let Some(v) = fields.get(key) {
+            symbols.extend(list(v));
+        }
+    }
+    // Sections: evidence and related files, by heading (Japanese as in the seed, or English).
+    let mut evidence = String::new();
+    let mut files = Vec::new();
+    let mut section = "";
+    for line in body.lines() {
+        let trimmed = line.trim();
+        if let Some(heading) = trimmed.strip_prefix("## ") {
+            section = if heading.contains("根拠") || heading.to_lowercase().contains("evidence") {
+                "evidence"
+            } else if heading.contains("ファイル") || heading.to_lowercase().contains("file") {
+                "files"
+            } else {
+                ""
+            };
+            continue;
+        }
+        match section {
+            "evidence" if !trimmed.is_empty() => {
+                if !evidence.is_empty() {
+                    evidence.push('\n');
+                }
+                evidence.push_str(trimmed);
+            }
+            "files" => {
+                if let Some(item) = trimmed.strip_prefix("- ") {
+                    files.push(item.trim().trim_matches('`').to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    for key in ["files", "file"] {
+        if let Some(v) = fields.get(key) {
+            files.extend(list(v));
+        }
+    }
+    let time = fields
+        .get("time")
+        .or_else(|| fields.get("created_at"))
+        .and_then(|t| t.parse::<i64>().ok())
+        .unwrap_or(0);
+    Ok(Agreement {
+        id,
+        nl_term,
+        symbols,
+        evidence,
+        files,
+        similarity: fields
+            .get("similarity")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0.0),
+        session: fields
+            .get("session_id")
+            .or_else(|| fields.get("session"))
+            .cloned()
+            .unwrap_or_default(),
+        time,
+        vector: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_agreements_parse() {
+        let text = "---\ndoc_type: agreement\nnl_term: ログイン機能\nsymbol: AuthService\nsimilarity: 0.85\nsession_id: session_20250112_143000\n---\n\n# ログイン機能 → AuthService\n\n## 根拠 (Code Evidence)\n\nAuthService.login() がユーザー認証を処理\n\n## 関連ファイル\n\n- `src/auth/service.py`\n";
+        let a = parse_agreement(Path::new("x/login.md"), text).unwrap();
+        assert_eq!(a.id, "login");
+        assert_eq!(a.nl_term, "ログイン機能");
+        assert_eq!(a.symbols, ["AuthService"]);
+        assert_eq!(a.files, ["src/auth/service.py"]);
+        assert_eq!(a.evidence, "AuthService.login() がユーザー認証を処理");
+        assert!((a.similarity - 0.85).abs() < 1e-9);
+        assert_eq!(a.session, "session_20250112_143000");
+        let many = "---\nnl_term: cart\nsymbols: [Cart, \"CartService\"]\n---\n";
+        assert_eq!(
+            parse_agreement(Path::new("c.md"), many).unwrap().symbols,
+            ["Cart", "CartService"]
+        );
+        assert!(parse_agreement(Path::new("c.md"), "no front matter").is_err());
+        assert!(parse_agreement(Path::new("c.md"), "---\nsymbol: X\n---\n").is_err());
+    }
+}

@@ -1,0 +1,390 @@
+//! A Japanese → English glossary of software vocabulary, bridging Japanese requests to the
+//! English identifiers, paths and comments of code.
+//!
+//! Japanese requests share almost no tokens with code, so lexical, path and symbol signals score
+//! nothing and everything rests on the embedding model. Most software vocabulary in Japanese is
+//! either a katakana loanword (ログイン = login) or a fixed kanji compound (注文 = order), and the
+//! set is small and stable, so a hand-written table recovers those signals. Expansions are used as
+//! extra, lower-weighted query terms; they never replace the dense signal.
+
+/// `(Japanese, English terms)`. Longer entries may overlap shorter ones; all matches are used.
+const ENTRIES: &[(&str, &[&str])] = &[
+    // accounts and access
+    ("ログイン", &["login", "auth", "signin", "session"]),
+    ("ログアウト", &["logout", "signout", "session"]),
+    ("サインイン", &["signin", "login"]),
+    ("サインアップ", &["signup", "register"]),
+    ("認証", &["auth", "authenticate", "authentication", "login"]),
+    ("認可", &["authorize", "authorization", "policy", "permission"]),
+    ("権限", &["permission", "role", "policy", "authorize"]),
+    ("ロール", &["role"]),
+    ("パスワード", &["password"]),
+    ("ユーザー", &["user"]),
+    ("ユーザ", &["user"]),
+    ("利用者", &["user"]),
+    ("会員", &["member", "user"]),
+    ("アカウント", &["account"]),
+    ("登録", &["register", "registration", "create", "store"]),
+    ("プロフィール", &["profile"]),
+    ("トークン", &["token"]),
+    ("セッション", &["session"]),
+    ("クッキー", &["cookie"]),
+    ("管理者", &["admin"]),
+    ("管理画面", &["admin", "dashboard"]),
+    ("招待", &["invite", "invitation"]),
+    ("メール", &["mail", "email"]),
+    ("通知", &["notification", "notify"]),
+    // commerce
+    ("注文", &["order"]),
+    ("受注", &["order"]),
+    ("発注", &["purchase", "order"]),
+    ("商品", &["product", "item"]),
+    ("製品", &["product"]),
+    ("在庫", &["stock", "inventory"]),
+    ("カート", &["cart"]),
+    ("買い物かご", &["cart"]),
+    ("決済", &["payment", "checkout", "charge"]),
+    ("支払", &["payment", "pay"]),
+    ("請求", &["invoice", "billing", "charge"]),
+    ("請求書", &["invoice"]),
+    ("価格", &["price"]),
+    ("値段", &["price"]),
+    ("料金", &["price", "fee", "billing"]),
+    ("金額", &["amount", "total", "price"]),
+    ("合計", &["total", "sum"]),
+    ("小計", &["subtotal"]),
+    ("税", &["tax"]),
+    ("消費税", &["tax"]),
+    ("割引", &["discount", "coupon"]),
+    ("クーポン", &["coupon"]),
+    ("配送", &["shipping", "delivery", "shipment"]),
+    ("送料", &["shipping"]),
+    ("顧客", &["customer", "client"]),
+    ("取引", &["transaction"]),
+    ("返金", &["refund"]),
+    ("キャンセル", &["cancel"]),
+    ("購入", &["purchase", "checkout", "buy"]),
+    ("売上", &["sales", "revenue"]),
+    ("カテゴリ", &["category"]),
+    ("分類", &["category", "classify"]),
+    ("タグ", &["tag"]),
+    ("レビュー", &["review"]),
+    ("評価", &["rating", "review", "evaluate"]),
+    ("お気に入り", &["favorite", "wishlist"]),
+    ("通貨", &["currency"]),
+    ("住所", &["address"]),
+    ("店舗", &["store", "shop"]),
+    ("ショップ", &["shop"]),
+    // data
+    ("データベース", &["database", "db"]),
+    ("テーブル", &["table", "schema", "migration"]),
+    ("マイグレーション", &["migration"]),
+    ("カラム", &["column"]),
+    ("列", &["column"]),
+    ("スキーマ", &["schema"]),
+    ("モデル", &["model"]),
+    ("保存", &["save", "store", "persist", "repository"]),
+    ("永続化", &["persist", "repository", "save"]),
+    ("格納", &["store", "save"]),
+    ("読み込", &["load", "read"]),
+    ("書き込", &["write", "save"]),
+    ("取得", &["get", "fetch", "find", "retrieve"]),
+    ("検索", &["search", "find", "query"]),
+    ("一覧", &["list", "index"]),
+    ("詳細", &["detail", "show"]),
+    ("作成", &["create", "make", "new"]),
+    ("新規", &["create", "new"]),
+    ("追加", &["add", "create", "append"]),
+    ("更新", &["update", "refresh"]),
+    ("編集", &["edit", "update"]),
+    ("変更", &["change", "update", "modify"]),
+    ("削除", &["delete", "remove", "destroy"]),
+    ("複製", &["copy", "clone", "duplicate"]),
+    ("関連", &["relation", "related", "association"]),
+    ("リレーション", &["relation", "relationship"]),
+    ("外部キー", &["foreign", "key"]),
+    ("主キー", &["primary", "key"]),
+    ("インデックス", &["index"]),
+    ("クエリ", &["query"]),
+    ("トランザクション", &["transaction"]),
+    ("キャッシュ", &["cache"]),
+    ("一時", &["temp", "temporary", "cache"]),
+    ("履歴", &["history", "log"]),
+    ("ログ", &["log", "logger", "logging"]),
+    ("記録", &["record", "log"]),
+    ("集計", &["aggregate", "report", "stats"]),
+    ("統計", &["stats", "statistics", "metrics"]),
+    ("レポート", &["report"]),
+    ("翻訳", &["translation", "translate", "locale", "i18n"]),
+    ("多言語", &["translation", "locale", "i18n"]),
+    ("言語", &["language", "locale", "lang"]),
+    ("日付", &["date"]),
+    ("時刻", &["time", "timestamp"]),
+    ("時間", &["time", "duration"]),
+    ("期限", &["expire", "deadline", "expiry"]),
+    ("有効期限", &["expire", "expiry", "ttl"]),
+    ("画像", &["image", "photo", "picture"]),
+    ("写真", &["photo", "image"]),
+    ("ファイル", &["file"]),
+    ("アップロード", &["upload"]),
+    ("ダウンロード", &["download"]),
+    ("添付", &["attachment"]),
+    ("エクスポート", &["export"]),
+    ("インポート", &["import"]),
+    ("バックアップ", &["backup"]),
+    ("同期", &["sync", "synchronize"]),
+    ("変換", &["convert", "transform", "parse"]),
+    ("解析", &["parse", "parser", "analyze"]),
+    ("パース", &["parse", "parser"]),
+    ("フォーマット", &["format", "formatter"]),
+    ("整形", &["format", "formatter"]),
+    ("シリアライズ", &["serialize", "serializer"]),
+    ("エンコード", &["encode", "encoding"]),
+    ("デコード", &["decode"]),
+    ("暗号化", &["encrypt", "crypto", "cipher"]),
+    ("復号", &["decrypt"]),
+    ("ハッシュ", &["hash"]),
+    ("圧縮", &["compress", "zip"]),
+    // web and application structure
+    ("ルーティング", &["route", "router", "routes"]),
+    ("ルート", &["route", "router"]),
+    ("コントローラ", &["controller"]),
+    ("ミドルウェア", &["middleware"]),
+    ("リクエスト", &["request"]),
+    ("レスポンス", &["response"]),
+    ("エンドポイント", &["endpoint", "route", "api"]),
+    ("画面", &["view", "page", "screen"]),
+    ("ページ", &["page"]),
+    ("ページネーション", &["paginate", "pagination"]),
+    ("ページング", &["paginate", "pagination"]),
+    ("テンプレート", &["template", "view"]),
+    ("ビュー", &["view"]),
+    ("コンポーネント", &["component"]),
+    ("フォーム", &["form"]),
+    ("入力", &["input", "form"]),
+    ("ボタン", &["button"]),
+    ("メニュー", &["menu", "nav", "navigation"]),
+    ("ナビゲーション", &["navigation", "nav"]),
+    ("ヘッダー", &["header"]),
+    ("フッター", &["footer"]),
+    ("サイドバー", &["sidebar"]),
+    ("モーダル", &["modal", "dialog"]),
+    ("ダイアログ", &["dialog", "modal"]),
+    ("スタイル", &["style", "css"]),
+    ("テーマ", &["theme"]),
+    ("色", &["color", "colour"]),
+    ("レイアウト", &["layout"]),
+    ("レスポンシブ", &["responsive", "breakpoint", "screen"]),
+    ("アイコン", &["icon"]),
+    ("状態", &["state", "status"]),
+    ("ステータス", &["status"]),
+    ("状態管理", &["state", "store"]),
+    ("ストア", &["store"]),
+    ("イベント", &["event"]),
+    ("リスナー", &["listener"]),
+    ("フック", &["hook"]),
+    ("コールバック", &["callback"]),
+    ("ハンドラ", &["handler"]),
+    ("サービス", &["service"]),
+    ("リポジトリ", &["repository"]),
+    ("ファクトリ", &["factory"]),
+    ("シーダー", &["seeder", "seed"]),
+    ("依存", &["dependency", "inject", "require"]),
+    ("依存関係", &["dependency", "dependencies", "require"]),
+    ("注入", &["inject", "injection"]),
+    ("プラグイン", &["plugin"]),
+    ("拡張", &["extension", "extend"]),
+    ("設定", &["config", "configuration", "settings"]),
+    ("構成", &["config", "configuration"]),
+    ("環境変数", &["env", "environment"]),
+    ("環境", &["env", "environment"]),
+    ("初期化", &["init", "initialize", "setup", "bootstrap"]),
+    ("起動", &["start", "boot", "bootstrap", "main"]),
+    ("終了", &["stop", "shutdown", "exit"]),
+    ("実行", &["run", "execute"]),
+    ("処理", &["process", "handle"]),
+    ("非同期", &["async", "await", "queue"]),
+    ("並列", &["parallel", "concurrent"]),
+    ("スレッド", &["thread"]),
+    ("キュー", &["queue", "job"]),
+    ("ジョブ", &["job", "queue"]),
+    ("バッチ", &["batch", "job"]),
+    ("スケジュール", &["schedule", "cron"]),
+    ("定期", &["schedule", "cron", "periodic"]),
+    ("タイマー", &["timer"]),
+    ("タイムアウト", &["timeout"]),
+    ("リトライ", &["retry"]),
+    ("再試行", &["retry"]),
+    ("接続", &["connect", "connection"]),
+    ("クライアント", &["client"]),
+    ("サーバー", &["server"]),
+    ("サーバ", &["server"]),
+    ("通信", &["http", "client", "request"]),
+    ("外部", &["external", "api", "client"]),
+    ("連携", &["integration", "webhook", "client"]),
+    ("ウェブフック", &["webhook"]),
+    ("プロキシ", &["proxy"]),
+    ("ソケット", &["socket", "websocket"]),
+    ("エラー", &["error", "exception"]),
+    ("例外", &["exception", "error"]),
+    ("エラー処理", &["error", "exception", "handler"]),
+    ("警告", &["warning", "warn"]),
+    ("バリデーション", &["validation", "validate", "validator", "rules"]),
+    ("検証", &["validate", "validation", "verify"]),
+    ("入力チェック", &["validate", "validation"]),
+    ("チェック", &["check", "validate"]),
+    ("制限", &["limit", "throttle", "rate"]),
+    ("レート制限", &["rate", "limit", "throttle"]),
+    ("上限", &["limit", "max"]),
+    ("下限", &["min", "minimum"]),
+    ("最大", &["max", "maximum"]),
+    ("最小", &["min", "minimum"]),
+    ("並び替え", &["sort", "order"]),
+    ("ソート", &["sort"]),
+    ("絞り込み", &["filter"]),
+    ("フィルタ", &["filter"]),
+    ("重複", &["duplicate", "unique", "dedupe"]),
+    ("比較", &["compare", "diff"]),
+    ("差分", &["diff", "delta"]),
+    ("計算", &["calculate", "compute"]),
+    ("算出", &["calculate", "compute"]),
+    ("集約", &["aggregate"]),
+    ("変数", &["variable", "var"]),
+    ("定数", &["constant", "const"]),
+    ("関数", &["function", "func"]),
+    ("メソッド", &["method"]),
+    ("クラス", &["class"]),
+    ("インターフェース", &["interface"]),
+    ("型", &["type"]),
+    ("引数", &["argument", "param", "parameter"]),
+    ("戻り値", &["return"]),
+    ("テスト", &["test", "spec"]),
+    ("単体テスト", &["unit", "test"]),
+    ("モック", &["mock"]),
+    ("デバッグ", &["debug"]),
+    ("パフォーマンス", &["performance", "perf", "benchmark"]),
+    ("性能", &["performance", "benchmark"]),
+    ("メモリ", &["memory"]),
+    ("セキュリティ", &["security"]),
+    ("脆弱性", &["vulnerability", "security"]),
+    ("サニタイズ", &["sanitize", "escape"]),
+    ("エスケープ", &["escape"]),
+    ("ミドルウエア", &["middleware"]),
+    ("コマンド", &["command", "cli"]),
+    ("引用", &["quote"]),
+    ("記事", &["post", "article"]),
+    ("投稿", &["post", "submit"]),
+    ("コメント", &["comment"]),
+    ("いいね", &["like"]),
+    ("フォロー", &["follow"]),
+    ("メッセージ", &["message"]),
+    ("チャット", &["chat", "message"]),
+    ("予約", &["reservation", "booking"]),
+    ("予定", &["schedule", "event", "calendar"]),
+    ("カレンダー", &["calendar"]),
+    ("地図", &["map"]),
+    ("位置", &["location", "position"]),
+    ("距離", &["distance"]),
+    ("グラフ", &["graph", "chart"]),
+    ("木構造", &["tree"]),
+    ("ツリー", &["tree"]),
+    ("ノード", &["node"]),
+    ("トークナイザ", &["tokenizer", "tokenize"]),
+    ("字句", &["lexer", "token"]),
+    ("構文", &["syntax", "parser", "grammar"]),
+    ("埋め込み", &["embedding", "embed"]),
+    ("ベクトル", &["vector", "embedding"]),
+    ("類似", &["similarity", "similar"]),
+    ("分割", &["split", "chunk"]),
+    ("チャンク", &["chunk"]),
+    ("ストリーム", &["stream"]),
+    ("バッファ", &["buffer"]),
+    ("プロセス", &["process"]),
+    ("シグナル", &["signal"]),
+    ("パス", &["path"]),
+    ("ディレクトリ", &["directory", "dir"]),
+    ("フォルダ", &["folder", "directory"]),
+    ("ワークスペース", &["workspace"]),
+    ("プロジェクト", &["project"]),
+    ("バージョン", &["version"]),
+    ("ライセンス", &["license"]),
+    ("ドキュメント", &["docs", "documentation", "readme"]),
+    ("説明", &["description", "readme", "docs"]),
+    ("ヘルプ", &["help", "usage"]),
+    ("使い方", &["usage", "readme", "help"]),
+];
+
+/// English terms for the Japanese vocabulary found in `query`, without repeats. A match lying
+/// inside a longer match is ignored (ログ inside ログイン is not "log").
+pub fn expand(query: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    if !query.chars().any(super::lexical::is_cjk) {
+        return out;
+    }
+    let mut matches: Vec<(usize, usize, &'static [&'static str])> = Vec::new();
+    for (japanese, english) in ENTRIES {
+        for (start, _) in query.match_indices(japanese) {
+            matches.push((start, start + japanese.len(), english));
+        }
+    }
+    for &(start, end, english) in &matches {
+        let covered = matches
+            .iter()
+            .any(|&(s, e, _)| s <= start && end <= e && (e - s) > (end - start));
+        if covered {
+            continue;
+        }
+        for term in english {
+            if !out.contains(term) {
+                out.push(term);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn japanese_requests_gain_english_terms() {
+        let cases: &[(&str, &[&str])] = &[
+            ("ログイン機能", &["login", "auth"]),
+            ("注文データはどこに保存されている？", &["order", "save", "store"]),
+            ("商品の在庫を更新する処理", &["product", "stock", "update"]),
+        ];
+        for (query, expected) in cases {
+            let terms = expand(query);
+            for term in *expected {
+                assert!(terms.contains(term), "{query}: {terms:?} lacks {term}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_word_inside_a_longer_word_does_not_count() {
+        let terms = expand("ログイン画面");
+        assert!(terms.contains(&"login"));
+        assert!(!terms.contains(&"logger"), "{terms:?}");
+    }
+
+    #[test]
+    fn english_requests_are_left_alone() {
+        assert!(expand("where are orders stored").is_empty());
+    }
+
+    #[test]
+    fn entries_are_well_formed() {
+        for (japanese, english) in ENTRIES {
+            assert!(japanese.chars().all(super::super::lexical::is_cjk), "{japanese}");
+            assert!(!english.is_empty());
+            for term in *english {
+                assert!(
+                    term.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
+                    "{japanese}: {term}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,526 @@
+//! `semantic_search`: a request in plain words (English or Japanese) → the code it is about.
+//!
+//! Seed 004's flow: with `collection: auto` the map (learned agreements) is searched first and,
+//! when its best agreement is relevant enough (calibrated relevance ≥ 0.7), answers alone
+//! ("short-circuit"); otherwise the forest (code chunks) is searched and the map's agreements
+//! come along as hints and as a ranking prior. The forest search gathers every signal
+//! (dense vectors, BM25, definitions, paths, the map) and fuses them in [`super::hybrid`].
+//! While the model is loading, or in lightweight mode, the dense signal is simply absent and the
+//! answer says so in `index_status`.
+
+use super::glossary;
+use super::hybrid::{self, DefinitionMatch, Fusion, RankOptions, Signals};
+use super::lexical;
+use super::names::{PathTerms, QueryStems, SymbolTerms};
+use crate::config::SearchWeights;
+use crate::index::semantic::{IndexStatus, SemanticIndex};
+use crate::index::{Snapshot, SymbolIndex};
+use crate::store::{AgreementHit, ChunkHit};
+use crate::workspace::Workspace;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Calibrated relevance at which the map answers alone (seed 004).
+pub const SHORT_CIRCUIT: f32 = 0.7;
+/// Agreements below this relevance are not even hints.
+const MAP_HINT_MIN: f32 = 0.3;
+/// Candidates taken from each chunk-level engine.
+const POOL: usize = 100;
+/// The symbol index is refreshed by searches at most this often (syncs refresh it too).
+const SYMBOL_REFRESH: Duration = Duration::from_secs(30);
+/// Weight of glossary-added terms relative to the request's own words.
+const EXPANSION_WEIGHT: f32 = 0.6;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Collection {
+    Map,
+    Forest,
+    #[default]
+    Auto,
+}
+
+/// Which signals a search may use (the evaluation compares them; tools always use `Hybrid`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// BM25, definitions and paths.
+    Lexical,
+    /// Dense similarity only.
+    Vector,
+    #[default]
+    Hybrid,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub query: String,
+    pub collection: Collection,
+    pub n_results: usize,
+    pub mode: Mode,
+    pub weights: SearchWeights,
+    pub fusion: Fusion,
+}
+
+impl SearchRequest {
+    pub fn new(query: &str, n_results: usize, weights: SearchWeights) -> SearchRequest {
+        SearchRequest {
+            query: query.to_string(),
+            collection: Collection::Auto,
+            n_results,
+            mode: Mode::Hybrid,
+            weights,
+            fusion: Fusion::Rrf,
+        }
+    }
+}
+
+/// One result.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SearchHit {
+    pub file: String,
+    pub line_start: u32,
+    pub line_end: u32,
+    /// The symbol the hit is about (a matched definition, else the chunk's unit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    pub chunk_type: String,
+    /// A few lines of the chunk around the best-matching line.
+    pub snippet: String,
+    /// Fused score in [0, 1] (1 = the best result of this search).
+    pub score: f32,
+    pub components: hybrid::Components,
+    /// The file changed since it was indexed: lines and snippet may be off; re-sync.
+    pub changed_since_indexed: bool,
+}
+
+/// An agreement relevant to the request.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MapHint {
+    pub nl_term: String,
+    pub symbols: Vec<String>,
+    pub files: Vec<String>,
+    pub evidence: String,
+    /// Calibrated relevance of the agreement's term to the request.
+    pub relevance: f32,
+}
+
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SearchResponse {
+    /// `map` when learned agreements answered alone, else `forest`.
+    pub source: String,
+    /// `high` (short-circuit), `medium` or `low` (no dense signal or weak results).
+    pub confidence: String,
+    pub short_circuit: bool,
+    pub results: Vec<SearchHit>,
+    pub map_hints: Vec<MapHint>,
+    /// Signals that took part (`vector`, `keyword`, `definition`, `path`, `map`).
+    pub signals: Vec<String>,
+    pub index_status: IndexStatus,
+    pub millis: u128,
+}
+
+/// Term indexes over symbols and paths, rebuilt only when their source changes.
+#[derive(Default)]
+pub struct SearchCache {
+    symbols: Mutex<Option<(Arc<Snapshot>, Arc<SymbolTerms>)>>,
+    paths: Mutex<Option<(Arc<crate::index::sync_state::SyncState>, Arc<PathTerms>)>>,
+    last_refresh: Mutex<Option<Instant>>,
+}
+
+impl SearchCache {
+    fn symbol_terms(&self, ws: &Workspace, symbols: &SymbolIndex) -> Arc<SymbolTerms> {
+        let mut last = self.last_refresh.lock().unwrap_or_else(|p| p.into_inner());
+        let snapshot = if last.is_none_or(|t| t.elapsed() > SYMBOL_REFRESH) {
+            *last = Some(Instant::now());
+            match symbols.refresh(ws, ws.root()) {
+                Ok((snapshot, _)) => snapshot,
+                Err(err) => {
+                    tracing::warn!("symbol refresh failed: {err}");
+                    symbols.snapshot()
+                }
+            }
+        } else {
+            symbols.snapshot()
+        };
+        drop(last);
+        let mut cached = self.symbols.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, terms)) = cached.as_ref()
+            && Arc::ptr_eq(seen, &snapshot)
+        {
+            return terms.clone();
+        }
+        let terms = Arc::new(SymbolTerms::build(
+            snapshot
+                .files
+                .iter()
+                .map(|(f, e)| (f.as_str(), e.symbols.symbols.as_slice())),
+        ));
+        *cached = Some((snapshot, terms.clone()));
+        terms
+    }
+
+    fn path_terms(&self, sem: &SemanticIndex) -> Arc<PathTerms> {
+        let state = sem.sync_state();
+        let mut cached = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, terms)) = cached.as_ref()
+            && Arc::ptr_eq(seen, &state)
+        {
+            return terms.clone();
+        }
+        let terms = Arc::new(PathTerms::build(state.files.keys().map(String::as_str)));
+        *cached = Some((state, terms.clone()));
+        terms
+    }
+}
+
+/// Runs one search (see the module doc).
+pub fn search(
+    sem: &SemanticIndex,
+    ws: &Workspace,
+    symbols: &SymbolIndex,
+    req: &SearchRequest,
+) -> Result<SearchResponse> {
+    let started = Instant::now();
+    let store = sem.store()?;
+    let use_vector = req.mode != Mode::Lexical;
+    let use_lexical = req.mode != Mode::Vector;
+    let qv = if use_vector {
+        sem.query_vector(&req.query)
+    } else {
+        None
+    };
+    let expansions = glossary::expand(&req.query);
+    let q = QueryStems::new(&req.query, &expansions, EXPANSION_WEIGHT);
+    let cache = &sem.search_cache;
+    let symbol_terms = cache.symbol_terms(ws, symbols);
+    let mut signals_used: Vec<String> = Vec::new();
+
+    // 1. The map: by vector when the model is ready, else by the words of the terms.
+    let map_hits: Vec<(AgreementHit, f32)> = if req.collection != Collection::Forest {
+        match &qv {
+            Some((v, model)) => store
+                .search_map(v, 5)?
+                .into_iter()
+                .map(|h| {
+                    let r = model.relevance(h.cosine);
+                    (h, r)
+                })
+                .collect(),
+            None => lexical_map_search(&store.agreements()?, &req.query),
+        }
+    } else {
+        Vec::new()
+    };
+    let map_hints: Vec<MapHint> = map_hits
+        .iter()
+        .filter(|(_, r)| *r >= MAP_HINT_MIN)
+        .map(|(h, r)| MapHint {
+            nl_term: h.agreement.nl_term.clone(),
+            symbols: h.agreement.symbols.clone(),
+            files: h.agreement.files.clone(),
+            evidence: h.agreement.evidence.clone(),
+            relevance: *r,
+        })
+        .collect();
+    let best_map = map_hints.first().map_or(0.0, |h| h.relevance);
+    let short_circuit = req.collection == Collection::Map
+        || (req.collection == Collection::Auto && best_map >= SHORT_CIRCUIT);
+
+    // Map evidence as file-level entries (placed on definitions of the agreed symbols).
+    let mut map_files: Vec<(String, Option<String>, f32)> = Vec::new();
+    for hint in &map_hints {
+        for symbol in &hint.symbols {
+            for def in symbol_terms.definitions_of(symbol) {
+                map_files.push((def.file, Some(def.name), hint.relevance));
+            }
+        }
+        for f in &hint.files {
+            map_files.push((f.clone(), None, hint.relevance));
+        }
+    }
+
+    let mut signals = Signals::default();
+    if !map_files.is_empty() {
+        signals.map = map_files.clone();
+        signals_used.push("map".into());
+    }
+    if !short_circuit {
+        if let Some((v, model)) = &qv {
+            let mut hits = store.vector_search(v, POOL, false)?;
+            for h in &mut hits {
+                h.score = model.relevance(h.score);
+            }
+            signals.vector = hits;
+            signals_used.push("vector".into());
+        }
+        if use_lexical {
+            let mut terms = lexical::query_terms(&req.query);
+            terms.extend(expansions.iter().map(|t| t.to_string()));
+            signals.keyword = store.text_search(&terms.join(" "), POOL)?;
+            signals_used.push("keyword".into());
+            signals.definitions = symbol_terms
+                .matches(&q, 200)
+                .into_iter()
+                .map(|m| DefinitionMatch {
+                    file: m.file,
+                    name: m.name,
+                    line: m.line,
+                    end_line: m.end_line,
+                    strength: m.strength,
+                })
+                .collect();
+            if !signals.definitions.is_empty() {
+                signals_used.push("definition".into());
+            }
+            signals.paths = cache.path_terms(sem).matches(&q, 200);
+            if !signals.paths.is_empty() {
+                signals_used.push("path".into());
+            }
+        }
+    } else {
+        // The map answers: its agreed symbols are the results, shown through their chunks.
+        signals.definitions = map_files
+            .iter()
+            .filter_map(|(f, s, r)| {
+                let s = s.as_ref()?;
+                symbol_terms
+                    .definitions_of(s)
+                    .into_iter()
+                    .find(|d| &d.file == f)
+                    .map(|d| DefinitionMatch {
+                        file: d.file,
+                        name: d.name,
+                        line: d.line,
+                        end_line: d.end_line,
+                        strength: *r,
+                    })
+            })
+            .collect();
+    }
+
+    // Files only file-level signals found need chunks to be shown.
+    let shown: HashSet<&str> = signals
+        .vector
+        .iter()
+        .chain(&signals.keyword)
+        .map(|c| c.file.as_str())
+        .collect();
+    let mut wanted: Vec<String> = Vec::new();
+    let file_lists = [
+        signals.definitions.iter().map(|d| d.file.as_str()).collect::<Vec<_>>(),
+        signals.paths.iter().map(|(f, _)| f.as_str()).collect(),
+        signals.map.iter().map(|(f, _, _)| f.as_str()).collect(),
+    ];
+    for list in &file_lists {
+        for f in list.iter().take(30) {
+            if !shown.contains(f) && !wanted.iter().any(|w| w == f) {
+                wanted.push(f.to_string());
+            }
+        }
+    }
+    signals.extra_chunks = store.chunks_of_files(&wanted)?;
+
+    let about_tests = lexical::query_terms(&req.query)
+        .iter()
+        .any(|t| matches!(t.as_str(), "test" | "tests" | "spec" | "specs" | "testing"))
+        || req.query.contains("テスト");
+    let opts = RankOptions {
+        weights: req.weights,
+        fusion: req.fusion,
+        about_tests,
+        n_results: req.n_results,
+        ..RankOptions::default()
+    };
+    let ranked = hybrid::rank(&signals, &opts);
+    let snippet_terms: Vec<String> = q.stems.keys().cloned().collect();
+    let results: Vec<SearchHit> = ranked
+        .into_iter()
+        .map(|r| SearchHit {
+            changed_since_indexed: changed_since_indexed(sem, ws, &r.chunk),
+            snippet: snippet(&r.chunk, &snippet_terms),
+            file: r.chunk.file,
+            line_start: r.chunk.line_start,
+            line_end: r.chunk.line_end,
+            symbol: r.symbol,
+            chunk_type: r.chunk.chunk_type,
+            score: r.score,
+            components: r.components,
+        })
+        .collect();
+    let confidence = if short_circuit {
+        "high"
+    } else if qv.is_some() && !results.is_empty() {
+        "medium"
+    } else {
+        "low"
+    };
+    Ok(SearchResponse {
+        source: if short_circuit { "map" } else { "forest" }.into(),
+        confidence: confidence.into(),
+        short_circuit,
+        results,
+        map_hints,
+        signals: signals_used,
+        index_status: sem.status(),
+        millis: started.elapsed().as_millis(),
+    })
+}
+
+/// Map search without a model: share of the agreement term's terms found in the request (an
+/// identical term scores 1).
+fn lexical_map_search(
+    agreements: &[crate::store::Agreement],
+    query: &str,
+) -> Vec<(AgreementHit, f32)> {
+    let q: HashSet<String> = lexical::index_terms(query).into_iter().collect();
+    let normalized = |s: &str| s.split_whitespace().collect::<String>().to_lowercase();
+    let mut out: Vec<(AgreementHit, f32)> = agreements
+        .iter()
+        .filter_map(|a| {
+            let terms: HashSet<String> = lexical::index_terms(&a.nl_term).into_iter().collect();
+            if terms.is_empty() {
+                return None;
+            }
+            let relevance = if normalized(&a.nl_term) == normalized(query) {
+                1.0
+            } else {
+                // Below the short-circuit threshold by construction: only an identical term
+                // is trusted without a model.
+                0.65 * terms.intersection(&q).count() as f32 / terms.len() as f32
+            };
+            (relevance > 0.0).then(|| {
+                (
+                    AgreementHit {
+                        agreement: a.clone(),
+                        cosine: 0.0,
+                    },
+                    relevance,
+                )
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out.truncate(5);
+    out
+}
+
+/// Whether the file differs from what was indexed (size/mtime from the sync state first; the
+/// hash only when those differ).
+fn changed_since_indexed(sem: &SemanticIndex, ws: &Workspace, chunk: &ChunkHit) -> bool {
+    let path = ws.root().join(&chunk.file);
+    let Ok(meta) = std::fs::metadata(&path) else {
+        return true;
+    };
+    let state = sem.sync_state();
+    if let Some(entry) = state.files.get(&chunk.file) {
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64);
+        if entry.size == meta.len() && entry.mtime_ns == mtime && entry.hash == chunk.file_sha {
+            return false;
+        }
+    }
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            use sha2::{Digest, Sha256};
+            crate::index::chunks::hex(&Sha256::digest(&bytes)) != chunk.file_sha
+        }
+        Err(_) => true,
+    }
+}
+
+/// Up to 6 lines around the chunk line that contains most request terms.
+fn snippet(chunk: &ChunkHit, stems: &[String]) -> String {
+    const LINES: usize = 6;
+    const MAX_CHARS: usize = 600;
+    let lines: Vec<&str> = chunk.content.lines().collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let score = |line: &str| -> usize {
+        let terms: HashSet<String> = lexical::index_terms(line)
+            .iter()
+            .map(|t| lexical::stem(t))
+            .collect();
+        stems.iter().filter(|s| terms.contains(*s)).count()
+    };
+    let best = (0..lines.len())
+        .max_by_key(|&i| (score(lines[i]), std::cmp::Reverse(i)))
+        .unwrap_or(0);
+    let start = best.saturating_sub(1).min(lines.len().saturating_sub(LINES));
+    let mut out = lines[start..(start + LINES).min(lines.len())].join("\n");
+    if out.len() > MAX_CHARS {
+        let mut end = MAX_CHARS;
+        while !out.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.truncate(end);
+        out.push('…');
+    }
+    out
+}
+
+/// Per-language figures for the evaluation runner (exposed for `code-intel eval`).
+pub fn language_of(query: &str) -> &'static str {
+    if query.chars().any(lexical::is_cjk) {
+        "ja"
+    } else {
+        "en"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_centre_on_the_matching_line() {
+        let content = (1..=20)
+            .map(|i| if i == 12 { "    total = order.total()".to_string() } else { format!("    x{i} = {i}") })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let chunk = ChunkHit {
+            id: "c".into(),
+            file: "a.py".into(),
+            language: "python".into(),
+            chunk_type: "function".into(),
+            name: "f".into(),
+            line_start: 1,
+            line_end: 20,
+            content,
+            file_sha: String::new(),
+            metadata: "{}".into(),
+            score: 0.0,
+        };
+        let s = snippet(&chunk, &["total".to_string()]);
+        assert!(s.contains("order.total()"), "{s}");
+        assert_eq!(s.lines().count(), 6);
+    }
+
+    #[test]
+    fn without_a_model_only_an_identical_term_short_circuits() {
+        let agreement = |term: &str| crate::store::Agreement {
+            id: term.into(),
+            nl_term: term.into(),
+            symbols: vec!["AuthService".into()],
+            evidence: String::new(),
+            files: vec![],
+            similarity: 0.9,
+            session: String::new(),
+            time: 0,
+            vector: None,
+        };
+        let all = [agreement("ログイン機能"), agreement("注文の保存")];
+        let hits = lexical_map_search(&all, "ログイン機能");
+        assert_eq!(hits[0].1, 1.0);
+        let hits = lexical_map_search(&all, "ログイン機能のテスト");
+        assert!(hits[0].1 < SHORT_CIRCUIT && hits[0].1 > MAP_HINT_MIN, "{}", hits[0].1);
+        assert!(lexical_map_search(&all, "payment").is_empty());
+    }
+}

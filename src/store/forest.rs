@@ -1,0 +1,577 @@
+//! The `forest` table: code chunks, their analysed text and (once embedded) their vectors.
+
+use super::rows::{self, Columns};
+use super::{ANN_MIN_ROWS, MaintenanceReport, Store, sql_in};
+use anyhow::{Result, anyhow};
+use arrow_array::{RecordBatch, RecordBatchIterator};
+use futures::TryStreamExt;
+use lance_index::scalar::FullTextSearchQuery;
+use lancedb::index::Index;
+use lancedb::index::scalar::{BTreeIndexBuilder, FtsIndexBuilder};
+use lancedb::index::vector::IvfHnswSqIndexBuilder;
+use lancedb::query::{ExecutableQuery, QueryBase, Select};
+use lancedb::table::{OptimizeAction, OptimizeOptions};
+use lancedb::{DistanceType, Table};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// One chunk as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkRecord {
+    pub id: String,
+    pub file: String,
+    pub language: String,
+    pub chunk_type: String,
+    pub name: String,
+    pub line_start: u32,
+    pub line_end: u32,
+    pub content: String,
+    /// Hash of everything the chunk's embedding depends on; equal fingerprints share vectors.
+    pub fingerprint: String,
+    pub file_sha: String,
+    /// JSON object (docstring, signature, strategy fields …).
+    pub metadata: String,
+    /// Analysed text for the full-text index.
+    pub text: String,
+    pub vector: Option<Vec<f32>>,
+}
+
+/// One chunk as a search returns it, with the engine's raw score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkHit {
+    pub id: String,
+    pub file: String,
+    pub language: String,
+    pub chunk_type: String,
+    pub name: String,
+    pub line_start: u32,
+    pub line_end: u32,
+    pub content: String,
+    pub file_sha: String,
+    pub metadata: String,
+    /// Cosine similarity for vector searches, BM25 for full-text searches, 0 otherwise.
+    pub score: f32,
+}
+
+/// A chunk still waiting for its vector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingChunk {
+    pub id: String,
+    pub fingerprint: String,
+    pub file: String,
+    pub chunk_type: String,
+    pub name: String,
+    pub content: String,
+    pub metadata: String,
+}
+
+const HIT_COLUMNS: &[&str] = &[
+    "id",
+    "file",
+    "language",
+    "chunk_type",
+    "name",
+    "line_start",
+    "line_end",
+    "content",
+    "file_sha",
+    "metadata",
+];
+
+/// Largest `IN (…)` list sent in one filter.
+const IN_BATCH: usize = 500;
+
+impl Store {
+    fn forest_batch(&self, records: &[ChunkRecord]) -> Result<RecordBatch> {
+        let schema = rows::forest_schema(&self.stamp);
+        let dim = self.stamp.dim;
+        for r in records {
+            if let Some(v) = &r.vector
+                && v.len() != dim
+            {
+                return Err(anyhow!(
+                    "chunk {} has a {}-d vector, the store holds {dim}-d",
+                    r.id,
+                    v.len()
+                ));
+            }
+        }
+        Ok(RecordBatch::try_new(
+            schema,
+            vec![
+                rows::strings(records.iter().map(|r| r.id.as_str())),
+                rows::strings(records.iter().map(|r| r.file.as_str())),
+                rows::strings(records.iter().map(|r| r.language.as_str())),
+                rows::strings(records.iter().map(|r| r.chunk_type.as_str())),
+                rows::strings(records.iter().map(|r| r.name.as_str())),
+                rows::u32s(records.iter().map(|r| r.line_start)),
+                rows::u32s(records.iter().map(|r| r.line_end)),
+                rows::strings(records.iter().map(|r| r.content.as_str())),
+                rows::strings(records.iter().map(|r| r.fingerprint.as_str())),
+                rows::strings(records.iter().map(|r| r.file_sha.as_str())),
+                rows::strings(records.iter().map(|r| r.metadata.as_str())),
+                rows::strings(records.iter().map(|r| r.text.as_str())),
+                rows::vectors(dim, records.iter().map(|r| r.vector.clone())),
+            ],
+        )?)
+    }
+
+    /// Replaces, in one commit, every chunk of the files in `files` with `records` (which must
+    /// all belong to those files). A file in `files` without records ends up with no chunks.
+    pub fn replace_files(&self, files: &[String], records: Vec<ChunkRecord>) -> Result<()> {
+        if files.is_empty() && records.is_empty() {
+            return Ok(());
+        }
+        if let Some(stray) = records.iter().find(|r| !files.contains(&r.file)) {
+            return Err(anyhow!(
+                "chunk {} belongs to {}, which is not being replaced",
+                stray.id,
+                stray.file
+            ));
+        }
+        let batch = self.forest_batch(&records)?;
+        let forest = self.forest.clone();
+        let filter = sql_in("file", files);
+        let schema = batch.schema();
+        self.run(async move {
+            let reader = RecordBatchIterator::new(vec![Ok(batch)], schema);
+            let mut merge = forest.merge_insert(&["id"]);
+            merge
+                .when_matched_update_all(None)
+                .when_not_matched_insert_all()
+                .when_not_matched_by_source_delete(Some(filter));
+            merge.execute(Box::new(reader)).await?;
+            Ok(())
+        })
+    }
+
+    /// Appends chunks of files that have none in the table yet (cheaper than a merge).
+    pub fn append_chunks(&self, records: Vec<ChunkRecord>) -> Result<()> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let batch = self.forest_batch(&records)?;
+        let forest = self.forest.clone();
+        self.run(async move {
+            forest.add(batch).execute().await?;
+            Ok(())
+        })
+    }
+
+    /// Chunk count per file, read from the table itself (the truth after a crash).
+    pub fn chunk_counts(&self) -> Result<HashMap<String, usize>> {
+        let forest = self.forest.clone();
+        self.run(async move {
+            let mut out: HashMap<String, usize> = HashMap::new();
+            let mut stream = forest
+                .query()
+                .select(Select::columns(&["file"]))
+                .execute()
+                .await?;
+            while let Some(batch) = stream.try_next().await? {
+                let files = Columns::new(&batch).str("file")?;
+                for i in 0..batch.num_rows() {
+                    *out.entry(files.value(i).to_string()).or_default() += 1;
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Vectors already computed for any of `fingerprints` (so unchanged chunks of a modified or
+    /// renamed file are not embedded again).
+    pub fn vectors_for(&self, fingerprints: &[String]) -> Result<HashMap<String, Vec<f32>>> {
+        let mut unique: Vec<String> = fingerprints.to_vec();
+        unique.sort();
+        unique.dedup();
+        let forest = self.forest.clone();
+        self.run(async move {
+            let mut out = HashMap::new();
+            for part in unique.chunks(IN_BATCH) {
+                let filter = format!("{} AND vector IS NOT NULL", sql_in("fingerprint", part));
+                let mut stream = forest
+                    .query()
+                    .only_if(filter)
+                    .select(Select::columns(&["fingerprint", "vector"]))
+                    .execute()
+                    .await?;
+                while let Some(batch) = stream.try_next().await? {
+                    let cols = Columns::new(&batch);
+                    let fps = cols.str("fingerprint")?;
+                    for i in 0..batch.num_rows() {
+                        if let Some(v) = cols.vector("vector", i)? {
+                            out.insert(fps.value(i).to_string(), v);
+                        }
+                    }
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Up to `limit` chunks without a vector.
+    pub fn pending_chunks(&self, limit: usize) -> Result<Vec<PendingChunk>> {
+        let forest = self.forest.clone();
+        self.run(async move {
+            let mut out = Vec::new();
+            let mut stream = forest
+                .query()
+                .only_if("vector IS NULL")
+                .select(Select::columns(&[
+                    "id",
+                    "fingerprint",
+                    "file",
+                    "chunk_type",
+                    "name",
+                    "content",
+                    "metadata",
+                ]))
+                .limit(limit)
+                .execute()
+                .await?;
+            while let Some(batch) = stream.try_next().await? {
+                let c = Columns::new(&batch);
+                let (id, fp, file, ty, name, content, meta) = (
+                    c.str("id")?,
+                    c.str("fingerprint")?,
+                    c.str("file")?,
+                    c.str("chunk_type")?,
+                    c.str("name")?,
+                    c.str("content")?,
+                    c.str("metadata")?,
+                );
+                for i in 0..batch.num_rows() {
+                    out.push(PendingChunk {
+                        id: id.value(i).to_string(),
+                        fingerprint: fp.value(i).to_string(),
+                        file: file.value(i).to_string(),
+                        chunk_type: ty.value(i).to_string(),
+                        name: name.value(i).to_string(),
+                        content: content.value(i).to_string(),
+                        metadata: meta.value(i).to_string(),
+                    });
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Stores vectors for chunks by `(id, fingerprint)`. A chunk whose fingerprint changed in the
+    /// meantime (its file was re-synced) keeps its state: the stale vector is dropped.
+    pub fn set_vectors(&self, items: Vec<(String, String, Vec<f32>)>) -> Result<usize> {
+        if items.is_empty() {
+            return Ok(0);
+        }
+        let ids: Vec<String> = items.iter().map(|(id, _, _)| id.clone()).collect();
+        let mut by_id: HashMap<String, (String, Vec<f32>)> = items
+            .into_iter()
+            .map(|(id, fp, v)| (id, (fp, v)))
+            .collect();
+        // Read the current rows, fill in the vectors, write them back in one merge.
+        let forest = self.forest.clone();
+        let current: Vec<ChunkRecord> = self.run(async move {
+            let mut out = Vec::new();
+            for part in ids.chunks(IN_BATCH) {
+                let mut stream = forest
+                    .query()
+                    .only_if(sql_in("id", part))
+                    .execute()
+                    .await?;
+                while let Some(batch) = stream.try_next().await? {
+                    out.extend(records_from(&batch)?);
+                }
+            }
+            anyhow::Ok(out)
+        })?;
+        let mut updated = Vec::new();
+        for mut record in current {
+            if let Some((fp, vector)) = by_id.remove(&record.id)
+                && fp == record.fingerprint
+            {
+                record.vector = Some(vector);
+                updated.push(record);
+            }
+        }
+        let count = updated.len();
+        if count == 0 {
+            return Ok(0);
+        }
+        let batch = self.forest_batch(&updated)?;
+        let schema = batch.schema();
+        let forest = self.forest.clone();
+        self.run(async move {
+            let reader = RecordBatchIterator::new(vec![Ok(batch)], schema);
+            let mut merge = forest.merge_insert(&["id"]);
+            merge.when_matched_update_all(Some(
+                "target.fingerprint = source.fingerprint".to_string(),
+            ));
+            merge.execute(Box::new(reader)).await?;
+            anyhow::Ok(())
+        })?;
+        Ok(count)
+    }
+
+    /// The `k` chunks nearest to `vector` (cosine). `exact` bypasses the ANN index (used to
+    /// measure its recall). Scores are cosine similarities.
+    pub fn vector_search(&self, vector: &[f32], k: usize, exact: bool) -> Result<Vec<ChunkHit>> {
+        if vector.len() != self.stamp.dim {
+            return Err(anyhow!(
+                "query vector is {}-d, the store holds {}-d",
+                vector.len(),
+                self.stamp.dim
+            ));
+        }
+        let forest = self.forest.clone();
+        let vector = vector.to_vec();
+        self.run(async move {
+            let mut query = forest
+                .query()
+                .nearest_to(vector)?
+                .column("vector")
+                .distance_type(DistanceType::Cosine)
+                .only_if("vector IS NOT NULL")
+                .select(Select::columns(HIT_COLUMNS))
+                .limit(k);
+            if exact {
+                query = query.bypass_vector_index();
+            } else {
+                query = query.nprobes(ANN_NPROBES)?.ef(ANN_EF);
+            }
+            let mut out = Vec::new();
+            let mut stream = query.execute().await?;
+            while let Some(batch) = stream.try_next().await? {
+                let cols = Columns::new(&batch);
+                let mut hits = hits_from(&batch)?;
+                for (i, hit) in hits.iter_mut().enumerate() {
+                    hit.score = 1.0 - cols.score("_distance", i)?;
+                }
+                out.extend(hits);
+            }
+            out.sort_by(|a, b| b.score.total_cmp(&a.score));
+            Ok(out)
+        })
+    }
+
+    /// The `k` best BM25 matches of analysed query text (terms joined by spaces).
+    pub fn text_search(&self, terms: &str, k: usize) -> Result<Vec<ChunkHit>> {
+        if terms.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let forest = self.forest.clone();
+        let query = FullTextSearchQuery::new(terms.to_string());
+        self.run(async move {
+            let has_fts = forest
+                .list_indices()
+                .await?
+                .iter()
+                .any(|i| i.columns == ["text"]);
+            if !has_fts {
+                return Ok(Vec::new());
+            }
+            let mut out = Vec::new();
+            let mut stream = forest
+                .query()
+                .full_text_search(query)
+                .select(Select::columns(HIT_COLUMNS))
+                .limit(k)
+                .execute()
+                .await?;
+            while let Some(batch) = stream.try_next().await? {
+                let cols = Columns::new(&batch);
+                let mut hits = hits_from(&batch)?;
+                for (i, hit) in hits.iter_mut().enumerate() {
+                    hit.score = cols.score("_score", i)?;
+                }
+                out.extend(hits);
+            }
+            out.sort_by(|a, b| b.score.total_cmp(&a.score));
+            Ok(out)
+        })
+    }
+
+    /// Every chunk of the given files (used to place symbol and path matches on chunks).
+    pub fn chunks_of_files(&self, files: &[String]) -> Result<Vec<ChunkHit>> {
+        if files.is_empty() {
+            return Ok(Vec::new());
+        }
+        let forest = self.forest.clone();
+        let files = files.to_vec();
+        self.run(async move {
+            let mut out = Vec::new();
+            for part in files.chunks(IN_BATCH) {
+                let mut stream = forest
+                    .query()
+                    .only_if(sql_in("file", part))
+                    .select(Select::columns(HIT_COLUMNS))
+                    .execute()
+                    .await?;
+                while let Some(batch) = stream.try_next().await? {
+                    out.extend(hits_from(&batch)?);
+                }
+            }
+            Ok(out)
+        })
+    }
+}
+
+/// ANN search parameters: the recall test in `store::tests` checks them against brute force.
+const ANN_NPROBES: usize = 20;
+const ANN_EF: usize = 100;
+
+fn hits_from(batch: &RecordBatch) -> Result<Vec<ChunkHit>> {
+    let c = Columns::new(batch);
+    let (id, file, lang, ty, name, ls, le, content, sha, meta) = (
+        c.str("id")?,
+        c.str("file")?,
+        c.str("language")?,
+        c.str("chunk_type")?,
+        c.str("name")?,
+        c.u32("line_start")?,
+        c.u32("line_end")?,
+        c.str("content")?,
+        c.str("file_sha")?,
+        c.str("metadata")?,
+    );
+    Ok((0..batch.num_rows())
+        .map(|i| ChunkHit {
+            id: id.value(i).to_string(),
+            file: file.value(i).to_string(),
+            language: lang.value(i).to_string(),
+            chunk_type: ty.value(i).to_string(),
+            name: name.value(i).to_string(),
+            line_start: ls.value(i),
+            line_end: le.value(i),
+            content: content.value(i).to_string(),
+            file_sha: sha.value(i).to_string(),
+            metadata: meta.value(i).to_string(),
+            score: 0.0,
+        })
+        .collect())
+}
+
+fn records_from(batch: &RecordBatch) -> Result<Vec<ChunkRecord>> {
+    let c = Columns::new(batch);
+    let hits = hits_from(batch)?;
+    let (fp, text) = (c.str("fingerprint")?, c.str("text")?);
+    hits.into_iter()
+        .enumerate()
+        .map(|(i, h)| {
+            Ok(ChunkRecord {
+                id: h.id,
+                file: h.file,
+                language: h.language,
+                chunk_type: h.chunk_type,
+                name: h.name,
+                line_start: h.line_start,
+                line_end: h.line_end,
+                content: h.content,
+                fingerprint: fp.value(i).to_string(),
+                file_sha: h.file_sha,
+                metadata: h.metadata,
+                text: text.value(i).to_string(),
+                vector: c.vector("vector", i)?,
+            })
+        })
+        .collect()
+}
+
+/// The full-text index analyses our pre-analysed text only lightly: split on whitespace,
+/// lowercase, English stemming and stop words (so "orders" finds "order").
+fn fts_params() -> FtsIndexBuilder {
+    FtsIndexBuilder::default()
+        .base_tokenizer("whitespace".to_string())
+        .lower_case(true)
+        .stem(true)
+        .remove_stop_words(true)
+        .ascii_folding(true)
+        .max_token_length(Some(40))
+        .with_position(false)
+}
+
+pub(super) async fn maintain(forest: &Table, keep: Duration) -> Result<MaintenanceReport> {
+    let mut report = MaintenanceReport::default();
+    let rows = forest.count_rows(None).await?;
+    if rows == 0 {
+        return Ok(report);
+    }
+    let indices = forest.list_indices().await?;
+    let has = |column: &str| indices.iter().find(|i| i.columns == [column]).cloned();
+    let mut fold_new_rows = false;
+
+    match has("text") {
+        None => {
+            forest
+                .create_index(&["text"], Index::FTS(fts_params()))
+                .execute()
+                .await?;
+        }
+        Some(index) => fold_new_rows |= unindexed(forest, &index.name).await? > 0,
+    }
+    report.fulltext_index = true;
+    if has("file").is_none() {
+        forest
+            .create_index(&["file"], Index::BTree(BTreeIndexBuilder::default()))
+            .execute()
+            .await?;
+    }
+
+    let embedded = forest
+        .count_rows(Some("vector IS NOT NULL".to_string()))
+        .await?;
+    match has("vector") {
+        None if embedded >= ANN_MIN_ROWS => {
+            forest
+                .create_index(
+                    &["vector"],
+                    Index::IvfHnswSq(
+                        IvfHnswSqIndexBuilder::default().distance_type(DistanceType::Cosine),
+                    ),
+                )
+                .execute()
+                .await?;
+            report.vector_index = true;
+        }
+        None => {}
+        Some(index) => {
+            report.vector_index = true;
+            // Unindexed vectors are searched by brute force; fold them in once they add up.
+            let pending = unindexed(forest, &index.name).await?;
+            fold_new_rows |= pending > 1_000 || pending * 10 > embedded;
+        }
+    }
+
+    let versions = forest.list_versions().await?.len();
+    if versions > 20 {
+        forest
+            .optimize(OptimizeAction::Compact {
+                options: Default::default(),
+                remap_options: None,
+            })
+            .await?;
+        forest
+            .optimize(OptimizeAction::Prune {
+                older_than: Some(
+                    lancedb::table::Duration::from_std(keep)
+                        .unwrap_or(lancedb::table::Duration::minutes(10)),
+                ),
+                delete_unverified: Some(false),
+                error_if_tagged_old_versions: Some(false),
+            })
+            .await?;
+        report.compacted = true;
+        fold_new_rows = true;
+    }
+    if fold_new_rows {
+        forest
+            .optimize(OptimizeAction::Index(OptimizeOptions::default()))
+            .await?;
+    }
+    Ok(report)
+}
+
+async fn unindexed(table: &Table, index: &str) -> Result<usize> {
+    Ok(table
+        .index_stats(index)
+        .await?
+        .map_or(0, |s| s.num_unindexed_rows))
+}

@@ -1,0 +1,286 @@
+//! The vector + full-text store: LanceDB tables `forest` (code chunks) and `map` (learned
+//! agreements), per project. The only module that uses lancedb or arrow.
+//!
+//! **Location.** A URI (default `<root>/.code-intel/lancedb`), so the store can later live on
+//! object storage; nothing here assumes a local path except the size check.
+//!
+//! **Stamp.** Each table's schema metadata carries [`FORMAT_VERSION`], the embedding model id
+//! and the vector dimension. Opening a table stamped differently drops and recreates it: vectors
+//! from another model are meaningless next to new ones, and a layout change is not migrated.
+//!
+//! **Consistency.** Every write is one LanceDB commit (a new table version): readers see the old
+//! or the new version, never a half. Replacing a file's chunks is a single `merge_insert` that
+//! deletes the file's old rows and inserts the new ones, so a killed writer leaves either all
+//! old or all new chunks of that file. Handles are opened with a zero read-consistency interval:
+//! every query sees the latest commit, also one made by another process.
+//!
+//! **Indexes.** Full-text (BM25) over the pre-analysed `text` column (see
+//! [`crate::search::lexical`]); a B-tree on `file`; an IVF_HNSW_SQ vector index only once the
+//! table holds enough vectors that brute force gets slow ([`ANN_MIN_ROWS`]). Each write makes a
+//! table version, so [`Store::maintain`] compacts, prunes old versions and folds new rows into
+//! the indexes on a schedule.
+//!
+//! lancedb is async; the rest of the program is not. The store owns a small tokio runtime and
+//! exposes blocking methods.
+
+mod forest;
+mod map;
+mod rows;
+
+pub use forest::{ChunkHit, ChunkRecord, PendingChunk};
+pub use map::{Agreement, AgreementHit};
+
+use anyhow::{Context as _, Result};
+use arrow_schema::SchemaRef;
+use lancedb::{Connection, Table};
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Bumped whenever the table layout or the meaning of a column changes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Below this many embedded rows brute-force search is fast enough (and exact).
+pub const ANN_MIN_ROWS: usize = 8_192;
+
+const FOREST: &str = "forest";
+const MAP: &str = "map";
+const META_FORMAT: &str = "code_intel.format";
+const META_MODEL: &str = "code_intel.model";
+const META_DIM: &str = "code_intel.dim";
+
+/// What the vectors in the store come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelStamp {
+    /// Embedding model identity (name plus anything that changes its vectors).
+    pub model_id: String,
+    pub dim: usize,
+}
+
+/// Row counts, for `index_status` and sync reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct StoreCounts {
+    pub chunks: usize,
+    pub embedded: usize,
+    pub agreements: usize,
+}
+
+/// The state of the store's indexes after [`Store::maintain`].
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct MaintenanceReport {
+    pub fulltext_index: bool,
+    pub vector_index: bool,
+    pub compacted: bool,
+    pub millis: u128,
+}
+
+pub struct Store {
+    rt: Arc<tokio::runtime::Runtime>,
+    uri: String,
+    stamp: ModelStamp,
+    forest: Table,
+    map: Table,
+    /// Tables dropped at open because their stamp differed (reported once by the caller).
+    rebuilt: bool,
+}
+
+impl Store {
+    /// Opens (creating as needed) the store at `uri` for vectors of `stamp`.
+    pub fn open(uri: &str, stamp: ModelStamp) -> Result<Store> {
+        let rt = Arc::new(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("code-intel-store")
+                .enable_all()
+                .build()
+                .context("starting the store runtime")?,
+        );
+        let uri_owned = uri.to_string();
+        let stamp_owned = stamp.clone();
+        let (forest, map, rebuilt) = block(&rt, async move {
+            let db = lancedb::connect(&uri_owned)
+                .read_consistency_interval(Duration::ZERO)
+                .execute()
+                .await
+                .with_context(|| format!("opening the store at {uri_owned}"))?;
+            let (forest, a) =
+                open_stamped(&db, FOREST, rows::forest_schema(&stamp_owned), &stamp_owned).await?;
+            let (map, b) =
+                open_stamped(&db, MAP, rows::map_schema(&stamp_owned), &stamp_owned).await?;
+            anyhow::Ok((forest, map, a || b))
+        })?;
+        Ok(Store {
+            rt,
+            uri: uri.to_string(),
+            stamp,
+            forest,
+            map,
+            rebuilt,
+        })
+    }
+
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    pub fn stamp(&self) -> &ModelStamp {
+        &self.stamp
+    }
+
+    /// Whether opening dropped tables stamped with another format or model.
+    pub fn was_rebuilt(&self) -> bool {
+        self.rebuilt
+    }
+
+    /// Runs a store future to completion from synchronous code (also from a thread that is
+    /// itself inside another tokio runtime, such as the MCP server's blocking pool).
+    fn run<T: Send + 'static>(&self, fut: impl Future<Output = T> + Send + 'static) -> T {
+        block(&self.rt, fut)
+    }
+
+    pub fn counts(&self) -> Result<StoreCounts> {
+        let (forest, map) = (self.forest.clone(), self.map.clone());
+        self.run(async move {
+            Ok(StoreCounts {
+                chunks: forest.count_rows(None).await?,
+                embedded: forest
+                    .count_rows(Some("vector IS NOT NULL".to_string()))
+                    .await?,
+                agreements: map.count_rows(None).await?,
+            })
+        })
+    }
+
+    /// On-disk size in bytes when the store is a local directory; `None` for remote URIs.
+    pub fn local_size_bytes(&self) -> Option<u64> {
+        let path = std::path::Path::new(&self.uri);
+        if self.uri.contains("://") || !path.exists() {
+            return None;
+        }
+        Some(
+            walk_size(path),
+        )
+    }
+
+    /// Removes every chunk (a forced full re-index).
+    pub fn clear_forest(&self) -> Result<()> {
+        let forest = self.forest.clone();
+        self.run(async move {
+            forest.delete("true").await?;
+            Ok(())
+        })
+    }
+
+    /// Creates missing indexes, folds new rows into existing ones, compacts small fragments and
+    /// prunes versions older than `keep_versions_for`. Safe to run while others read.
+    pub fn maintain(&self, keep_versions_for: Duration) -> Result<MaintenanceReport> {
+        let started = std::time::Instant::now();
+        let (forest, map) = (self.forest.clone(), self.map.clone());
+        let mut report = self.run(async move {
+            let mut report = forest::maintain(&forest, keep_versions_for).await?;
+            let map_report = map::maintain(&map, keep_versions_for).await?;
+            report.compacted |= map_report;
+            anyhow::Ok(report)
+        })?;
+        report.millis = started.elapsed().as_millis();
+        Ok(report)
+    }
+
+    /// The indexes present on the forest table, by column.
+    pub fn forest_indexes(&self) -> Result<HashMap<String, String>> {
+        let forest = self.forest.clone();
+        self.run(async move {
+            let mut out = HashMap::new();
+            for index in forest.list_indices().await? {
+                out.insert(index.columns.join(","), index.index_type.to_string());
+            }
+            Ok(out)
+        })
+    }
+}
+
+/// Opens `name`, or creates it empty; recreates it when its stamp differs from `stamp`.
+async fn open_stamped(
+    db: &Connection,
+    name: &str,
+    schema: SchemaRef,
+    stamp: &ModelStamp,
+) -> Result<(Table, bool)> {
+    let names = db.table_names().execute().await?;
+    if names.iter().any(|n| n == name) {
+        let table = db.open_table(name).execute().await?;
+        let existing = table.schema().await?;
+        let meta = existing.metadata();
+        let matches = meta.get(META_FORMAT) == Some(&FORMAT_VERSION.to_string())
+            && meta.get(META_MODEL) == Some(&stamp.model_id)
+            && meta.get(META_DIM) == Some(&stamp.dim.to_string());
+        if matches {
+            return Ok((table, false));
+        }
+        tracing::info!(
+            "store table {name} was built with another format or model ({:?}); rebuilding",
+            meta
+        );
+        db.drop_table(name, &[]).await?;
+        let table = db.create_empty_table(name, schema).execute().await?;
+        return Ok((table, true));
+    }
+    let table = db.create_empty_table(name, schema).execute().await?;
+    Ok((table, false))
+}
+
+fn stamp_metadata(stamp: &ModelStamp) -> HashMap<String, String> {
+    HashMap::from([
+        (META_FORMAT.to_string(), FORMAT_VERSION.to_string()),
+        (META_MODEL.to_string(), stamp.model_id.clone()),
+        (META_DIM.to_string(), stamp.dim.to_string()),
+    ])
+}
+
+fn block<T: Send + 'static>(
+    rt: &tokio::runtime::Runtime,
+    fut: impl Future<Output = T> + Send + 'static,
+) -> T {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        // Inside another runtime's context `block_on` would panic: wait on a plain thread.
+        let handle = rt.spawn(fut);
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| rt.block_on(handle))
+                .join()
+                .expect("store thread panicked")
+        })
+        .expect("store task panicked")
+    } else {
+        rt.block_on(fut)
+    }
+}
+
+fn walk_size(path: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.metadata() {
+            Ok(meta) if meta.is_dir() => walk_size(&entry.path()),
+            Ok(meta) => meta.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// An SQL string literal.
+fn sql_str(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "''"))
+}
+
+/// `column IN ('a', 'b', …)`.
+fn sql_in(column: &str, values: &[String]) -> String {
+    let list: Vec<String> = values.iter().map(|v| sql_str(v)).collect();
+    format!("{column} IN ({})", list.join(", "))
+}
+
+#[cfg(test)]
+mod tests;

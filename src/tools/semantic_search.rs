@@ -1,0 +1,101 @@
+//! `semantic_search`: find code by meaning, in English or Japanese (seed 004).
+
+use super::Context;
+use crate::error::{ToolError, ToolResult};
+use crate::index::semantic::Target;
+use crate::search::semantic::{Collection, SearchRequest, SearchResponse, search};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+pub const DESCRIPTION: &str = "Find the code a request in plain words is about (English or Japanese): \
+'where is the order total calculated', 'ログイン機能'. Combines embedding similarity, BM25, symbol \
+definitions, file paths and learned agreements, one result per file first. `collection: auto` (default) \
+checks learned agreements (the map) first and answers from them alone when one matches with relevance \
+≥ 0.7; otherwise searches the code (the forest) and returns relevant agreements as `map_hints`. Each \
+result has file, lines, symbol, chunk type, snippet, score and its components, and whether the file \
+changed since it was indexed. `index_status` says whether the embedding model is ready (while it \
+loads, results come from lexical and symbol signals only).";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// What you are looking for, in words (any language) or identifiers.
+    pub query: String,
+    /// `auto` (default: map first, then code), `map` (learned agreements only) or `forest` (code only).
+    pub collection: Option<Collection>,
+    /// Maximum number of results (default 10, at most 50).
+    pub n_results: Option<usize>,
+}
+
+pub type Output = SearchResponse;
+
+pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
+    let query = params.query.trim();
+    if query.is_empty() {
+        return Err(ToolError::invalid_parameter("query is empty")
+            .with("hint", "describe the code you are looking for, e.g. 'where are orders saved'"));
+    }
+    let n = params.n_results.unwrap_or(10);
+    if n == 0 || n > 50 {
+        return Err(ToolError::invalid_parameter(format!(
+            "n_results must be between 1 and 50 (got {n})"
+        ))
+        .with("n_results", n));
+    }
+    let sem = &ctx.semantic;
+    // Never indexed (first call before the startup sync got anywhere): build the lexical
+    // index now; it takes seconds and embedding follows in the background.
+    if sem.sync_state().last_sync.is_none() {
+        sem.sync(
+            &ctx.ws,
+            &ctx.symbols,
+            Target::All,
+            false,
+            Some(std::time::Duration::ZERO),
+            &|_| {},
+        )
+        .map_err(|err| ToolError::internal(format!("indexing failed: {err:#}")))?;
+    }
+    let mut request = SearchRequest::new(query, n, ctx.ws.config.search_weights);
+    request.collection = params.collection.unwrap_or_default();
+    search(sem, &ctx.ws, &ctx.symbols, &request)
+        .map_err(|err| ToolError::internal(format!("search failed: {err:#}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{project, run};
+    use serde_json::json;
+
+    #[test]
+    fn finds_code_by_words_and_flags_changed_files() {
+        let (dir, ctx) = project(&[
+            (
+                "app/billing/invoice.py",
+                "class InvoiceMailer:\n    def send_invoice(self, order):\n        smtp.send(order.customer.email)\n",
+            ),
+            (
+                "app/cart.py",
+                "def calculate_total(items):\n    return sum(i.price for i in items)\n",
+            ),
+        ]);
+        let out = run(&ctx, "semantic_search", json!({"query": "send the invoice mail"})).unwrap();
+        let results = out["results"].as_array().unwrap();
+        assert_eq!(results[0]["file"], "app/billing/invoice.py", "{out}");
+        assert_eq!(results[0]["changed_since_indexed"], false);
+        assert_eq!(out["source"], "forest");
+        assert!(out["index_status"]["chunks"].as_u64().unwrap() >= 2);
+
+        std::fs::write(
+            dir.path().join("app/billing/invoice.py"),
+            "class InvoiceMailer:\n    # moved\n    def send_invoice(self, order):\n        pass\n",
+        )
+        .unwrap();
+        let out = run(&ctx, "semantic_search", json!({"query": "send the invoice mail"})).unwrap();
+        assert_eq!(out["results"][0]["changed_since_indexed"], true, "{out}");
+
+        for bad in [json!({"query": "  "}), json!({"query": "x", "n_results": 0})] {
+            assert!(run(&ctx, "semantic_search", bad).is_err());
+        }
+    }
+}

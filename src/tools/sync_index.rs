@@ -1,0 +1,118 @@
+//! `sync_index`: brings the semantic index (forest of code chunks, map of agreements) up to date
+//! with the workspace, incrementally, reporting progress.
+
+use super::Context;
+use crate::error::{ToolError, ToolResult};
+use crate::index::semantic::{SyncOutcome, Target};
+use crate::index::sync::Progress;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub const DESCRIPTION: &str = "Sync the semantic index with the workspace: re-index files added, modified or deleted \
+since the last sync (SHA-256 fingerprints), then embed new chunks. The lexical index is usable as soon as the first \
+phase ends; embedding continues in the background if it does not finish within the call. Sends progress \
+notifications when the request has a progress token. Returns added/modified/deleted counts, chunks, embedding \
+state and timings. Usually not needed: the server syncs at start and search results flag files changed since indexing.";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Which collection to sync: `forest` (code chunks), `map` (learned agreements) or `all` (default).
+    pub target: Option<Target>,
+    /// Re-index everything from scratch instead of only what changed (default false).
+    pub force: Option<bool>,
+}
+
+pub type Output = SyncOutcome;
+
+pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
+    let reporter = ctx.progress();
+    // Leave time to answer within the call's limit; embedding goes on in the background.
+    let budget = Duration::from_secs_f64(ctx.ws.config.tool_timeout_secs as f64 * 0.75);
+    let progress = move |p: Progress| {
+        // Two phases on one monotonic 0-100 scale: indexing, then embedding.
+        let fraction = if p.total > 0 {
+            p.done as f64 / p.total as f64
+        } else {
+            0.0
+        };
+        let value = match p.phase {
+            "scan" => 0.0,
+            "index" => 50.0 * fraction,
+            _ => 50.0 + 50.0 * fraction,
+        };
+        reporter.report(value, Some(100.0), &p.message);
+    };
+    ctx.semantic
+        .sync(
+            &ctx.ws,
+            &ctx.symbols,
+            params.target.unwrap_or(Target::All),
+            params.force.unwrap_or(false),
+            Some(budget),
+            &progress,
+        )
+        .map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))
+}
+
+/// Server start: warm the model up and, when the index is older than `sync_ttl_hours`, sync in
+/// the background (the first searches answer lexically meanwhile).
+pub fn start_background(ctx: Arc<Context>) {
+    ctx.semantic.warm_up();
+    if !ctx.ws.config.sync_on_start || !ctx.semantic.needs_sync() {
+        // Still finish embedding an earlier sync left pending.
+        let ctx = ctx.clone();
+        let _ = std::thread::Builder::new()
+            .name("code-intel-sync".into())
+            .spawn(move || {
+                if let Err(err) = ctx.semantic.embed(Some(Duration::ZERO), &|_| {}) {
+                    tracing::warn!("embedding at start failed: {err:#}");
+                }
+            });
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("code-intel-sync".into())
+        .spawn(move || {
+            let result = ctx.semantic.sync(
+                &ctx.ws,
+                &ctx.symbols,
+                Target::All,
+                false,
+                Some(Duration::ZERO),
+                &|_| {},
+            );
+            match result {
+                Ok(outcome) => tracing::info!("startup sync done in {:.1}s", outcome.seconds),
+                Err(err) => tracing::warn!("startup sync failed: {err:#}"),
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{project, run};
+    use serde_json::json;
+
+    #[test]
+    fn syncs_incrementally_and_reports_counts() {
+        let (dir, ctx) = project(&[
+            ("app/cart.py", "class Cart:\n    def total(self):\n        return 1\n"),
+            ("README.md", "# Shop\nA shop.\n"),
+        ]);
+        let out = run(&ctx, "sync_index", json!({})).unwrap();
+        assert_eq!(out["forest"]["added"], 2, "{out}");
+        assert_eq!(out["map"]["agreements"], 0);
+        std::fs::write(dir.path().join("app/cart.py"), "def total():\n    return 2\n").unwrap();
+        std::fs::remove_file(dir.path().join("README.md")).unwrap();
+        let out = run(&ctx, "sync_index", json!({"target": "forest"})).unwrap();
+        assert_eq!(out["forest"]["modified"], 1, "{out}");
+        assert_eq!(out["forest"]["deleted"], 1);
+        assert_eq!(out["forest"]["added"], 0);
+        assert!(out.get("map").is_none());
+        let err = run(&ctx, "sync_index", json!({"target": "trees"})).unwrap_err();
+        assert_eq!(err.code, crate::error::ErrorCode::InvalidParameter);
+    }
+}
