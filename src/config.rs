@@ -22,6 +22,10 @@ pub struct Config {
     pub include_hidden: bool,
     /// Wall-clock limit for one tool call, in seconds.
     pub tool_timeout_secs: u64,
+    /// The embedding model directory (relative to the project root, or absolute, or `~/…`).
+    /// `$CODE_INTEL_MODEL_DIR` takes precedence; unset means
+    /// `~/.cache/code-intel/models/multilingual-e5-small` (see `embed::model_dir`).
+    pub model_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -53,6 +57,7 @@ impl Default for Config {
             max_file_bytes: 2 * 1024 * 1024,
             include_hidden: false,
             tool_timeout_secs: 60,
+            model_dir: None,
         }
     }
 }
