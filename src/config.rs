@@ -22,6 +22,10 @@ pub struct Config {
     pub include_hidden: bool,
     /// Wall-clock limit for one tool call, in seconds.
     pub tool_timeout_secs: u64,
+    /// The embedding model directory (relative to the project root, or absolute, or `~/…`).
+    /// `$CODE_INTEL_MODEL_DIR` takes precedence; unset means
+    /// `~/.cache/code-intel/models/multilingual-e5-small` (see `embed::model_dir`).
+    pub model_dir: Option<std::path::PathBuf>,
 
     // ---- semantic index (seed 004's config.json keys) ----
     /// Directories (relative to the root) the semantic index covers; empty = the whole
@@ -116,6 +120,7 @@ impl Default for Config {
             max_index_size_mb: 4096,
             memory_limit_mb: 1024,
             lightweight_mode: false,
+            model_dir: None,
         }
     }
 }

@@ -27,3 +27,39 @@ fn unique() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     COUNTER.fetch_add(1, Ordering::Relaxed)
 }
+
+/// Runs `f` while holding an exclusive advisory lock on `lock_path` (created if missing), so
+/// read-modify-write cycles on shared state are serialised between threads and between
+/// processes (two servers, or a server and a hook, on one project). The lock is released when
+/// `f` returns, and by the OS if the process dies.
+pub fn with_file_lock<T>(lock_path: &Path, f: impl FnOnce() -> T) -> std::io::Result<T> {
+    if let Some(dir) = lock_path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock_path)?;
+    file.lock()?;
+    let out = f();
+    let _ = file.unlock();
+    Ok(out)
+}
+
+/// Appends one line (a newline is added) to `path` with a single write in append mode; callers
+/// that need ordering with other writers hold [`with_file_lock`] around it. Readers skip a torn
+/// last line left by a crash.
+pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
+    file.write_all(&bytes)
+}

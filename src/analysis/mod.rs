@@ -4,6 +4,7 @@
 //! `index`. Results never hold tree-sitter types.
 
 mod blade;
+pub mod outline;
 mod symbols;
 
 pub use symbols::{FileSymbols, Symbol, SymbolKind, analyze_source};

@@ -36,6 +36,9 @@ pub struct FileStructure {
     pub symbols: Vec<Node>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<ParseIssue>,
+    /// True when the file is not valid UTF-8 and was decoded with U+FFFD replacements.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -77,6 +80,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         .take(max_files)
         .map(|(file, entry)| FileStructure {
             errors: parse_issues(&file, &entry),
+            lossy: entry.lossy,
             language: entry.symbols.language.clone(),
             symbols: nest(&entry.symbols.symbols),
             file,

@@ -34,6 +34,10 @@ pub struct Output {
     pub content: String,
     /// True when the file has syntax errors (the function was recovered around them).
     pub partial: bool,
+    /// True when the file is not valid UTF-8: `content` has U+FFFD where bytes were invalid,
+    /// so it is not a byte-exact copy to edit against.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
 }
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
@@ -105,6 +109,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         end_line: found.end_line,
         content: content.join("\n"),
         partial: !entry.symbols.errors.is_empty(),
+        lossy: source.lossy,
     })
 }
 

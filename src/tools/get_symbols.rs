@@ -36,6 +36,10 @@ pub struct Output {
     /// Files under the path that were not parsed, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<crate::index::SkippedFile>,
+    /// Files that are not valid UTF-8 and were decoded with U+FFFD replacements (README's text
+    /// policy): their symbols are listed, but their text is not byte-exact.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lossy_files: Vec<String>,
 }
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
@@ -101,6 +105,11 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         partial: !errors.is_empty(),
         errors,
         skipped,
+        lossy_files: entries
+            .iter()
+            .filter(|(_, entry)| entry.lossy)
+            .map(|(file, _)| file.clone())
+            .collect(),
     })
 }
 

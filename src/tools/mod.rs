@@ -115,8 +115,8 @@ macro_rules! tool {
             title: $title,
             description: $module::DESCRIPTION,
             read_only: true,
-            input_schema: schema_of::<$module::Params>,
-            output_schema: schema_of::<$module::Output>,
+            input_schema: input_schema_of::<$module::Params>,
+            output_schema: output_schema_of::<$module::Output>,
             run: |ctx, args| call(ctx, args, $module::run),
         }
     };
@@ -196,10 +196,20 @@ fn call<P: DeserializeOwned, O: Serialize>(
     serde_json::to_value(output).map_err(|err| ToolError::internal(err.to_string()))
 }
 
-fn schema_of<T: JsonSchema>() -> Map<String, Value> {
-    let schema = schemars::generate::SchemaSettings::draft2020_12()
-        .into_generator()
-        .into_root_schema_for::<T>();
+/// Schema of what a tool accepts (serde's deserialize view: `Option` fields are optional).
+fn input_schema_of<T: JsonSchema>() -> Map<String, Value> {
+    schema_of::<T>(schemars::generate::SchemaSettings::draft2020_12().for_deserialize())
+}
+
+/// Schema of what a tool returns. It must describe the serialized form: a field with
+/// `skip_serializing_if` is absent when empty, so it must not be `required`, or clients that
+/// validate `structuredContent` (the official MCP SDKs do) reject the result.
+fn output_schema_of<T: JsonSchema>() -> Map<String, Value> {
+    schema_of::<T>(schemars::generate::SchemaSettings::draft2020_12().for_serialize())
+}
+
+fn schema_of<T: JsonSchema>(settings: schemars::generate::SchemaSettings) -> Map<String, Value> {
+    let schema = settings.into_generator().into_root_schema_for::<T>();
     match serde_json::to_value(schema) {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),

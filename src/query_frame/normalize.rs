@@ -1,0 +1,84 @@
+//! Text normalisation for quote checks: the same words typed two ways must compare equal.
+//!
+//! A quote is "found verbatim" when its normalised form occurs in the normalised request. The
+//! normalisation is NFKC (full-width ↔ half-width letters and digits, half-width katakana,
+//! compatibility characters), lower case, whitespace runs collapsed to one space, and the
+//! quotation marks an agent tends to wrap a quote in (「」『』“”"'…) removed from its ends.
+//! Nothing else: a paraphrase is not verbatim and goes to the semantic check instead.
+
+use unicode_normalization::UnicodeNormalization;
+
+/// Marks stripped from both ends of a quote before it is looked up.
+const WRAPPERS: &[char] = &[
+    '"', '\'', '`', '「', '」', '『', '』', '“', '”', '‘', '’', '«', '»', '【', '】',
+];
+
+/// NFKC, lower case, single spaces, trimmed.
+pub fn normalize(text: &str) -> String {
+    let nfkc: String = text.nfkc().collect();
+    let lower = nfkc.to_lowercase();
+    lower.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `quote` occurs in `text` after normalisation (wrapping quotation marks ignored).
+/// An empty quote never matches.
+pub fn contains_verbatim(text: &str, quote: &str) -> bool {
+    let quote = normalize(quote.trim().trim_matches(WRAPPERS));
+    let quote = quote.trim_matches(|c: char| WRAPPERS.contains(&c) || c.is_whitespace());
+    !quote.is_empty() && normalize(text).contains(quote)
+}
+
+/// The request cut into clauses (at sentence and clause punctuation), plus the whole request:
+/// what a paraphrased quote is compared with when it is not found verbatim.
+pub fn clauses(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = text
+        .split(['。', '、', '，', '．', '！', '？', '\n', ',', '.', '!', '?', ';', '；'])
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(String::from)
+        .collect();
+    let whole = text.trim().to_string();
+    if !whole.is_empty() && !out.contains(&whole) {
+        out.push(whole);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbatim_after_normalisation() {
+        let cases = [
+            // (request, quote, found)
+            ("ログイン機能でパスワードが空のときエラーが出ない", "パスワードが空のとき", true),
+            ("ログイン機能でパスワードが空のときエラーが出ない", "「ログイン機能」", true),
+            // Half-width katakana and full-width ASCII fold under NFKC.
+            ("ﾛｸﾞｲﾝ機能を直したい", "ログイン機能", true),
+            ("ＡＰＩのレスポンスが遅い", "API", true),
+            ("Add a rate limit to the Login endpoint", "login endpoint", true),
+            ("Add a rate limit to the login   endpoint", "\"login endpoint\"", true),
+            ("ログイン機能を直したい", "サインイン機能", false),
+            ("fix the login page", "logout page", false),
+            ("fix the login page", "  ", false),
+            ("fix the login page", "\"\"", false),
+        ];
+        for (text, quote, want) in cases {
+            assert_eq!(contains_verbatim(text, quote), want, "{text:?} / {quote:?}");
+        }
+    }
+
+    #[test]
+    fn clauses_split_japanese_and_english() {
+        assert_eq!(
+            clauses("ログイン時、パスワードが空ならエラーにしたい。"),
+            [
+                "ログイン時",
+                "パスワードが空ならエラーにしたい",
+                "ログイン時、パスワードが空ならエラーにしたい。"
+            ]
+        );
+        assert_eq!(clauses("fix login"), ["fix login"]);
+    }
+}
