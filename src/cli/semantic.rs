@@ -149,7 +149,7 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
         if let Some(err) = outcome.embedding.model_error.as_ref() {
             println!("embedding: {} ({err})", outcome.embedding.state);
         } else {
-            println!("embedding: {} (model {})", outcome.embedding.state, model.label());
+            println!("embedding: {} (model {model:?})", outcome.embedding.state);
         }
         for s in &summary.skipped {
             println!("skipped {}: {}", s.file, s.reason);

@@ -9,7 +9,7 @@
 //! vectors.
 
 use super::chunks::embedding_text;
-use super::embedder::Embedder;
+use crate::embed::Embedder;
 use super::sync::{Progress, ProgressFn};
 use crate::store::Store;
 use anyhow::Result;
@@ -83,7 +83,7 @@ pub fn run(
             if out_of_time() {
                 break 'outer;
             }
-            let inputs: Vec<String> = group.iter().map(|(_, t)| t.clone()).collect();
+            let inputs: Vec<&str> = group.iter().map(|(_, t)| t.as_str()).collect();
             let vectors = model.embed_passages(&inputs)?;
             for ((i, _), v) in group.iter().zip(vectors) {
                 let p = &mut pending[*i];

@@ -7,8 +7,8 @@
 //! atomically (temp file + rename) so a killed process or a second server never leaves a torn file.
 
 pub mod chunks;
-pub mod embedder;
 pub mod embedding_queue;
+pub mod map_store;
 pub mod semantic;
 pub mod sync;
 pub mod sync_state;

@@ -6,8 +6,9 @@
 //! worker thread that outlives the call. Callers that want to wait (the CLI, `sync_index`)
 //! poll the worker's counters with a budget.
 
-use super::embedder::{Embedder, HashEmbedder, ModelSlot, ModelState};
 use super::embedding_queue::{self, EmbedReport, QueueStatus};
+use crate::embed::{E5Options, EmbedError, Embedder, EmbedderHandle, EmbedderState, FakeEmbedder, ModelDir};
+use crate::relevance::SharedRelevance;
 use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
 use super::SymbolIndex;
@@ -20,11 +21,12 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
-/// Environment variable selecting the embedder: `hash` uses the deterministic stand-in.
-pub const EMBEDDER_ENV: &str = "CODE_INTEL_EMBEDDER";
+/// How long `index_status` row counts may be reused.
+const COUNTS_TTL: Duration = Duration::from_secs(2);
 
-/// The model the real embedder provides, known without loading it (to stamp the store).
-const DEFAULT_MODEL: (&str, usize) = ("intfloat/multilingual-e5-small", 384);
+/// Environment variable selecting the embedder: `fake` uses the deterministic stand-in
+/// (tests, machines without the model).
+pub const EMBEDDER_ENV: &str = "CODE_INTEL_EMBEDDER";
 
 /// Which collections a sync covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -86,13 +88,16 @@ pub struct SemanticIndex {
     lightweight: bool,
     memory_limit_mb: u64,
     ttl: Duration,
-    spec: ModelStamp,
-    model: Arc<ModelSlot>,
+    model: EmbedderHandle,
+    /// Calibrated relevance for thresholds (map short-circuit); `None` until one is installed.
+    relevance: RwLock<Option<SharedRelevance>>,
     store: OnceLock<std::result::Result<Arc<Store>, String>>,
     sync_lock: Mutex<()>,
     queue: Arc<QueueStatus>,
     worker: Mutex<Option<std::thread::JoinHandle<()>>>,
     state_cache: RwLock<Option<(SystemTime, Arc<SyncState>)>>,
+    /// Row counts for `index_status`, refreshed at most every [`COUNTS_TTL`].
+    counts_cache: Mutex<Option<(Instant, StoreCounts)>>,
     /// Per-project caches of the search (term indexes over symbols and paths).
     pub search_cache: crate::search::semantic::SearchCache,
 }
@@ -101,30 +106,24 @@ impl SemanticIndex {
     /// A handle for the project at `ws`; opens nothing yet.
     pub fn new(ws: &Workspace) -> SemanticIndex {
         let cfg = &ws.config;
-        let (spec, slot) = if cfg.lightweight_mode {
-            (default_stamp(), ModelSlot::disabled())
+        let model = if cfg.lightweight_mode {
+            EmbedderHandle::disabled("lightweight_mode is on in .code-intel/config.json")
+        } else if std::env::var(EMBEDDER_ENV).as_deref() == Ok("fake") {
+            EmbedderHandle::ready(Arc::new(FakeEmbedder::new()))
         } else {
-            match std::env::var(EMBEDDER_ENV).as_deref() {
-                Ok("hash") => {
-                    let model = HashEmbedder {
-                        dim: DEFAULT_MODEL.1,
-                    };
-                    (
-                        ModelStamp {
-                            model_id: model.model_id(),
-                            dim: model.dim(),
-                        },
-                        ModelSlot::ready(Arc::new(model)),
-                    )
-                }
-                _ => (default_stamp(), ModelSlot::new(load_model)),
-            }
+            let configured = cfg.model_dir.clone();
+            let root = ws.root().to_path_buf();
+            EmbedderHandle::lazy(move || {
+                let dir = ModelDir::resolve(configured.as_deref(), &root)?;
+                let model = crate::embed::E5Embedder::load(&dir, E5Options::default())?;
+                Ok(Arc::new(model) as Arc<dyn Embedder>)
+            })
         };
-        Self::with_model(ws, spec, slot)
+        Self::with_model(ws, model)
     }
 
     /// A handle with an explicit model (tests, embedding benchmarks).
-    pub fn with_model(ws: &Workspace, spec: ModelStamp, slot: ModelSlot) -> SemanticIndex {
+    pub fn with_model(ws: &Workspace, model: EmbedderHandle) -> SemanticIndex {
         let cfg = &ws.config;
         let state_dir = ws.state_dir();
         let store_uri = match &cfg.store_uri {
@@ -139,13 +138,14 @@ impl SemanticIndex {
             lightweight: cfg.lightweight_mode,
             memory_limit_mb: cfg.memory_limit_mb,
             ttl: Duration::from_secs_f64((cfg.sync_ttl_hours.max(0.0)) * 3600.0),
-            spec,
-            model: Arc::new(slot),
+            model,
+            relevance: RwLock::new(None),
             store: OnceLock::new(),
             sync_lock: Mutex::new(()),
             queue: Arc::new(QueueStatus::default()),
             worker: Mutex::new(None),
             state_cache: RwLock::new(None),
+            counts_cache: Mutex::new(None),
             search_cache: Default::default(),
         }
     }
@@ -156,15 +156,27 @@ impl SemanticIndex {
 
     /// Starts loading the model in the background (server start).
     pub fn warm_up(&self) {
-        self.model.warm_up();
+        self.model.start();
     }
 
-    pub fn model(&self) -> ModelState {
+    /// The embedding model handle (shared with whoever else embeds in this process).
+    pub fn embedder(&self) -> &EmbedderHandle {
+        &self.model
+    }
+
+    /// Waits up to `timeout` for the model (CLI, evaluation); returns its state then.
+    pub fn wait_for_model(&self, timeout: Duration) -> EmbedderState {
+        let _ = self.model.wait(timeout);
         self.model.state()
     }
 
-    pub fn wait_for_model(&self, timeout: Duration) -> ModelState {
-        self.model.wait(timeout)
+    /// Installs the calibrated relevance scorer used for thresholds (map short-circuit).
+    pub fn set_relevance(&self, relevance: SharedRelevance) {
+        *self.relevance.write().unwrap_or_else(|p| p.into_inner()) = Some(relevance);
+    }
+
+    pub fn relevance(&self) -> Option<SharedRelevance> {
+        self.relevance.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The store, opened on first use.
@@ -172,7 +184,7 @@ impl SemanticIndex {
         self.store
             .get_or_init(|| {
                 std::fs::create_dir_all(&self.state_dir).map_err(|e| e.to_string())?;
-                Store::open(&self.store_uri, self.spec.clone())
+                Store::open(&self.store_uri, ModelStamp { dim: crate::embed::DIM })
                     .map(Arc::new)
                     .map_err(|e| format!("{e:#}"))
             })
@@ -191,11 +203,7 @@ impl SemanticIndex {
         {
             return state.clone();
         }
-        let state = Arc::new(SyncState::load(
-            &self.state_dir,
-            &self.store_uri,
-            &self.spec.model_id,
-        ));
+        let state = Arc::new(SyncState::load(&self.state_dir, &self.store_uri));
         *self.state_cache.write().unwrap_or_else(|p| p.into_inner()) = Some((mtime, state.clone()));
         state
     }
@@ -209,17 +217,24 @@ impl SemanticIndex {
     }
 
     pub fn status(&self) -> IndexStatus {
-        let model = self.model.state();
-        let counts = self
-            .store()
-            .and_then(|s| s.counts())
-            .unwrap_or(StoreCounts::default());
+        let (model, model_error) = state_label(&self.model.state());
+        let counts = {
+            let mut cached = self.counts_cache.lock().unwrap_or_else(|p| p.into_inner());
+            match *cached {
+                Some((at, counts)) if at.elapsed() < COUNTS_TTL => counts,
+                _ => {
+                    let counts = self
+                        .store()
+                        .and_then(|s| s.counts())
+                        .unwrap_or(StoreCounts::default());
+                    *cached = Some((Instant::now(), counts));
+                    counts
+                }
+            }
+        };
         IndexStatus {
-            model: model.label().into(),
-            model_error: match &model {
-                ModelState::Unavailable(reason) => Some(reason.clone()),
-                _ => None,
-            },
+            model: model.into(),
+            model_error,
             chunks: counts.chunks,
             embedded: counts.embedded,
             agreements: counts.agreements,
@@ -256,10 +271,14 @@ impl SemanticIndex {
             };
             let map = match target {
                 Target::Map | Target::All => {
-                    let model = self.model.state().ready();
+                    let model = self.model.get_if_ready();
+                    if let Some(m) = &model {
+                        store.adopt_model(m.model_id())?;
+                    }
                     let embed = model.as_ref().map(|m| {
                         move |texts: &[String]| -> Result<Vec<Vec<f32>>> {
-                            texts.iter().map(|t| m.embed_query(t)).collect()
+                            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                            Ok(m.embed_queries(&refs)?)
                         }
                     });
                     Some(sync::sync_map(
@@ -273,6 +292,7 @@ impl SemanticIndex {
             (forest, map)
         };
         *self.state_cache.write().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.counts_cache.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let embedding = self.embed(embed_budget, progress)?;
         Ok(SyncOutcome {
             forest,
@@ -324,7 +344,9 @@ impl SemanticIndex {
                 last_reported = done;
             }
             let model = self.model.state();
-            if let ModelState::Unavailable(reason) = &model {
+            if let EmbedderState::Failed(reason) | EmbedderState::Disabled(reason) = &model
+                && !running
+            {
                 return Ok(EmbeddingStatus {
                     state: "unavailable".into(),
                     embedded: 0,
@@ -337,7 +359,7 @@ impl SemanticIndex {
                 break;
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
-                let state = if matches!(model, ModelState::Loading) {
+                let state = if matches!(model, EmbedderState::Loading | EmbedderState::NotStarted) {
                     "waiting_for_model"
                 } else {
                     "running"
@@ -384,11 +406,15 @@ impl SemanticIndex {
                     // Wait for the model as long as it takes; searches meanwhile go lexical.
                     let model = loop {
                         match model.wait(Duration::from_secs(1)) {
-                            ModelState::Ready(m) => break m,
-                            ModelState::Loading if !queue.cancel.load(Ordering::Relaxed) => continue,
-                            _ => return Ok(EmbedReport::default()),
+                            Ok(m) => break m,
+                            Err(EmbedError::NotReady) if !queue.cancel.load(Ordering::Relaxed) => {
+                                continue;
+                            }
+                            Err(_) => return Ok(EmbedReport::default()),
                         }
                     };
+                    // Vectors of another model are cleared before any new one is written.
+                    store.adopt_model(model.model_id())?;
                     embedding_queue::run(&store, model.as_ref(), batch, None, &queue, &|_| {})
                 };
                 match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
@@ -421,13 +447,18 @@ impl SemanticIndex {
         self.queue.cancel.store(false, Ordering::SeqCst);
     }
 
-    /// Query embedding if the model is ready right now (never waits).
-    pub fn query_vector(&self, query: &str) -> Option<(Vec<f32>, Arc<dyn Embedder>)> {
-        let model = self.model.state().ready()?;
+    /// Query embedding if the model is ready right now and the store holds its vectors
+    /// (never waits).
+    pub fn query_vector(&self, query: &str) -> Option<Vec<f32>> {
+        let model = self.model.get_if_ready()?;
+        let store = self.store().ok()?;
+        if store.vector_model().ok()?.as_deref() != Some(model.model_id()) {
+            return None;
+        }
         match model.embed_query(query) {
-            Ok(v) => Some((v, model)),
+            Ok(v) => Some(v),
             Err(err) => {
-                tracing::warn!("query embedding failed: {err:#}");
+                tracing::warn!("query embedding failed: {err}");
                 None
             }
         }
@@ -440,17 +471,12 @@ impl Drop for SemanticIndex {
     }
 }
 
-fn default_stamp() -> ModelStamp {
-    ModelStamp {
-        model_id: DEFAULT_MODEL.0.into(),
-        dim: DEFAULT_MODEL.1,
+/// `index_status.model` and its reason.
+fn state_label(state: &EmbedderState) -> (&'static str, Option<String>) {
+    match state {
+        EmbedderState::NotStarted | EmbedderState::Loading => ("loading", None),
+        EmbedderState::Ready => ("ready", None),
+        EmbedderState::Failed(reason) => ("unavailable", Some(reason.clone())),
+        EmbedderState::Disabled(reason) => ("disabled", Some(reason.clone())),
     }
-}
-
-/// Loads the real embedding model. The `embed` module provides it; until it is part of the
-/// build the semantic index runs lexical + symbols and says so in `index_status`.
-fn load_model() -> Result<Arc<dyn Embedder>> {
-    anyhow::bail!(
-        "no embedding model in this build (set {EMBEDDER_ENV}=hash for the lexical stand-in)"
-    )
 }

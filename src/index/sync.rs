@@ -102,12 +102,11 @@ pub fn sync_forest(
     let started = Instant::now();
     let cfg = &ws.config;
     let state_dir = ws.state_dir();
-    let stamp = store.stamp().clone();
     let mut report = ForestReport {
         rebuilt: store.was_rebuilt(),
         ..ForestReport::default()
     };
-    let mut state = SyncState::load(&state_dir, store.uri(), &stamp.model_id);
+    let mut state = SyncState::load(&state_dir, store.uri());
     if force {
         store.clear_forest()?;
         state.files.clear();
@@ -586,6 +585,7 @@ pub fn parse_agreement(path: &Path, text: &str) -> Result<Agreement, String> {
             .or_else(|| fields.get("session"))
             .cloned()
             .unwrap_or_default(),
+        query: fields.get("query").cloned().unwrap_or_default(),
         time,
         vector: None,
     })

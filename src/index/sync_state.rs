@@ -29,9 +29,8 @@ pub struct FileState {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SyncState {
     pub version: u32,
-    /// The store and model the entries describe; a different one invalidates them.
+    /// The store the entries describe; another store invalidates them.
     pub store_uri: String,
-    pub model_id: String,
     /// Unix seconds of the last completed sync.
     pub last_sync: Option<i64>,
     pub files: BTreeMap<String, FileState>,
@@ -42,13 +41,11 @@ impl SyncState {
         state_dir.join(STATE_FILE)
     }
 
-    /// The state for `store_uri`/`model_id`; empty when missing, unreadable or describing
-    /// another store or model.
-    pub fn load(state_dir: &Path, store_uri: &str, model_id: &str) -> SyncState {
+    /// The state for `store_uri`; empty when missing, unreadable or describing another store.
+    pub fn load(state_dir: &Path, store_uri: &str) -> SyncState {
         let fresh = SyncState {
             version: STATE_VERSION,
             store_uri: store_uri.into(),
-            model_id: model_id.into(),
             ..SyncState::default()
         };
         let Ok(text) = std::fs::read_to_string(Self::path(state_dir)) else {
@@ -56,9 +53,7 @@ impl SyncState {
         };
         match serde_json::from_str::<SyncState>(&text) {
             Ok(state)
-                if state.version == STATE_VERSION
-                    && state.store_uri == store_uri
-                    && state.model_id == model_id =>
+                if state.version == STATE_VERSION && state.store_uri == store_uri =>
             {
                 state
             }
@@ -81,9 +76,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn state_round_trips_and_is_scoped_to_store_and_model() {
+    fn state_round_trips_and_is_scoped_to_its_store() {
         let dir = tempfile::tempdir().unwrap();
-        let mut state = SyncState::load(dir.path(), "db", "m1");
+        let mut state = SyncState::load(dir.path(), "db");
         assert!(state.files.is_empty());
         state.files.insert(
             "a.py".into(),
@@ -96,10 +91,9 @@ mod tests {
             },
         );
         state.save(dir.path()).unwrap();
-        assert_eq!(SyncState::load(dir.path(), "db", "m1"), state);
-        assert!(SyncState::load(dir.path(), "db", "m2").files.is_empty());
-        assert!(SyncState::load(dir.path(), "other", "m1").files.is_empty());
+        assert_eq!(SyncState::load(dir.path(), "db"), state);
+        assert!(SyncState::load(dir.path(), "other").files.is_empty());
         std::fs::write(SyncState::path(dir.path()), b"{torn").unwrap();
-        assert!(SyncState::load(dir.path(), "db", "m1").files.is_empty());
+        assert!(SyncState::load(dir.path(), "db").files.is_empty());
     }
 }

@@ -37,7 +37,7 @@ pub struct DefinitionMatch {
 /// Everything the ranking looks at. Lists are best first.
 #[derive(Debug, Default, Clone)]
 pub struct Signals {
-    /// Chunks by dense similarity; `score` is the calibrated relevance.
+    /// Chunks by dense similarity; `score` is the cosine similarity.
     pub vector: Vec<ChunkHit>,
     /// Chunks by BM25; `score` is the BM25 score.
     pub keyword: Vec<ChunkHit>,
@@ -78,7 +78,8 @@ impl Default for RankOptions {
 /// The raw value of each signal for one hit (absent signals are `None`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Components {
-    /// Calibrated dense relevance of the chunk.
+    /// Cosine similarity of the chunk's embedding to the request's (rank-only: e5 cosines
+    /// are compressed, unrelated text scores ≈ 0.8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vector: Option<f32>,
     /// BM25 of the chunk.

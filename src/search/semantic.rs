@@ -15,7 +15,7 @@ use super::names::{PathTerms, QueryStems, SymbolTerms};
 use crate::config::SearchWeights;
 use crate::index::semantic::{IndexStatus, SemanticIndex};
 use crate::index::{Snapshot, SymbolIndex};
-use crate::store::{AgreementHit, ChunkHit};
+use crate::store::{Agreement, ChunkHit};
 use crate::workspace::Workspace;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -199,30 +199,20 @@ pub fn search(
     let symbol_terms = cache.symbol_terms(ws, symbols);
     let mut signals_used: Vec<String> = Vec::new();
 
-    // 1. The map: by vector when the model is ready, else by the words of the terms.
-    let map_hits: Vec<(AgreementHit, f32)> = if req.collection != Collection::Forest {
-        match &qv {
-            Some((v, model)) => store
-                .search_map(v, 5)?
-                .into_iter()
-                .map(|h| {
-                    let r = model.relevance(h.cosine);
-                    (h, r)
-                })
-                .collect(),
-            None => lexical_map_search(&store.agreements()?, &req.query),
-        }
+    // 1. The map, scored by calibrated relevance (see `index::map_store`).
+    let map_hits: Vec<(Agreement, f32)> = if req.collection != Collection::Forest {
+        crate::index::map_store::score_agreements(sem, &store, &req.query, qv.as_deref(), 5)?
     } else {
         Vec::new()
     };
     let map_hints: Vec<MapHint> = map_hits
         .iter()
         .filter(|(_, r)| *r >= MAP_HINT_MIN)
-        .map(|(h, r)| MapHint {
-            nl_term: h.agreement.nl_term.clone(),
-            symbols: h.agreement.symbols.clone(),
-            files: h.agreement.files.clone(),
-            evidence: h.agreement.evidence.clone(),
+        .map(|(a, r)| MapHint {
+            nl_term: a.nl_term.clone(),
+            symbols: a.symbols.clone(),
+            files: a.files.clone(),
+            evidence: a.evidence.clone(),
             relevance: *r,
         })
         .collect();
@@ -249,12 +239,8 @@ pub fn search(
         signals_used.push("map".into());
     }
     if !short_circuit {
-        if let Some((v, model)) = &qv {
-            let mut hits = store.vector_search(v, POOL, false)?;
-            for h in &mut hits {
-                h.score = model.relevance(h.score);
-            }
-            signals.vector = hits;
+        if let Some(v) = &qv {
+            signals.vector = store.vector_search(v, POOL, false)?;
             signals_used.push("vector".into());
         }
         if use_lexical {
@@ -370,44 +356,6 @@ pub fn search(
     })
 }
 
-/// Map search without a model: share of the agreement term's terms found in the request (an
-/// identical term scores 1).
-fn lexical_map_search(
-    agreements: &[crate::store::Agreement],
-    query: &str,
-) -> Vec<(AgreementHit, f32)> {
-    let q: HashSet<String> = lexical::index_terms(query).into_iter().collect();
-    let normalized = |s: &str| s.split_whitespace().collect::<String>().to_lowercase();
-    let mut out: Vec<(AgreementHit, f32)> = agreements
-        .iter()
-        .filter_map(|a| {
-            let terms: HashSet<String> = lexical::index_terms(&a.nl_term).into_iter().collect();
-            if terms.is_empty() {
-                return None;
-            }
-            let relevance = if normalized(&a.nl_term) == normalized(query) {
-                1.0
-            } else {
-                // Below the short-circuit threshold by construction: only an identical term
-                // is trusted without a model.
-                0.65 * terms.intersection(&q).count() as f32 / terms.len() as f32
-            };
-            (relevance > 0.0).then(|| {
-                (
-                    AgreementHit {
-                        agreement: a.clone(),
-                        cosine: 0.0,
-                    },
-                    relevance,
-                )
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1));
-    out.truncate(5);
-    out
-}
-
 /// Whether the file differs from what was indexed (size/mtime from the sync state first; the
 /// hash only when those differ).
 fn changed_since_indexed(sem: &SemanticIndex, ws: &Workspace, chunk: &ChunkHit) -> bool {
@@ -501,26 +449,5 @@ mod tests {
         let s = snippet(&chunk, &["total".to_string()]);
         assert!(s.contains("order.total()"), "{s}");
         assert_eq!(s.lines().count(), 6);
-    }
-
-    #[test]
-    fn without_a_model_only_an_identical_term_short_circuits() {
-        let agreement = |term: &str| crate::store::Agreement {
-            id: term.into(),
-            nl_term: term.into(),
-            symbols: vec!["AuthService".into()],
-            evidence: String::new(),
-            files: vec![],
-            similarity: 0.9,
-            session: String::new(),
-            time: 0,
-            vector: None,
-        };
-        let all = [agreement("ログイン機能"), agreement("注文の保存")];
-        let hits = lexical_map_search(&all, "ログイン機能");
-        assert_eq!(hits[0].1, 1.0);
-        let hits = lexical_map_search(&all, "ログイン機能のテスト");
-        assert!(hits[0].1 < SHORT_CIRCUIT && hits[0].1 > MAP_HINT_MIN, "{}", hits[0].1);
-        assert!(lexical_map_search(&all, "payment").is_empty());
     }
 }

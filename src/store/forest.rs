@@ -178,6 +178,24 @@ impl Store {
         })
     }
 
+    /// Every chunk id (for consistency checks: ids are unique when nothing is duplicated).
+    pub fn chunk_ids(&self) -> Result<Vec<String>> {
+        let forest = self.forest.clone();
+        self.run(async move {
+            let mut out = Vec::new();
+            let mut stream = forest
+                .query()
+                .select(Select::columns(&["id"]))
+                .execute()
+                .await?;
+            while let Some(batch) = stream.try_next().await? {
+                let ids = Columns::new(&batch).str("id")?;
+                out.extend((0..batch.num_rows()).map(|i| ids.value(i).to_string()));
+            }
+            Ok(out)
+        })
+    }
+
     /// Vectors already computed for any of `fingerprints` (so unchanged chunks of a modified or
     /// renamed file are not embedded again).
     pub fn vectors_for(&self, fingerprints: &[String]) -> Result<HashMap<String, Vec<f32>>> {

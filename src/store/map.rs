@@ -21,6 +21,9 @@ pub struct Agreement {
     /// The relevance the session measured when it confirmed the agreement.
     pub similarity: f64,
     pub session: String,
+    /// The request of the session that learned it (a similar request is a strong match).
+    #[serde(default)]
+    pub query: String,
     /// Unix seconds.
     pub time: i64,
     #[serde(skip)]
@@ -56,6 +59,7 @@ impl Store {
                 rows::strings(files.iter().map(String::as_str)),
                 rows::f64s(items.iter().map(|a| a.similarity)),
                 rows::strings(items.iter().map(|a| a.session.as_str())),
+                rows::strings(items.iter().map(|a| a.query.as_str())),
                 rows::i64s(items.iter().map(|a| a.time)),
                 rows::vectors(dim, items.iter().map(|a| a.vector.clone())),
             ],
@@ -141,7 +145,7 @@ impl Store {
 
 fn agreements_from(batch: &RecordBatch) -> Result<Vec<Agreement>> {
     let c = Columns::new(batch);
-    let (id, term, symbols, evidence, files, sim, session, time) = (
+    let (id, term, symbols, evidence, files, sim, session, query, time) = (
         c.str("id")?,
         c.str("nl_term")?,
         c.str("symbols")?,
@@ -149,6 +153,7 @@ fn agreements_from(batch: &RecordBatch) -> Result<Vec<Agreement>> {
         c.str("files")?,
         c.f64("similarity")?,
         c.str("session")?,
+        c.str("query")?,
         c.i64("time")?,
     );
     let list = |s: &str| serde_json::from_str::<Vec<String>>(s).unwrap_or_default();
@@ -162,6 +167,7 @@ fn agreements_from(batch: &RecordBatch) -> Result<Vec<Agreement>> {
                 files: list(files.value(i)),
                 similarity: sim.value(i),
                 session: session.value(i).to_string(),
+                query: query.value(i).to_string(),
                 time: time.value(i),
                 vector: if c.has("vector") {
                     c.vector("vector", i)?

@@ -4,9 +4,11 @@
 //! **Location.** A URI (default `<root>/.code-intel/lancedb`), so the store can later live on
 //! object storage; nothing here assumes a local path except the size check.
 //!
-//! **Stamp.** Each table's schema metadata carries [`FORMAT_VERSION`], the embedding model id
-//! and the vector dimension. Opening a table stamped differently drops and recreates it: vectors
-//! from another model are meaningless next to new ones, and a layout change is not migrated.
+//! **Stamp.** Each table's schema metadata carries [`FORMAT_VERSION`] and the vector dimension;
+//! opening a table stamped differently drops and recreates it (a layout change is not
+//! migrated). The id of the model the stored vectors came from is recorded too
+//! ([`Store::adopt_model`]): when another model shows up, the vectors are cleared and
+//! re-embedded, while chunks and the full-text index stay.
 //!
 //! **Consistency.** Every write is one LanceDB commit (a new table version): readers see the old
 //! or the new version, never a half. Replacing a file's chunks is a single `merge_insert` that
@@ -47,14 +49,12 @@ pub const ANN_MIN_ROWS: usize = 8_192;
 const FOREST: &str = "forest";
 const MAP: &str = "map";
 const META_FORMAT: &str = "code_intel.format";
-const META_MODEL: &str = "code_intel.model";
 const META_DIM: &str = "code_intel.dim";
+const META_VECTOR_MODEL: &str = "code_intel.vector_model";
 
-/// What the vectors in the store come from.
+/// The shape of the store's vectors.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelStamp {
-    /// Embedding model identity (name plus anything that changes its vectors).
-    pub model_id: String,
     pub dim: usize,
 }
 
@@ -187,6 +187,46 @@ impl Store {
         Ok(report)
     }
 
+    /// The model the stored vectors came from, if any was recorded.
+    pub fn vector_model(&self) -> Result<Option<String>> {
+        let forest = self.forest.clone();
+        self.run(async move {
+            Ok(forest.schema().await?.metadata().get(META_VECTOR_MODEL).cloned())
+        })
+    }
+
+    /// Records that vectors now come from `model_id`. If vectors of another model are stored,
+    /// they are cleared first (chunks stay; the embedding queue re-embeds them). Returns
+    /// whether vectors were cleared.
+    pub fn adopt_model(&self, model_id: &str) -> Result<bool> {
+        let current = self.vector_model()?;
+        if current.as_deref() == Some(model_id) {
+            return Ok(false);
+        }
+        let (forest, map) = (self.forest.clone(), self.map.clone());
+        let id = model_id.to_string();
+        let cleared = current.is_some();
+        self.run(async move {
+            for table in [&forest, &map] {
+                if cleared {
+                    table
+                        .update()
+                        .only_if("vector IS NOT NULL")
+                        .column("vector", "NULL")
+                        .execute()
+                        .await?;
+                }
+                table
+                    .as_native()
+                    .ok_or_else(|| anyhow::anyhow!("the store is not a local LanceDB table"))?
+                    .replace_schema_metadata([(META_VECTOR_MODEL.to_string(), id.clone())])
+                    .await?;
+            }
+            anyhow::Ok(())
+        })?;
+        Ok(cleared)
+    }
+
     /// The indexes present on the forest table, by column.
     pub fn forest_indexes(&self) -> Result<HashMap<String, String>> {
         let forest = self.forest.clone();
@@ -213,13 +253,12 @@ async fn open_stamped(
         let existing = table.schema().await?;
         let meta = existing.metadata();
         let matches = meta.get(META_FORMAT) == Some(&FORMAT_VERSION.to_string())
-            && meta.get(META_MODEL) == Some(&stamp.model_id)
             && meta.get(META_DIM) == Some(&stamp.dim.to_string());
         if matches {
             return Ok((table, false));
         }
         tracing::info!(
-            "store table {name} was built with another format or model ({:?}); rebuilding",
+            "store table {name} was built with another format ({:?}); rebuilding",
             meta
         );
         db.drop_table(name, &[]).await?;
@@ -233,7 +272,6 @@ async fn open_stamped(
 fn stamp_metadata(stamp: &ModelStamp) -> HashMap<String, String> {
     HashMap::from([
         (META_FORMAT.to_string(), FORMAT_VERSION.to_string()),
-        (META_MODEL.to_string(), stamp.model_id.clone()),
         (META_DIM.to_string(), stamp.dim.to_string()),
     ])
 }

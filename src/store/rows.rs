@@ -41,7 +41,8 @@ pub fn forest_schema(stamp: &ModelStamp) -> SchemaRef {
     ))
 }
 
-/// `map`: one row per agreement (a natural-language term confirmed to mean some symbols).
+/// `map`: one row per agreement (a natural-language term confirmed to mean some symbols, the
+/// request it was learned from, the evidence).
 /// `symbols` and `files` are JSON arrays of strings.
 pub fn map_schema(stamp: &ModelStamp) -> SchemaRef {
     Arc::new(Schema::new_with_metadata(
@@ -53,6 +54,7 @@ pub fn map_schema(stamp: &ModelStamp) -> SchemaRef {
             Field::new("files", DataType::Utf8, false),
             Field::new("similarity", DataType::Float64, false),
             Field::new("session", DataType::Utf8, false),
+            Field::new("query", DataType::Utf8, false),
             Field::new("time", DataType::Int64, false),
             Field::new("vector", vector_type(stamp.dim), true),
         ],

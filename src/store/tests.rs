@@ -6,15 +6,12 @@ use super::*;
 
 const DIM: usize = 16;
 
-fn stamp(model: &str) -> ModelStamp {
-    ModelStamp {
-        model_id: model.into(),
-        dim: DIM,
-    }
-}
-
-fn open(dir: &tempfile::TempDir, model: &str) -> Store {
-    Store::open(dir.path().join("db").to_str().unwrap(), stamp(model)).unwrap()
+fn open(dir: &tempfile::TempDir, dim: usize) -> Store {
+    Store::open(
+        dir.path().join("db").to_str().unwrap(),
+        ModelStamp { dim },
+    )
+    .unwrap()
 }
 
 fn chunk(file: &str, name: &str, content: &str) -> ChunkRecord {
@@ -66,7 +63,7 @@ impl Rng {
 #[test]
 fn replacing_a_file_touches_exactly_its_chunks() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir, "m1");
+    let store = open(&dir, DIM);
     store
         .append_chunks(vec![
             chunk("a.py", "one", "def one(): pass"),
@@ -105,18 +102,28 @@ fn replacing_a_file_touches_exactly_its_chunks() {
 }
 
 #[test]
-fn a_different_model_or_format_rebuilds_the_tables() {
+fn another_layout_rebuilds_and_another_model_clears_only_vectors() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let store = open(&dir, "m1");
-        store.append_chunks(vec![chunk("a.py", "one", "x")]).unwrap();
+        let store = open(&dir, DIM);
+        assert!(!store.adopt_model("m1").unwrap(), "nothing to clear at first");
+        let mut with_vector = chunk("a.py", "one", "x");
+        with_vector.vector = Some(unit(1));
+        store
+            .append_chunks(vec![with_vector, chunk("a.py", "two", "y")])
+            .unwrap();
         assert!(!store.was_rebuilt());
     }
-    let same = open(&dir, "m1");
-    assert_eq!(same.counts().unwrap().chunks, 1);
-    assert!(!same.was_rebuilt());
+    let same = open(&dir, DIM);
+    assert_eq!(same.vector_model().unwrap().as_deref(), Some("m1"));
+    assert!(!same.adopt_model("m1").unwrap());
+    assert_eq!(same.counts().unwrap().embedded, 1);
+    assert!(same.adopt_model("m2").unwrap());
+    let counts = same.counts().unwrap();
+    assert_eq!((counts.chunks, counts.embedded), (2, 0));
+    assert_eq!(same.vector_model().unwrap().as_deref(), Some("m2"));
     drop(same);
-    let other = open(&dir, "m2");
+    let other = open(&dir, DIM * 2);
     assert!(other.was_rebuilt());
     assert_eq!(other.counts().unwrap().chunks, 0);
 }
@@ -124,7 +131,7 @@ fn a_different_model_or_format_rebuilds_the_tables() {
 #[test]
 fn vectors_are_kept_only_for_unchanged_content() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir, "m1");
+    let store = open(&dir, DIM);
     store
         .append_chunks(vec![chunk("a.py", "one", "v1"), chunk("a.py", "two", "w1")])
         .unwrap();
@@ -161,7 +168,7 @@ fn vectors_are_kept_only_for_unchanged_content() {
 #[test]
 fn full_text_search_finds_indexed_and_new_rows() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir, "m1");
+    let store = open(&dir, DIM);
     store
         .append_chunks(vec![
             chunk("auth.py", "login", "def login(user, password): check credentials"),
@@ -186,7 +193,7 @@ fn full_text_search_finds_indexed_and_new_rows() {
 #[test]
 fn agreements_round_trip_and_are_found_by_vector() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir, "m1");
+    let store = open(&dir, DIM);
     let agreement = |id: &str, seed: u64| Agreement {
         id: id.into(),
         nl_term: format!("term {id}"),
@@ -195,6 +202,7 @@ fn agreements_round_trip_and_are_found_by_vector() {
         files: vec!["src/auth.py".into()],
         similarity: 0.85,
         session: "s1".into(),
+        query: String::new(),
         time: 1_700_000_000,
         vector: Some(unit(seed)),
     };
@@ -217,14 +225,7 @@ fn agreements_round_trip_and_are_found_by_vector() {
 fn ann_index_keeps_recall_against_brute_force() {
     const DIM_ANN: usize = 64;
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(
-        dir.path().join("db").to_str().unwrap(),
-        ModelStamp {
-            model_id: "m".into(),
-            dim: DIM_ANN,
-        },
-    )
-    .unwrap();
+    let store = open(&dir, DIM_ANN);
     let mut rng = Rng(7);
     let centers: Vec<Vec<f32>> = (0..64)
         .map(|_| (0..DIM_ANN).map(|_| rng.gauss()).collect())

@@ -1,0 +1,102 @@
+//! `code-intel index` killed with SIGKILL at arbitrary moments (while chunking, committing,
+//! writing the state or embedding), with files changing in between: every intermediate store
+//! opens and answers, and the final sync ends exactly where a clean index of the same files
+//! ends — no duplicates, no orphans, nothing missing, everything embedded.
+
+use crate::support::{assert_consistent, context, sync, write};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn module(i: usize, variant: usize) -> String {
+    (0..6)
+        .map(|f| {
+            format!(
+                "def handler_{i}_{f}_v{variant}(request):\n    \"\"\"Handles request kind {f} of module {i}.\"\"\"\n    value = request.get('field_{f}')\n    if value is None:\n        return error_response({i}, {f})\n    return process_{f}(value, retries={variant})\n\n\n"
+            )
+        })
+        .collect()
+}
+
+fn index_killed_after(root: &std::path::Path, after: Duration) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_code-intel"))
+        .args(["index", "--json", "--root"])
+        .arg(root)
+        .env("CODE_INTEL_EMBEDDER", "fake")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let finished = child.try_wait().unwrap().is_some();
+    // SIGKILL: no destructors, no flushing, exactly like a crash.
+    let _ = child.kill();
+    let _ = child.wait();
+    finished
+}
+
+#[test]
+fn a_sync_killed_at_any_moment_is_finished_by_the_next_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<(String, String)> = (0..400)
+        .map(|i| (format!("pkg{}/mod_{i}.py", i % 20), module(i, 0)))
+        .collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    write(dir.path(), &refs);
+
+    let mut kills = 0;
+    for (round, millis) in [150u64, 400, 700, 1000, 1500, 2200, 3000, 4000].into_iter().enumerate() {
+        if !index_killed_after(dir.path(), Duration::from_millis(millis)) {
+            kills += 1;
+        }
+        // The interrupted store opens and answers.
+        let ctx = context(dir.path());
+        ctx.semantic.store().unwrap().counts().unwrap();
+        drop(ctx);
+        // Files change between crashes: modified, deleted, added.
+        let i = round * 7;
+        write(dir.path(), &[(format!("pkg{}/mod_{i}.py", i % 20).as_str(), module(i, round + 1).as_str())]);
+        let _ = std::fs::remove_file(dir.path().join(format!("pkg{}/mod_{}.py", (i + 1) % 20, i + 1)));
+        write(dir.path(), &[(format!("new/extra_{round}.py").as_str(), module(1000 + round, 0).as_str())]);
+    }
+    assert!(kills >= 3, "the index finished before most kills ({kills}); make the project larger");
+
+    let ctx = context(dir.path());
+    let outcome = sync(&ctx);
+    assert_eq!(outcome.embedding.pending, 0);
+    assert_consistent(&ctx);
+    let store = ctx.semantic.store().unwrap();
+    let resumed = store.counts().unwrap();
+    assert_eq!(resumed.embedded, resumed.chunks);
+
+    // A clean index of the same files has the same chunks.
+    let clean = tempfile::tempdir().unwrap();
+    for entry in walk(dir.path()) {
+        let rel = entry.strip_prefix(dir.path()).unwrap();
+        if rel.starts_with(".code-intel") {
+            continue;
+        }
+        let to = clean.path().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, to).unwrap();
+    }
+    let fresh = context(clean.path());
+    sync(&fresh);
+    let mut a = store.chunk_ids().unwrap();
+    let mut b = fresh.semantic.store().unwrap().chunk_ids().unwrap();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

@@ -1,0 +1,148 @@
+//! Sync scenarios and search behaviour on a real store with the fake embedder.
+
+use crate::support::{assert_consistent, context, project, sync, write};
+use code_intel::relevance::{FakeRelevance, SharedRelevance};
+use code_intel::search::semantic::{Collection, SearchRequest, search};
+use std::sync::Arc;
+
+const AUTH: &str = "class AuthService:\n    \"\"\"Handles user login.\"\"\"\n\n    def login(self, email, password):\n        return check_password(email, password)\n\n    def logout(self, session):\n        session.clear()\n";
+const CART: &str = "def calculate_total(items):\n    return sum(i.price * i.quantity for i in items)\n";
+const MAIL: &str = "def send_invoice_mail(order):\n    smtp.send(order.customer.email, render_invoice(order))\n";
+
+fn files_of(ctx: &code_intel::tools::Context, query: &str) -> Vec<String> {
+    let req = SearchRequest::new(query, 10, ctx.ws.config.search_weights);
+    search(&ctx.semantic, &ctx.ws, &ctx.symbols, &req)
+        .unwrap()
+        .results
+        .into_iter()
+        .map(|h| h.file)
+        .collect()
+}
+
+#[test]
+fn add_modify_delete_rename_replace_exactly_the_changed_files() {
+    let dir = project(&[("app/auth.py", AUTH), ("app/cart.py", CART), ("docs/README.md", "# Shop\n\nHow the shop works.\n")]);
+    let ctx = context(dir.path());
+    let first = sync(&ctx);
+    let forest = first.forest.unwrap();
+    assert_eq!((forest.added, forest.modified, forest.deleted), (3, 0, 0));
+    assert_eq!(first.embedding.state, "done");
+    assert_eq!(first.embedding.pending, 0);
+    assert_consistent(&ctx);
+    let chunks_before = forest.chunks;
+
+    // Nothing changed: nothing is written.
+    let again = sync(&ctx).forest.unwrap();
+    assert_eq!((again.added, again.modified, again.deleted, again.chunks_written), (0, 0, 0, 0));
+    assert_eq!(again.chunks, chunks_before);
+
+    // Modify one file (one function changes), add one, delete one.
+    write(dir.path(), &[("app/auth.py", &AUTH.replace("session.clear()", "session.destroy()")), ("app/mail.py", MAIL)]);
+    std::fs::remove_file(dir.path().join("docs/README.md")).unwrap();
+    let changed = sync(&ctx).forest.unwrap();
+    assert_eq!((changed.added, changed.modified, changed.deleted), (1, 1, 1), "{changed:?}");
+    assert!(changed.vectors_reused >= 2, "unchanged chunks of auth.py keep their vectors: {changed:?}");
+    assert_consistent(&ctx);
+    assert_eq!(files_of(&ctx, "send invoice mail")[0], "app/mail.py");
+
+    // Rename: the old path disappears, the new one appears, its vectors are reused.
+    std::fs::rename(dir.path().join("app/cart.py"), dir.path().join("app/basket.py")).unwrap();
+    let renamed = sync(&ctx).forest.unwrap();
+    assert_eq!((renamed.added, renamed.deleted), (1, 1));
+    assert_consistent(&ctx);
+    let found = files_of(&ctx, "calculate total price");
+    assert_eq!(found[0], "app/basket.py");
+    assert!(!found.contains(&"app/cart.py".to_string()));
+
+    // A touched but identical file is not re-indexed.
+    write(dir.path(), &[("app/mail.py", MAIL)]);
+    let touched = sync(&ctx).forest.unwrap();
+    assert_eq!((touched.modified, touched.chunks_written), (0, 0));
+
+    // Force rebuilds everything from scratch, to the same content.
+    let forced = ctx
+        .semantic
+        .sync(&ctx.ws, &ctx.symbols, code_intel::index::semantic::Target::Forest, true, None, &|_| {})
+        .unwrap()
+        .forest
+        .unwrap();
+    assert_eq!(forced.added, 3);
+    assert_consistent(&ctx);
+}
+
+#[test]
+fn a_state_file_lost_or_stale_is_repaired_from_the_table() {
+    let dir = project(&[("a.py", CART), ("b.py", MAIL)]);
+    let ctx = context(dir.path());
+    sync(&ctx);
+    // Simulate a crash after a commit but before the state was written: the state forgets a.py.
+    let state_path = ctx.ws.state_dir().join("sync_state.json");
+    let mut state: serde_json::Value = serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
+    state["files"].as_object_mut().unwrap().remove("a.py");
+    std::fs::write(&state_path, serde_json::to_vec(&state).unwrap()).unwrap();
+    let report = sync(&ctx).forest.unwrap();
+    assert_eq!(report.added, 1, "{report:?}");
+    assert_consistent(&ctx);
+    // And a state that lost everything (deleted file): the table's rows are not duplicated.
+    std::fs::remove_file(&state_path).unwrap();
+    sync(&ctx);
+    assert_consistent(&ctx);
+}
+
+#[test]
+fn the_map_short_circuits_only_on_a_relevant_agreement() {
+    let dir = project(&[("app/auth.py", AUTH), ("app/cart.py", CART)]);
+    write(
+        dir.path(),
+        &[(
+            ".code-intel/agreements/login.md",
+            "---\ndoc_type: agreement\nnl_term: ログイン機能\nsymbol: AuthService\nsimilarity: 0.85\nsession_id: s1\n---\n\n## 根拠\n\nAuthService.login() がユーザー認証を処理\n\n## 関連ファイル\n\n- `app/auth.py`\n",
+        )],
+    );
+    let ctx = context(dir.path());
+    let outcome = sync(&ctx);
+    assert_eq!(outcome.map.unwrap().agreements, 1);
+    ctx.semantic.set_relevance(SharedRelevance::new(Arc::new(
+        FakeRelevance::new().with("ログイン", "ログイン機能", 0.9),
+    )));
+    let run = |query: &str, collection: Collection| {
+        let mut req = SearchRequest::new(query, 5, ctx.ws.config.search_weights);
+        req.collection = collection;
+        search(&ctx.semantic, &ctx.ws, &ctx.symbols, &req).unwrap()
+    };
+    let hit = run("ログイン機能はどこ", Collection::Auto);
+    assert!(hit.short_circuit, "{hit:?}");
+    assert_eq!(hit.source, "map");
+    assert_eq!(hit.results[0].file, "app/auth.py");
+    assert_eq!(hit.results[0].symbol.as_deref(), Some("AuthService"));
+
+    let miss = run("calculate the cart total", Collection::Auto);
+    assert!(!miss.short_circuit);
+    assert_eq!(miss.source, "forest");
+    assert_eq!(miss.results[0].file, "app/cart.py");
+
+    // The forest alone ignores the map; the map alone never searches code.
+    assert!(!run("ログイン機能", Collection::Forest).short_circuit);
+    let map_only = run("calculate the cart total", Collection::Map);
+    assert_eq!(map_only.source, "map");
+    assert!(map_only.signals.iter().all(|s| s != "keyword" && s != "vector"));
+}
+
+#[test]
+fn lightweight_mode_answers_from_lexical_and_symbol_signals() {
+    let dir = project(&[
+        ("app/auth.py", AUTH),
+        ("app/cart.py", CART),
+        (".code-intel/config.json", "{\"lightweight_mode\": true}"),
+    ]);
+    let ctx = code_intel::tools::Context::open(dir.path()).unwrap();
+    let outcome = sync(&ctx);
+    assert_eq!(outcome.embedding.state, "disabled");
+    let req = SearchRequest::new("AuthService login", 5, ctx.ws.config.search_weights);
+    let resp = search(&ctx.semantic, &ctx.ws, &ctx.symbols, &req).unwrap();
+    assert_eq!(resp.index_status.model, "disabled");
+    assert_eq!(resp.index_status.embedded, 0);
+    assert!(!resp.signals.contains(&"vector".to_string()));
+    assert_eq!(resp.results[0].file, "app/auth.py");
+    assert!(resp.results[0].symbol.as_deref().is_some_and(|s| s.starts_with("AuthService")));
+}
