@@ -317,7 +317,12 @@ impl SemanticIndex {
             });
         }
         let before = pending(&store);
-        if before == 0 && !self.queue.running.load(Ordering::Relaxed) {
+        // Vectors of another model count as pending too: the worker clears and redoes them.
+        let stale_model = match self.model.get_if_ready() {
+            Some(m) => store.vector_model()?.is_some_and(|id| id != m.model_id()),
+            None => false,
+        };
+        if before == 0 && !stale_model && !self.queue.running.load(Ordering::Relaxed) {
             return Ok(EmbeddingStatus {
                 state: "done".into(),
                 embedded: 0,
