@@ -3,8 +3,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let lang = code_intel::lang::by_id(&args[1]).unwrap();
     let text = std::fs::read_to_string(&args[2]).unwrap();
-    let parsed = code_intel::syntax::parse(lang, &text);
-    let tree = parsed.tree.unwrap();
+    let tree = if args.get(4).is_some() { code_intel::syntax::parse_host(lang, &text).unwrap() } else { code_intel::syntax::parse(lang, &text).tree.unwrap() };
     print(tree.root_node(), &text, 0, args.get(3).map(|s| s.parse().unwrap()).unwrap_or(99));
 }
 fn print(node: tree_sitter::Node, text: &str, depth: usize, max: usize) {

@@ -26,6 +26,8 @@ pub struct Config {
     /// `$CODE_INTEL_MODEL_DIR` takes precedence; unset means
     /// `~/.cache/code-intel/models/multilingual-e5-small` (see `embed::model_dir`).
     pub model_dir: Option<std::path::PathBuf>,
+    /// Largest chunk for embedding, in tokens of the embedding model's tokenizer (seed 004).
+    pub chunk_max_tokens: usize,
 }
 
 impl Default for Config {
@@ -58,6 +60,7 @@ impl Default for Config {
             include_hidden: false,
             tool_timeout_secs: 60,
             model_dir: None,
+            chunk_max_tokens: 512,
         }
     }
 }

@@ -5,19 +5,23 @@
 //! tools (`tools`) → front ends (`mcp`, `cli`). See ARCHITECTURE.md for the map and invariants.
 
 pub mod analysis;
+pub mod chunk;
 pub mod cli;
 pub mod config;
+pub mod deps;
 pub mod embed;
 pub mod error;
 pub mod fsutil;
 pub mod index;
 pub mod lang;
 pub mod mcp;
+pub mod pack;
 pub mod memory;
 pub mod query_frame;
 pub mod relevance;
 pub mod router;
 pub mod search;
+pub mod session;
 pub mod syntax;
 pub mod tools;
 pub mod workspace;

@@ -7,4 +7,4 @@ mod blade;
 pub mod outline;
 mod symbols;
 
-pub use symbols::{FileSymbols, Symbol, SymbolKind, analyze_source};
+pub use symbols::{FileSymbols, Symbol, SymbolKind, analyze_source, symbols_in_tree};

@@ -149,6 +149,15 @@ pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
     }
 }
 
+/// The symbols of an already parsed tree, for callers that need the tree as well (the chunker)
+/// and must not parse the file twice. `code_lang` is [`syntax::Parsed::code_lang`].
+pub fn symbols_in_tree(code_lang: &'static LanguageDef, root: Node, text: &str) -> Vec<Symbol> {
+    match syntax::tags_query(code_lang) {
+        Some(query) => extract(code_lang, query, root, text),
+        None => Vec::new(),
+    }
+}
+
 /// A definition as the query found it, before scopes are known.
 struct Raw {
     kind: Option<SymbolKind>, // None: a scope-only container

@@ -333,7 +333,11 @@ impl Chunker {
             max_tokens: ws.config.chunk_max_tokens.max(64),
             ..ChunkOptions::default()
         };
-        Chunker::new(opts, TokenCounter::load(None))
+        let tokens = match crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()) {
+            Ok(dir) => TokenCounter::load(Some(&dir.path)),
+            Err(err) => TokenCounter::estimate(&err.to_string()),
+        };
+        Chunker::new(opts, tokens)
     }
 
     pub fn options(&self) -> &ChunkOptions {

@@ -12,9 +12,6 @@ use std::sync::{Arc, LazyLock, Mutex};
 /// The tokenizer file inside the model directory.
 pub const TOKENIZER_FILE: &str = "tokenizer.json";
 
-/// Environment variable naming the model directory (shared with the embedding module).
-pub const ENV_MODEL_DIR: &str = "CODE_INTEL_MODEL_DIR";
-
 /// Characters per token assumed by the estimate. Measured with the real tokenizer on the fixture
 /// projects (code averages 3.0-3.6 characters per token, Japanese text about 1.5); the estimate
 /// uses the low end for code so that it rarely under-counts.
@@ -44,16 +41,17 @@ impl std::fmt::Debug for TokenCounter {
 }
 
 impl TokenCounter {
-    /// The tokenizer of the model directory `dir` (`$CODE_INTEL_MODEL_DIR`, else
-    /// `~/.cache/code-intel/models/multilingual-e5-small` when `None`); the estimate when the
-    /// file is missing or unreadable. Loaded files are cached for the life of the process.
+    /// The tokenizer of the model directory `dir` (when `None`, the embedding module's default
+    /// lookup: `$CODE_INTEL_MODEL_DIR`, then `~/.cache/code-intel/models/multilingual-e5-small`);
+    /// the estimate when the file is missing or unreadable. Loaded files are cached for the life
+    /// of the process.
     pub fn load(dir: Option<&Path>) -> TokenCounter {
         let dir = match dir {
-            Some(dir) => Some(dir.to_path_buf()),
-            None => default_model_dir(),
-        };
-        let Some(dir) = dir else {
-            return TokenCounter::estimate("no model directory (HOME and CODE_INTEL_MODEL_DIR unset)");
+            Some(dir) => dir.to_path_buf(),
+            None => match crate::embed::ModelDir::resolve(None, Path::new(".")) {
+                Ok(found) => found.path,
+                Err(err) => return TokenCounter::estimate(&err.to_string()),
+            },
         };
         let path = dir.join(TOKENIZER_FILE);
         if !path.is_file() {
@@ -135,21 +133,6 @@ impl TokenCounter {
 
 fn estimate(text: &str) -> usize {
     (text.chars().count() as f64 / ESTIMATE_CHARS_PER_TOKEN).ceil() as usize
-}
-
-/// `$CODE_INTEL_MODEL_DIR`, else `~/.cache/code-intel/models/multilingual-e5-small`.
-pub fn default_model_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(ENV_MODEL_DIR).filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-    Some(
-        PathBuf::from(home)
-            .join(".cache")
-            .join("code-intel")
-            .join("models")
-            .join("multilingual-e5-small"),
-    )
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! The command line: clap arguments turned into the same library calls the MCP server makes.
 
+mod model;
+
 use crate::tools::{Context, TOOLS, dispatch};
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -45,6 +47,11 @@ enum Command {
     },
     /// List the tools with their descriptions.
     Tools,
+    /// Install, check or measure the embedding model (multilingual-e5-small).
+    Model {
+        #[command(subcommand)]
+        action: model::ModelCommand,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
@@ -89,6 +96,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
                 }
             }
         }
+        Command::Model { action } => model::run(action),
         Command::Tools => {
             let mut out = std::io::stdout().lock();
             for tool in TOOLS {

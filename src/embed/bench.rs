@@ -223,3 +223,22 @@ pub fn texts_of_tokens(
     }
     Ok(out)
 }
+
+/// Text of up to `max_files` source files under `root` (languages the registry knows,
+/// `.gitignore` honoured, sorted by path so runs are comparable).
+pub fn source_texts(root: &std::path::Path, max_files: usize) -> Vec<String> {
+    let mut paths: Vec<std::path::PathBuf> = ignore::WalkBuilder::new(root)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.into_path())
+        .filter(|p| crate::lang::detect(&p.to_string_lossy()).is_some())
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter(|t| t.len() < 256 * 1024)
+        .take(max_files)
+        .collect()
+}

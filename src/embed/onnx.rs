@@ -193,7 +193,8 @@ impl E5Embedder {
     }
 
     /// Embeds texts exactly as given (no prefix, no identifier splitting), with the query or
-    /// passage model: for experiments that compare preprocessing choices.
+    /// passage model: for tests that compare preprocessing choices.
+    #[cfg(test)]
     pub(crate) fn embed_verbatim(
         &self,
         texts: &[String],
@@ -344,4 +345,119 @@ fn load_session(
         init = init.with_intra_threads(threads.max(1));
     }
     TextEmbedding::try_new_from_user_defined(model, init).map_err(|err| load_error(err.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::test_model;
+
+    fn cos(a: &[f32], b: &[f32]) -> f64 {
+        cosine(a, b) as f64
+    }
+
+    /// The figures the provisioner measured with its own (Python) pipeline, reproduced by ours.
+    #[test]
+    fn known_similarities_match_the_provisioner() {
+        let model = test_model::real();
+        let manifest = test_model::model_dir().manifest().unwrap();
+        let v = model
+            .embed_queries(&["ログイン機能", "AuthService", "ConfigLoader"])
+            .unwrap();
+        for (key, got) in [
+            ("cos_login_auth", cos(&v[0], &v[1])),
+            ("cos_login_config", cos(&v[0], &v[2])),
+        ] {
+            let want = manifest.check_figure("fp32", key).expect("figure in manifest");
+            assert!((got - want).abs() < 0.002, "{key}: {got:.4} vs {want:.4}");
+        }
+        // Unit length, right size.
+        for x in &v {
+            assert_eq!(x.len(), DIM);
+            let norm = x.iter().map(|a| a * a).sum::<f32>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-4, "{norm}");
+        }
+    }
+
+    /// Queries get `query: `, passages `passage: `, identifiers are split: the pipeline's
+    /// vectors equal the model's on the text written out by hand.
+    #[test]
+    fn prefixes_and_splitting_are_applied() {
+        let model = test_model::real();
+        let cases: &[(&str, &str, &str)] = &[
+            ("ログイン機能", "query: ログイン機能", "ログイン機能"),
+            ("AuthService", "query: Auth Service", "query: AuthService"),
+            ("get_user_name", "query: get user name", "passage: get user name"),
+        ];
+        for &(input, same, different) in cases {
+            let got = model.embed_queries(&[input]).unwrap().remove(0);
+            let verbatim = model
+                .embed_verbatim(&[same.to_string(), different.to_string()], true)
+                .unwrap();
+            assert!(cos(&got, &verbatim[0]) > 0.99999, "{input:?} vs {same:?}");
+            assert!(cos(&got, &verbatim[1]) < 0.999, "{input:?} vs {different:?}");
+        }
+        let passage = model.embed_passages(&["class ConfigLoader:"]).unwrap().remove(0);
+        let verbatim = model
+            .embed_verbatim(&["passage: class Config Loader:".to_string()], false)
+            .unwrap();
+        assert!(cos(&passage, &verbatim[0]) > 0.999);
+    }
+
+    /// Length sorting must not scramble the output: each text's vector from a mixed batch is
+    /// closest to the same text embedded alone.
+    #[test]
+    fn batched_results_keep_input_order() {
+        let model = test_model::real();
+        let texts = [
+            "def load_config(path): return yaml.safe_load(open(path))",
+            "ログイン",
+            "A much longer passage about sending e-mail notifications to customers after they \
+             place an order, with retries when the mail server is down and a template per language.",
+            "",
+            "SELECT * FROM orders WHERE status = 'pending'",
+        ];
+        let together = model.embed_passages(&texts).unwrap();
+        assert_eq!(together.len(), texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            let alone = model.embed_passages(&[text]).unwrap().remove(0);
+            let best = (0..texts.len())
+                .max_by(|&a, &b| cos(&alone, &together[a]).total_cmp(&cos(&alone, &together[b])))
+                .unwrap();
+            assert_eq!(best, i, "{text:?}");
+            // int8 quantises per batch: close, not identical.
+            assert!(cos(&alone, &together[i]) > 0.98, "{text:?}");
+        }
+        assert!(model.embed_passages(&[]).unwrap().is_empty());
+    }
+
+    /// Related texts are closer than unrelated ones across languages (the property search
+    /// relies on), on pairs written for this test.
+    #[test]
+    fn related_texts_rank_above_unrelated() {
+        let model = test_model::real();
+        let cases: &[(&str, &str, &str)] = &[
+            ("ログイン機能", "def login(email, password): check the password and open a session", "def load_yaml(path): read the configuration file"),
+            // Bare code with no words (a Laravel `Schema::create('orders', …)` migration, even
+            // with its path) loses to unrelated code for this request: e5-small does not bridge
+            // Japanese to code tokens, which is why ranking also needs lexical and path signals.
+            ("注文データの保存", "class OrderRepository: stores orders and their line items in the database", "function formatDate(d: Date): string — formats a date for display"),
+            ("send an email", "メールを送信する関数。SMTP サーバーに接続して送信します。", "画像のサイズを変更する関数"),
+        ];
+        for &(query, related, unrelated) in cases {
+            let q = model.embed_query(query).unwrap();
+            let p = model.embed_passages(&[related, unrelated]).unwrap();
+            let (r, u) = (cos(&q, &p[0]), cos(&q, &p[1]));
+            assert!(r > u + 0.02, "{query:?}: related {r:.4} unrelated {u:.4}");
+        }
+    }
+
+    #[test]
+    fn token_counts_include_prefix_and_special_tokens() {
+        let model = test_model::real();
+        // "passage: " is 3 pieces plus <s> and </s>; a longer text has more tokens.
+        let empty = model.passage_tokens("").unwrap();
+        assert!((3..=6).contains(&empty), "{empty}");
+        assert!(model.passage_tokens("fn main() { println!(\"hello\"); }").unwrap() > empty + 5);
+    }
 }

@@ -6,6 +6,8 @@
 //! a second process start re-parses nothing. The store is `.code-intel/symbols.bin`, written
 //! atomically (temp file + rename) so a killed process or a second server never leaves a torn file.
 
+pub mod outlines;
+
 use crate::analysis::{FileSymbols, analyze_source};
 use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
 use rayon::prelude::*;

@@ -28,6 +28,21 @@ pub enum Embedding {
     VueScript,
 }
 
+/// How the chunker (`crate::chunk`) cuts files of a language into units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunking {
+    /// Definitions from the tags query: functions, classes, methods … plus a module summary.
+    Code,
+    /// Rule sets, `@media`, `@keyframes`, Tailwind v4 `@theme`.
+    Css,
+    /// Semantic elements, elements with ids, custom elements.
+    Html,
+    /// Blade directive blocks, components, routes, Livewire.
+    Blade,
+    /// Vue SFC: template, script definitions, style.
+    Vue,
+}
+
 pub struct LanguageDef {
     /// Stable identifier used in results and the `language` / `file_type` parameters.
     pub id: &'static str,
@@ -40,6 +55,8 @@ pub struct LanguageDef {
     pub tags: &'static str,
     /// Separator between a scope and a member in qualified names.
     pub member_separator: &'static str,
+    /// The chunking strategy.
+    pub chunking: Chunking,
 }
 
 impl std::fmt::Debug for LanguageDef {
@@ -99,6 +116,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Scanner,
         tags: "",
         member_separator: ".",
+        chunking: Chunking::Blade,
     },
     LanguageDef {
         id: "css",
@@ -106,6 +124,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(css),
         tags: include_str!("queries/css/tags.scm"),
         member_separator: " ",
+        chunking: Chunking::Css,
     },
     LanguageDef {
         id: "go",
@@ -113,6 +132,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(go),
         tags: include_str!("queries/go/tags.scm"),
         member_separator: ".",
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "html",
@@ -120,6 +140,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(html),
         tags: include_str!("queries/html/tags.scm"),
         member_separator: " ",
+        chunking: Chunking::Html,
     },
     LanguageDef {
         id: "java",
@@ -127,6 +148,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(java),
         tags: include_str!("queries/java/tags.scm"),
         member_separator: ".",
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "javascript",
@@ -134,6 +156,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(javascript),
         tags: include_str!("queries/javascript/tags.scm"),
         member_separator: ".",
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "php",
@@ -141,6 +164,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(php),
         tags: include_str!("queries/php/tags.scm"),
         member_separator: "::",
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "python",
@@ -148,6 +172,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(python),
         tags: include_str!("queries/python/tags.scm"),
         member_separator: ".",
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "rust",
@@ -155,6 +180,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(rust),
         tags: include_str!("queries/rust/tags.scm"),
         member_separator: "::",
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "scss",
@@ -162,6 +188,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(scss),
         tags: include_str!("queries/scss/tags.scm"),
         member_separator: " ",
+        chunking: Chunking::Css,
     },
     LanguageDef {
         id: "tsx",
@@ -169,6 +196,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(tsx),
         tags: include_str!("queries/typescript/tags.scm"),
         member_separator: ".",
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "typescript",
@@ -176,6 +204,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(typescript),
         tags: include_str!("queries/typescript/tags.scm"),
         member_separator: ".",
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "vue",
@@ -186,6 +215,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         },
         tags: "",
         member_separator: ".",
+        chunking: Chunking::Vue,
     },
 ];
 

@@ -148,7 +148,7 @@ fn score_entry(relevance: &dyn Relevance, query: &str, entry: &MapEntry) -> Resu
         texts.push(entry.query.as_str());
     }
     let scores = relevance
-        .score_many(query, &texts)
+        .score_nl_many(query, &texts)
         .map_err(|e| MemoryError::Map(e.to_string()))?;
     Ok(scores.into_iter().fold(0.0f32, f32::max))
 }

@@ -297,7 +297,7 @@ pub fn validate_slot(
             },
         };
     }
-    let value_quote = match relevance.score(value_t, quote_t) {
+    let value_quote = match relevance.score_nl(value_t, quote_t) {
         Ok(score) => score,
         Err(err) => {
             return reject(
@@ -317,7 +317,7 @@ pub fn validate_slot(
     }
     let clauses = normalize::clauses(raw_query);
     let refs: Vec<&str> = clauses.iter().map(String::as_str).collect();
-    let grounding = match relevance.score_many(quote_t, &refs) {
+    let grounding = match relevance.score_nl_many(quote_t, &refs) {
         Ok(scores) => scores.into_iter().fold(0.0f32, f32::max),
         Err(err) => {
             return reject(

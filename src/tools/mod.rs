@@ -2,13 +2,33 @@
 //! function. The [`TOOLS`] table is the single list both front ends (MCP and `code-intel call`)
 //! are generated from, so a tool cannot exist in one and not the other.
 
+mod analyze_file;
+mod analyze_project;
+mod add_explored_files;
 mod analyze_structure;
+mod check_write_target;
+mod confirm_symbol_relevance;
 mod find_definitions;
 mod find_references;
+mod gate;
+mod get_dependencies;
 mod get_function_at_line;
+mod get_improvement_insights;
+mod get_session_analysis;
+mod get_session_status;
 mod get_symbols;
+mod record_outcome;
+mod repo_pack;
+mod revert_to_exploration;
 mod search_files;
+mod search_symbol;
 mod search_text;
+mod set_query_frame;
+mod start_session;
+mod submit_semantic;
+mod submit_understanding;
+mod submit_verification;
+mod validate_symbol_relevance;
 
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::index::{FileEntry, SymbolIndex};
@@ -24,13 +44,28 @@ use std::time::{Duration, Instant};
 pub struct Context {
     pub ws: Workspace,
     pub symbols: SymbolIndex,
+    /// Per-file outlines and manifests (`analyze_file`, `analyze_project`, `get_dependencies`).
+    pub outlines: crate::index::outlines::OutlineIndex,
+    /// The project-wide import graph, built from the outlines.
+    pub graph: crate::deps::GraphStore,
+    /// The phase-gated sessions of this project (`crate::session`).
+    pub sessions: crate::session::Sessions,
 }
 
 impl Context {
     pub fn open(root: &std::path::Path) -> anyhow::Result<Context> {
         let ws = Workspace::open(root)?;
         let symbols = SymbolIndex::new(&ws.state_dir());
-        Ok(Context { ws, symbols })
+        let outlines = crate::index::outlines::OutlineIndex::new(&ws.state_dir());
+        let graph = crate::deps::GraphStore::new(ws.root(), &ws.state_dir());
+        let sessions = crate::session::Sessions::open(&ws.state_dir());
+        Ok(Context {
+            ws,
+            symbols,
+            outlines,
+            graph,
+            sessions,
+        })
     }
 
     /// Deadline for one tool call, from the configuration.
@@ -102,6 +137,13 @@ macro_rules! tool {
             run: |ctx, args| call(ctx, args, $module::run),
         }
     };
+    // A tool that changes state (the session tools): not read-only.
+    ($module:ident, $title:literal, writes) => {
+        ToolDef {
+            read_only: false,
+            ..tool!($module, $title)
+        }
+    };
 }
 
 /// Every tool, in the order clients list them.
@@ -113,6 +155,25 @@ pub static TOOLS: &[ToolDef] = &[
     tool!(get_symbols, "List symbols"),
     tool!(analyze_structure, "File structure"),
     tool!(get_function_at_line, "Function at line"),
+    tool!(analyze_file, "Analyze a file"),
+    tool!(search_symbol, "Search symbols"),
+    tool!(analyze_project, "Analyze the project"),
+    tool!(get_dependencies, "File dependencies"),
+    tool!(repo_pack, "Pack files for an LLM"),
+    tool!(start_session, "Start a phase-gated session", writes),
+    tool!(set_query_frame, "Set the request's QueryFrame", writes),
+    tool!(submit_understanding, "Submit the exploration", writes),
+    tool!(validate_symbol_relevance, "Symbol relevance prompt and scores"),
+    tool!(confirm_symbol_relevance, "Confirm symbols with code evidence", writes),
+    tool!(submit_semantic, "Submit semantic hypotheses", writes),
+    tool!(submit_verification, "Submit hypothesis verification", writes),
+    tool!(check_write_target, "May this file be written?"),
+    tool!(add_explored_files, "Add explored files", writes),
+    tool!(revert_to_exploration, "Back to exploration", writes),
+    tool!(record_outcome, "Record the session's outcome", writes),
+    tool!(get_session_status, "Session status"),
+    tool!(get_session_analysis, "Session analysis"),
+    tool!(get_improvement_insights, "Improvement insights"),
 ];
 
 pub fn find(name: &str) -> Option<&'static ToolDef> {
@@ -130,6 +191,12 @@ pub fn dispatch(ctx: &Context, name: &str, args: Value) -> ToolResult<Value> {
             ),
         );
     };
+    // The active session's phase gate and call record wrap every call (tools/gate.rs).
+    gate::guarded(ctx, tool, args, |args| run_caught(ctx, tool, args))
+}
+
+fn run_caught(ctx: &Context, tool: &ToolDef, args: Value) -> ToolResult<Value> {
+    let name = tool.name;
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (tool.run)(ctx, args))) {
         Ok(result) => result,
         Err(panic) => {

@@ -1,0 +1,620 @@
+//! The tree-sitter strategy for Python, PHP, TypeScript/JavaScript, Go, Java and Rust.
+//!
+//! Units are the definitions `analysis` finds with each language's tags query (one parse serves
+//! both), mapped back to their syntax nodes: functions and methods (the seed's main search unit),
+//! classes and other type-likes (an outline: members' bodies are elided), and the module
+//! (docstring, imports, top-level statements and an outline of everything else). Functions nested
+//! in functions stay inside their parent. Each unit gets its signature, docstring (Python
+//! docstrings, doc comments), imports resolved to full names and the symbols it refers to;
+//! PHP files then go through the Laravel/Filament enrichments.
+//!
+//! Broken code still chunks: a definition containing a syntax error, and every top-level error
+//! region, becomes a `lines` chunk flagged `syntax_error` instead of a misleading AST chunk.
+
+use super::imports::Imports;
+use super::split::Emitter;
+use super::unit::{Elide, Unit, body_stub};
+use super::{Chunk, ChunkKind, Source, laravel};
+use crate::analysis::{Symbol, SymbolKind, symbols_in_tree};
+use crate::lang::LanguageDef;
+use crate::syntax::{self, node_text};
+use std::ops::Range;
+use tree_sitter::Node;
+
+/// Chunks a whole file of a tree-sitter language.
+pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitter) -> (Vec<Chunk>, usize) {
+    let parsed = syntax::parse(lang, source.text);
+    let errors = parsed.errors.len();
+    let Some(tree) = &parsed.tree else {
+        return (super::lines::chunk(source, emitter), errors);
+    };
+    let root = tree.root_node();
+    let code = CodeUnits::build(source, parsed.code_lang, root);
+    let mut module = Unit::new(ChunkKind::Module, module_name(source.file), 0..source.text.len())
+        .key("module")
+        .node(root);
+    module.meta.docstring = module_docstring(parsed.code_lang.id, root, source.text);
+    module.meta.imports = code.imports.list.clone();
+    module.meta.set(
+        "symbols",
+        code.units
+            .iter()
+            .filter(|u| u.kind != ChunkKind::Lines && is_top_level(u, &code.units))
+            .map(|u| u.name.clone())
+            .collect::<Vec<_>>(),
+    );
+    if let Some(ns) = code.imports.namespace.as_ref().filter(|_| lang.id == "php" || lang.id == "java") {
+        module.meta.set("namespace", ns);
+    }
+    if errors > 0 {
+        module.meta.set("syntax_errors", errors);
+    }
+    module.nest(code.units);
+    (emitter.emit(&module, lang.id), errors)
+}
+
+/// The module chunk's name: the path without extension.
+pub(crate) fn module_name(file: &str) -> String {
+    let name_start = file.rfind('/').map_or(0, |i| i + 1);
+    match file[name_start..].find('.') {
+        Some(dot) if dot > 0 => file[..name_start + dot].to_string(),
+        _ => file.to_string(),
+    }
+}
+
+fn is_top_level(unit: &Unit, all: &[Unit]) -> bool {
+    !all.iter().any(|other| {
+        other.range != unit.range
+            && other.range.start <= unit.range.start
+            && unit.range.end <= other.range.end
+    })
+}
+
+/// The definition units of one parsed tree (flat; the caller nests them) and its imports.
+pub(crate) struct CodeUnits<'t> {
+    pub units: Vec<Unit<'t>>,
+    pub imports: Imports,
+}
+
+/// A unit candidate with what nesting and enrichment need.
+impl<'t> CodeUnits<'t> {
+    pub fn build(source: &Source, lang: &'static LanguageDef, root: Node<'t>) -> CodeUnits<'t> {
+        let text = source.text;
+        let symbols = symbols_in_tree(lang, root, text);
+        let locals: Vec<String> = symbols
+            .iter()
+            .filter(|s| s.scope.is_none() || lang.id == "php")
+            .filter(|s| s.kind.is_type_like() || s.kind.is_callable() || s.kind == SymbolKind::Type)
+            .map(|s| s.name.clone())
+            .collect();
+        let imports = Imports::read(lang.id, root, text, source.file, &locals);
+        let mut units: Vec<Unit<'t>> = Vec::new();
+        let mut impls: Vec<Node<'t>> = Vec::new();
+        for symbol in &symbols {
+            let Some(kind) = unit_kind(symbol.kind) else { continue };
+            let Some(node) = definition_node(root, symbol, source) else { continue };
+            if lang.id == "rust"
+                && let Some(imp) = enclosing_impl(node)
+                && !impls.iter().any(|i| i.id() == imp.id())
+            {
+                impls.push(imp);
+            }
+            units.push(definition_unit(source, lang, kind, symbol, node, &imports));
+        }
+        for imp in impls {
+            units.push(impl_unit(source, imp));
+        }
+        let mut units = keep_chunkable(units);
+        error_units(source, root, &mut units);
+        if lang.id == "php" {
+            laravel::enrich(source, root, &imports, &mut units);
+        }
+        for unit in units.iter_mut() {
+            if unit.kind.is_type_like_kind() {
+                super::laravel::di::apply(lang.id, unit, text, &imports);
+            }
+        }
+        // Related symbols last, when enrichment has added its units (whose ranges are skipped
+        // as their own chunks').
+        let skips: Vec<(Range<usize>, Range<usize>)> = units
+            .iter()
+            .map(|u| (u.range.clone(), body_range(u).unwrap_or(u.range.clone())))
+            .collect();
+        for unit in units.iter_mut() {
+            let Some(node) = unit.node else { continue };
+            if unit.kind == ChunkKind::Lines {
+                continue;
+            }
+            let skip: Vec<Range<usize>> = skips
+                .iter()
+                .filter(|(outer, _)| {
+                    *outer != unit.range && unit.range.start <= outer.start && outer.end <= unit.range.end
+                })
+                .map(|(_, body)| body.clone())
+                .collect();
+            let refs = imports.references(node, text, &skip);
+            let own = unit.meta.fqcn.clone().or(unit.meta.qualified_name.clone());
+            unit.meta.relate(refs.into_iter().filter(|r| Some(r) != own.as_ref()));
+        }
+        CodeUnits { units, imports }
+    }
+}
+
+/// What a body elision hides (skipped when a parent computes its references).
+fn body_range(unit: &Unit) -> Option<Range<usize>> {
+    match &unit.elide {
+        Elide::Body { body, .. } => Some(body.clone()),
+        Elide::Whole { .. } => Some(unit.range.clone()),
+        Elide::Keep => None,
+    }
+}
+
+impl ChunkKind {
+    /// Kinds whose members become their own chunks.
+    pub(crate) fn is_type_like_kind(self) -> bool {
+        matches!(
+            self,
+            ChunkKind::Class
+                | ChunkKind::Interface
+                | ChunkKind::Trait
+                | ChunkKind::Enum
+                | ChunkKind::Struct
+                | ChunkKind::Impl
+                | ChunkKind::FilamentResource
+        )
+    }
+
+    fn is_container(self) -> bool {
+        self.is_type_like_kind() || self == ChunkKind::Module
+    }
+}
+
+fn unit_kind(kind: SymbolKind) -> Option<ChunkKind> {
+    Some(match kind {
+        SymbolKind::Function => ChunkKind::Function,
+        SymbolKind::Method => ChunkKind::Method,
+        SymbolKind::Class => ChunkKind::Class,
+        SymbolKind::Interface => ChunkKind::Interface,
+        SymbolKind::Trait => ChunkKind::Trait,
+        SymbolKind::Enum => ChunkKind::Enum,
+        SymbolKind::Struct => ChunkKind::Struct,
+        SymbolKind::Type => ChunkKind::Type,
+        SymbolKind::Module => ChunkKind::Module,
+        SymbolKind::Macro => ChunkKind::Macro,
+        _ => return None,
+    })
+}
+
+/// The syntax node of a symbol: the node starting at the symbol's position whose `name` is the
+/// symbol's name.
+fn definition_node<'t>(root: Node<'t>, symbol: &Symbol, source: &Source) -> Option<Node<'t>> {
+    let byte = source.lines.start_of(symbol.line) + symbol.column.saturating_sub(1);
+    let mut node = root.descendant_for_byte_range(byte, byte)?;
+    loop {
+        if node.start_byte() == byte
+            && node
+                .child_by_field_name("name")
+                .is_some_and(|n| node_text(n, source.text).trim() == symbol.name)
+        {
+            return Some(node);
+        }
+        node = node.parent()?;
+        if node.start_byte() != byte {
+            return None;
+        }
+    }
+}
+
+fn enclosing_impl(node: Node) -> Option<Node> {
+    let mut current = node.parent();
+    while let Some(n) = current {
+        match n.kind() {
+            "impl_item" => return Some(n),
+            "declaration_list" => current = n.parent(),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Wrappers that belong to a definition: decorators, `export`, `const f = …`, Go `type`.
+fn outer_node(node: Node) -> Node {
+    let mut n = node;
+    while let Some(parent) = n.parent() {
+        let single_child = parent.named_child_count() == 1
+            || (parent.kind() == "decorated_definition")
+            || (parent.kind() == "export_statement");
+        let wraps = match parent.kind() {
+            "decorated_definition" | "export_statement" | "ambient_declaration" => true,
+            "lexical_declaration" | "variable_declaration" | "type_declaration" => single_child,
+            "expression_statement" => n.kind() == "assignment_expression",
+            _ => false,
+        };
+        if !wraps {
+            break;
+        }
+        n = parent;
+    }
+    n
+}
+
+fn is_lead_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "comment" | "line_comment" | "block_comment" | "attribute_item" | "decorator" | "annotation"
+    )
+}
+
+/// Doc comments and attributes directly above a definition (no blank line between), not
+/// counting a trailing comment of the previous line.
+pub(crate) fn leading<'t>(outer: Node<'t>) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    let mut first = outer;
+    while let Some(prev) = first.prev_named_sibling() {
+        if !is_lead_kind(prev.kind()) || prev.end_position().row + 1 < first.start_position().row {
+            break;
+        }
+        if let Some(before) = prev.prev_sibling()
+            && before.end_position().row == prev.start_position().row
+            && !is_lead_kind(before.kind())
+        {
+            break;
+        }
+        out.push(prev);
+        first = prev;
+    }
+    out.reverse();
+    out
+}
+
+fn body_node<'t>(node: Node<'t>) -> Option<Node<'t>> {
+    node.child_by_field_name("body")
+        .or_else(|| node.child_by_field_name("value").and_then(|v| v.child_by_field_name("body")))
+        .or_else(|| {
+            // Go `type X struct { … }`: the field list.
+            let ty = node.child_by_field_name("type")?;
+            let mut cursor = ty.walk();
+            ty.named_children(&mut cursor)
+                .find(|c| matches!(c.kind(), "field_declaration_list" | "method_spec_list"))
+        })
+}
+
+fn definition_unit<'t>(
+    source: &Source,
+    lang: &'static LanguageDef,
+    kind: ChunkKind,
+    symbol: &Symbol,
+    node: Node<'t>,
+    imports: &Imports,
+) -> Unit<'t> {
+    let text = source.text;
+    let outer = outer_node(node);
+    let lead = leading(outer);
+    let lead_start = lead.first().map_or(outer.start_byte(), |n| n.start_byte());
+    let start = line_start_if_indented(source, lead_start);
+    let range = start..outer.end_byte();
+    let python = lang.id == "python";
+    let body = body_node(node);
+    let elide = match body {
+        Some(body) => Elide::Body {
+            lead: (lead_start < outer.start_byte()).then_some(lead_start..outer.start_byte()),
+            body: body.start_byte()..body.end_byte(),
+            stub: body_stub(node_text(body, text), python),
+        },
+        None => {
+            let first_line_end = text[outer.start_byte()..outer.end_byte()]
+                .find('\n')
+                .map(|i| outer.start_byte() + i);
+            match first_line_end {
+                Some(end) => Elide::Body {
+                    lead: (lead_start < outer.start_byte()).then_some(lead_start..outer.start_byte()),
+                    body: end..outer.end_byte(),
+                    stub: " …".to_string(),
+                },
+                None => Elide::Keep,
+            }
+        }
+    };
+    let mut kind = kind;
+    if kind == ChunkKind::Function
+        && matches!(lang.id, "tsx" | "javascript")
+        && symbol.name.starts_with(|c: char| c.is_ascii_uppercase())
+        && contains_jsx(node)
+    {
+        kind = ChunkKind::Component;
+    }
+    let mut unit = Unit::new(kind, symbol.name.clone(), range)
+        .key(symbol.qualified_name.clone())
+        .node(node)
+        .elide(elide)
+        .header(symbol.signature.clone());
+    unit.mergeable = matches!(
+        kind,
+        ChunkKind::Function | ChunkKind::Method | ChunkKind::Type | ChunkKind::Interface | ChunkKind::Enum | ChunkKind::Struct
+    );
+    unit.meta.qualified_name = Some(symbol.qualified_name.clone());
+    unit.meta.signature = Some(symbol.signature.clone());
+    unit.meta.docstring = docstring(lang.id, node, &lead, text);
+    unit.meta.set("exported", symbol.exported);
+    if lang.id == "php" {
+        unit.meta.fqcn = Some(symbol.qualified_name.clone());
+    }
+    if kind.is_type_like_kind() && symbol.scope.as_deref().is_none_or(|_| lang.id == "php") {
+        unit.meta.imports = imports.list.clone();
+    }
+    unit
+}
+
+fn impl_unit<'t>(source: &Source, node: Node<'t>) -> Unit<'t> {
+    let text = source.text;
+    let ty = node
+        .child_by_field_name("type")
+        .map_or("", |t| node_text(t, text))
+        .split('<')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let trait_name = node.child_by_field_name("trait").map(|t| node_text(t, text).to_string());
+    let name = match &trait_name {
+        Some(t) => format!("impl {t} for {ty}"),
+        None => format!("impl {ty}"),
+    };
+    let signature = node
+        .child_by_field_name("body")
+        .map_or(node_text(node, text), |b| &text[node.start_byte()..b.start_byte()])
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let lead = leading(node);
+    let lead_start = lead.first().map_or(node.start_byte(), |n| n.start_byte());
+    let body = node.child_by_field_name("body");
+    let mut unit = Unit::new(ChunkKind::Impl, name.clone(), line_start_if_indented(source, lead_start)..node.end_byte())
+        .key(name)
+        .node(node)
+        .header(signature.clone());
+    if let Some(body) = body {
+        unit.elide = Elide::Body {
+            lead: (lead_start < node.start_byte()).then_some(lead_start..node.start_byte()),
+            body: body.start_byte()..body.end_byte(),
+            stub: "{ … }".into(),
+        };
+    }
+    unit.meta.signature = Some(signature);
+    unit.meta.set("type_name", ty);
+    if let Some(t) = trait_name {
+        unit.meta.set("trait_name", t);
+    }
+    unit
+}
+
+pub(crate) fn line_start_if_indented(source: &Source, byte: usize) -> usize {
+    let line_start = source.lines.line_start_at(byte);
+    if source.text[line_start..byte].trim().is_empty() {
+        line_start
+    } else {
+        byte
+    }
+}
+
+fn contains_jsx(node: Node) -> bool {
+    let mut cursor = node.walk();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind().starts_with("jsx_") {
+            return true;
+        }
+        for child in n.named_children(&mut cursor) {
+            stack.push(child);
+        }
+    }
+    false
+}
+
+/// Drops definitions nested in functions (they stay in their function's chunk) and members of
+/// kinds that do not split into members (an interface's method signatures).
+fn keep_chunkable(mut units: Vec<Unit>) -> Vec<Unit> {
+    units.sort_by(|a, b| a.range.start.cmp(&b.range.start).then(b.range.end.cmp(&a.range.end)));
+    let mut kept: Vec<Unit> = Vec::new();
+    // (end, is container) of the kept units enclosing the current one.
+    let mut stack: Vec<(usize, bool)> = Vec::new();
+    for unit in units {
+        while stack.last().is_some_and(|(end, _)| *end <= unit.range.start) {
+            stack.pop();
+        }
+        if let Some((_, container)) = stack.last()
+            && !container
+        {
+            continue;
+        }
+        let has_body = matches!(unit.elide, Elide::Body { .. });
+        let nested = !stack.is_empty();
+        if nested && !has_body && unit.kind != ChunkKind::Impl {
+            // A one-line member (an abstract signature) reads best inside its parent.
+            continue;
+        }
+        stack.push((unit.range.end, unit.kind.is_container()));
+        kept.push(unit);
+    }
+    kept
+}
+
+/// Definitions that contain a syntax error, and top-level error regions, become flagged line
+/// units: valid parts stay AST chunks, the broken part is kept verbatim.
+pub(crate) fn error_units<'t>(source: &Source, root: Node<'t>, units: &mut Vec<Unit<'t>>) {
+    if !root.has_error() {
+        return;
+    }
+    let mut broken: Vec<Range<usize>> = Vec::new();
+    units.retain(|u| {
+        let bad = u.node.is_some_and(|n| n.has_error()) && u.kind.is_callable_kind();
+        if bad {
+            broken.push(u.range.clone());
+        }
+        !bad
+    });
+    // Units inside a broken one go with it.
+    units.retain(|u| !broken.iter().any(|b| b.start <= u.range.start && u.range.end <= b.end));
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            let range = line_start_if_indented(source, node.start_byte())..node.end_byte();
+            if !units.iter().any(|u| u.range.start <= range.start && range.end <= u.range.end && u.kind.is_callable_kind())
+                && !broken.iter().any(|b| b.start <= range.start && range.end <= b.end)
+            {
+                broken.push(range);
+            }
+            continue;
+        }
+        if node.has_error() {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                stack.push(child);
+            }
+        }
+    }
+    broken.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::new();
+    for r in broken {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    for range in merged {
+        if range.is_empty() {
+            continue;
+        }
+        let first = source.lines.line_of(range.start);
+        let mut unit = Unit::new(ChunkKind::Lines, "", range)
+            .key(format!("syntax_error:{}", error_key(source, first)))
+            .elide(Elide::Whole {
+                stub: "… (syntax error: see its lines chunk)".into(),
+            });
+        unit.meta.set("syntax_error", true);
+        units.push(unit);
+    }
+}
+
+/// A key for an error region that does not depend on its line: its first line's text.
+fn error_key(source: &Source, line: usize) -> String {
+    let start = source.lines.start_of(line);
+    source.text[start..]
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(60)
+        .collect()
+}
+
+impl ChunkKind {
+    pub(crate) fn is_callable_kind(self) -> bool {
+        matches!(
+            self,
+            ChunkKind::Function | ChunkKind::Method | ChunkKind::Component | ChunkKind::Macro
+        )
+    }
+}
+
+/// Python docstrings (first statement of the body), otherwise the doc comment above.
+fn docstring(lang: &str, node: Node, lead: &[Node], text: &str) -> Option<String> {
+    if lang == "python" {
+        let body = node.child_by_field_name("body")?;
+        return python_docstring(body, text);
+    }
+    let comments: Vec<&str> = lead
+        .iter()
+        .filter(|n| n.kind().contains("comment"))
+        .map(|n| node_text(*n, text))
+        .collect();
+    if comments.is_empty() {
+        return None;
+    }
+    clean_comment(&comments.join("\n"))
+}
+
+fn python_docstring(block: Node, text: &str) -> Option<String> {
+    let first = block.named_child(0)?;
+    if first.kind() != "expression_statement" {
+        return None;
+    }
+    let string = first.named_child(0).filter(|s| s.kind() == "string")?;
+    let raw = node_text(string, text);
+    let inner = raw
+        .trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B', 'f', 'F'])
+        .trim_start_matches("\"\"\"")
+        .trim_start_matches("'''")
+        .trim_end_matches("\"\"\"")
+        .trim_end_matches("'''")
+        .trim_matches(['"', '\'']);
+    let cleaned = dedent(inner);
+    (!cleaned.is_empty()).then_some(cleaned)
+}
+
+/// The module docstring (Python) or the comment block at the top of the file.
+fn module_docstring(lang: &str, root: Node, text: &str) -> Option<String> {
+    if lang == "python" {
+        return python_docstring(root, text);
+    }
+    let mut cursor = root.walk();
+    let mut comments = Vec::new();
+    for child in root.named_children(&mut cursor) {
+        match child.kind() {
+            k if k.contains("comment") => comments.push(node_text(child, text)),
+            "php_tag" | "package_clause" | "package_declaration" => {}
+            _ => break,
+        }
+    }
+    // Only file headers: `//!` in Rust, or a comment block that is not a definition's docblock.
+    clean_comment(&comments.join("\n"))
+}
+
+/// Comment markers removed, lines trimmed, at most 600 characters.
+pub(crate) fn clean_comment(raw: &str) -> Option<String> {
+    let mut lines = Vec::new();
+    for line in raw.lines() {
+        let mut l = line.trim();
+        for prefix in ["/**", "/*!", "/*", "*/", "//!", "///", "//", "#", "*"] {
+            if let Some(rest) = l.strip_prefix(prefix) {
+                l = rest;
+                break;
+            }
+        }
+        let l = l.trim_end_matches("*/").trim();
+        if l.starts_with('@') && !lines.is_empty() {
+            // `@param`/`@return` tags: the summary above them is what matters for search.
+            break;
+        }
+        if !l.is_empty() || !lines.is_empty() {
+            lines.push(l.to_string());
+        }
+    }
+    while lines.last().is_some_and(|l: &String| l.is_empty()) {
+        lines.pop();
+    }
+    let joined = lines.join("\n");
+    let joined: String = joined.chars().take(600).collect();
+    (!joined.trim().is_empty()).then_some(joined)
+}
+
+fn dedent(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let indent = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out: Vec<String> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i == 0 {
+            out.push(line.trim().to_string());
+        } else {
+            out.push(line.get(indent..).unwrap_or(line.trim()).trim_end().to_string());
+        }
+    }
+    out.join("\n").trim().chars().take(600).collect()
+}
