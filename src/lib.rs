@@ -13,6 +13,7 @@ pub mod embed;
 pub mod error;
 pub mod fsutil;
 pub mod index;
+pub mod integration;
 pub mod lang;
 pub mod mcp;
 pub mod pack;

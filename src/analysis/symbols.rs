@@ -137,6 +137,9 @@ pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
             errors: Vec::new(),
         };
     }
+    if !may_define_symbols(lang, text) {
+        return FileSymbols { language: lang.id.into(), symbols: Vec::new(), errors: Vec::new() };
+    }
     let parsed = syntax::parse(lang, text);
     let symbols = match (&parsed.tree, syntax::tags_query(parsed.code_lang)) {
         (Some(tree), Some(query)) => extract(parsed.code_lang, query, tree.root_node(), text),
@@ -156,6 +159,26 @@ pub fn symbols_in_tree(code_lang: &'static LanguageDef, root: Node, text: &str) 
         Some(query) => extract(code_lang, query, root, text),
         None => Vec::new(),
     }
+}
+
+/// False when the language's declaration keywords do not occur in `text`, so parsing can be
+/// skipped (see `LanguageDef::definition_hint`).
+fn may_define_symbols(lang: &'static LanguageDef, text: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static HINTS: LazyLock<Mutex<HashMap<&'static str, regex::Regex>>> = LazyLock::new(Default::default);
+    let Some(pattern) = lang.definition_hint else { return true };
+    let hint = {
+        let mut hints = HINTS.lock().unwrap_or_else(|p| p.into_inner());
+        match hints.get(lang.id) {
+            Some(regex) => regex.clone(),
+            None => match regex::Regex::new(pattern) {
+                Ok(regex) => hints.entry(lang.id).or_insert(regex).clone(),
+                Err(_) => return true,
+            },
+        }
+    };
+    hint.is_match(text)
 }
 
 /// A definition as the query found it, before scopes are known.

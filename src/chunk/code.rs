@@ -93,6 +93,10 @@ impl<'t> CodeUnits<'t> {
         for symbol in &symbols {
             let Some(kind) = unit_kind(symbol.kind) else { continue };
             let Some(node) = definition_node(root, symbol, source) else { continue };
+            if kind == ChunkKind::Module && body_node(node).is_none() {
+                // `mod ledger;` declares a file; it is not a unit of this one.
+                continue;
+            }
             if lang.id == "rust"
                 && let Some(imp) = enclosing_impl(node)
                 && !impls.iter().any(|i| i.id() == imp.id())
@@ -191,11 +195,15 @@ fn definition_node<'t>(root: Node<'t>, symbol: &Symbol, source: &Source) -> Opti
     let byte = source.lines.start_of(symbol.line) + symbol.column.saturating_sub(1);
     let mut node = root.descendant_for_byte_range(byte, byte)?;
     loop {
-        if node.start_byte() == byte
-            && node
-                .child_by_field_name("name")
-                .is_some_and(|n| node_text(n, source.text).trim() == symbol.name)
-        {
+        // `name: …` for declarations; `left: a.b.name` for `obj.prototype.name = function …`.
+        let named = node
+            .child_by_field_name("name")
+            .or_else(|| node.child_by_field_name("left"))
+            .is_some_and(|n| {
+                let written = node_text(n, source.text).trim();
+                written == symbol.name || written.rsplit('.').next() == Some(symbol.name.as_str())
+            });
+        if node.start_byte() == byte && named {
             return Some(node);
         }
         node = node.parent()?;
@@ -270,6 +278,7 @@ pub(crate) fn leading<'t>(outer: Node<'t>) -> Vec<Node<'t>> {
 fn body_node<'t>(node: Node<'t>) -> Option<Node<'t>> {
     node.child_by_field_name("body")
         .or_else(|| node.child_by_field_name("value").and_then(|v| v.child_by_field_name("body")))
+        .or_else(|| node.child_by_field_name("right").and_then(|v| v.child_by_field_name("body")))
         .or_else(|| {
             // Go `type X struct { … }`: the field list.
             let ty = node.child_by_field_name("type")?;
@@ -323,8 +332,13 @@ fn definition_unit<'t>(
     {
         kind = ChunkKind::Component;
     }
+    // `Widget.prototype.render = function …`: the assigned path is the identity.
+    let key = match node.child_by_field_name("left") {
+        Some(left) if node.kind() == "assignment_expression" => node_text(left, text).to_string(),
+        _ => symbol.qualified_name.clone(),
+    };
     let mut unit = Unit::new(kind, symbol.name.clone(), range)
-        .key(symbol.qualified_name.clone())
+        .key(key.clone())
         .node(node)
         .elide(elide)
         .header(symbol.signature.clone());
@@ -332,7 +346,7 @@ fn definition_unit<'t>(
         kind,
         ChunkKind::Function | ChunkKind::Method | ChunkKind::Type | ChunkKind::Interface | ChunkKind::Enum | ChunkKind::Struct
     );
-    unit.meta.qualified_name = Some(symbol.qualified_name.clone());
+    unit.meta.qualified_name = Some(key);
     unit.meta.signature = Some(symbol.signature.clone());
     unit.meta.docstring = docstring(lang.id, node, &lead, text);
     unit.meta.set("exported", symbol.exported);

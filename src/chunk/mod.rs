@@ -212,7 +212,7 @@ pub struct Chunk {
 /// Size limits and merging.
 #[derive(Debug, Clone, Copy)]
 pub struct ChunkOptions {
-    /// Largest chunk in model tokens (`chunk_max_tokens`, seed default 512). A share of it is
+    /// Largest chunk in model tokens (`chunk_max_tokens`, seed default 512). A quarter of it is
     /// reserved for the header that [`embedding_text`] puts before the code.
     pub max_tokens: usize,
     /// Adjacent sibling units (same kind) under this many tokens are merged into one chunk.
@@ -235,7 +235,7 @@ impl ChunkOptions {
     /// Tokens available to a chunk's content: the rest is kept for the name, kind, signature and
     /// metadata summary that precede it in the embedded text.
     pub fn content_budget(&self) -> usize {
-        (self.max_tokens - self.max_tokens / 8).max(32)
+        (self.max_tokens - self.max_tokens / 4).max(32)
     }
 }
 

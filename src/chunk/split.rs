@@ -58,10 +58,6 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    pub(crate) fn source(&self) -> &'a Source<'a> {
-        self.source
-    }
-
     fn text(&self) -> &'a str {
         self.source.text
     }
@@ -273,12 +269,15 @@ impl<'a> Emitter<'a> {
         let room = budget.saturating_sub(header_tokens).max(budget / 2);
         let mut pieces = Vec::new();
         self.pieces(range.clone(), unit.node, elisions, room, 0, &mut pieces);
-        // Greedy packing of consecutive pieces.
+        // Packing consecutive pieces, aiming at parts of even size: as many parts as the total
+        // needs, each closed once it reaches the average (or would overflow the room).
+        let total: usize = pieces.iter().map(|(_, t)| t).sum();
+        let target = total.div_ceil(total.div_ceil(room.max(1)).max(1));
         let mut parts: Vec<Range<usize>> = Vec::new();
         let mut current: Option<(Range<usize>, usize)> = None;
         for (piece, tokens) in pieces {
             current = match current {
-                Some((r, t)) if t + tokens <= room => Some((r.start..piece.end, t + tokens)),
+                Some((r, t)) if t + tokens <= room && t < target => Some((r.start..piece.end, t + tokens)),
                 Some((r, _)) => {
                     parts.push(r);
                     Some((piece, tokens))
@@ -355,9 +354,16 @@ impl<'a> Emitter<'a> {
         node: Node<'t>,
         elisions: &[Elision],
     ) -> Vec<Piece<'t>> {
-        let container = node.child_by_field_name("body").unwrap_or(node);
+        // Through wrappers with a single child (`return (…)`, a parenthesised JSX tree) to the
+        // level where there is something to choose between.
+        let mut container = node.child_by_field_name("body").unwrap_or(node);
         let mut cursor = container.walk();
-        let children: Vec<Node<'t>> = container.named_children(&mut cursor).collect();
+        let mut children: Vec<Node<'t>> = container.named_children(&mut cursor).collect();
+        while children.len() == 1 && children[0].named_child_count() > 0 {
+            container = children[0];
+            let mut inner = container.walk();
+            children = container.named_children(&mut inner).collect();
+        }
         let mut cuts: Vec<(usize, Option<Node<'t>>)> = vec![(range.start, None)];
         for child in children {
             let at = self.snap_to_line_start(child.start_byte());

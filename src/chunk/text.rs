@@ -10,36 +10,66 @@ use serde_json::Value;
 use std::fmt::Write;
 
 /// Longest rendering of one metadata field.
-const MAX_FIELD_CHARS: usize = 240;
+const MAX_FIELD_CHARS: usize = 160;
 
-/// Metadata fields that say nothing to a reader (or repeat another field).
-const SKIPPED_FIELDS: &[&str] = &["exported", "part", "members", "versions", "file_module", "resource_source"];
+/// The header (everything before the code) stops growing past this many characters: about 110
+/// model tokens for identifier-heavy text, which with `ChunkOptions::content_budget` (three
+/// quarters of `chunk_max_tokens`) keeps the whole passage inside the model's limit.
+pub const MAX_HEADER_CHARS: usize = 340;
+
+/// Metadata fields that say nothing to a reader, or repeat another field.
+const SKIPPED_FIELDS: &[&str] = &[
+    "exported", "part", "members", "versions", "file_module", "resource_source", "traits",
+    "symbols", "schema_class", "qualified_name", "merged",
+];
+
+/// Fields worth their header space first, in this order; the rest follow alphabetically.
+const FIRST_FIELDS: &[&str] = &[
+    "role", "table", "operation", "columns", "translatable", "relations", "relation", "fillable",
+    "casts", "model", "resource", "delegates_to", "fields", "filters", "actions", "entries",
+    "injected_dependencies", "directive", "components", "routes", "livewire", "packages",
+    "namespaces", "colors", "fonts", "screens", "plugins", "scan_patterns",
+];
 
 pub fn embedding_text(chunk: &Chunk) -> String {
-    let mut out = String::new();
     let m = &chunk.metadata;
-    let _ = write!(out, "{} {}", chunk.kind.as_str().replace('_', " "), chunk.name);
+    let mut lines: Vec<String> = Vec::new();
+    let mut title = format!("{} {}", chunk.kind.as_str().replace('_', " "), chunk.name);
     if let Some(q) = m.fqcn.as_ref().or(m.qualified_name.as_ref()).filter(|q| **q != chunk.name) {
-        let _ = write!(out, " ({q})");
+        let _ = write!(title, " ({q})");
     }
-    let _ = writeln!(out, "\nfile: {}", chunk.file);
+    lines.push(title);
+    lines.push(format!("file: {}", chunk.file));
     if let Some(sig) = &m.signature {
-        let _ = writeln!(out, "signature: {}", clip(sig));
+        lines.push(format!("signature: {}", clip(sig)));
     }
     if let Some(doc) = &m.docstring {
-        let _ = writeln!(out, "doc: {}", clip(&doc.split_whitespace().collect::<Vec<_>>().join(" ")));
+        lines.push(format!("doc: {}", clip(&doc.split_whitespace().collect::<Vec<_>>().join(" "))));
     }
-    for (key, value) in &m.fields {
-        if SKIPPED_FIELDS.contains(&key.as_str()) {
-            continue;
-        }
-        let rendered = render(value);
+    let mut keys: Vec<&String> = m.fields.keys().filter(|k| !SKIPPED_FIELDS.contains(&k.as_str())).collect();
+    keys.sort_by_key(|k| FIRST_FIELDS.iter().position(|f| f == k).unwrap_or(FIRST_FIELDS.len()));
+    for key in keys {
+        let rendered = render(&m.fields[key]);
         if !rendered.is_empty() {
-            let _ = writeln!(out, "{}: {}", key.replace('_', " "), clip(&rendered));
+            lines.push(format!("{}: {}", key.replace('_', " "), clip(&rendered)));
         }
     }
     if !m.related_symbols.is_empty() {
-        let _ = writeln!(out, "related: {}", clip(&m.related_symbols.join(", ")));
+        // Short names: the full ones are in the metadata, the words are what embeds.
+        let short: Vec<&str> = m
+            .related_symbols
+            .iter()
+            .map(|s| s.rsplit(['\\', '.', '#', '/', ':']).next().unwrap_or(s))
+            .collect();
+        lines.push(format!("related: {}", clip(&short.join(", "))));
+    }
+    let mut out = String::new();
+    for line in lines {
+        if !out.is_empty() && out.len() + line.len() > MAX_HEADER_CHARS {
+            break;
+        }
+        out.push_str(&line);
+        out.push('\n');
     }
     out.push('\n');
     out.push_str(&chunk.content);

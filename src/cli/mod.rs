@@ -1,5 +1,7 @@
 //! The command line: clap arguments turned into the same library calls the MCP server makes.
 
+mod chunks;
+mod integration;
 mod model;
 
 use crate::tools::{Context, TOOLS, dispatch};
@@ -47,6 +49,16 @@ enum Command {
     },
     /// List the tools with their descriptions.
     Tools,
+    /// Set a project up for Claude Code: .mcp.json entry, /code command, PreToolUse write-gate hook,
+    /// .code-intel/config.json defaults. Idempotent; never overwrites the user's own settings.
+    Init(integration::InitArgs),
+    /// Hooks Claude Code runs (registered by `init`).
+    Hook {
+        #[command(subcommand)]
+        event: integration::HookEvent,
+    },
+    /// Show the chunks (units for embedding) the chunker makes of a file or directory.
+    Chunks(chunks::ChunksArgs),
     /// Install, check or measure the embedding model (multilingual-e5-small).
     Model {
         #[command(subcommand)]
@@ -85,18 +97,25 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
                     }
                 },
             };
-            match dispatch(&ctx, &tool, args) {
+            let code = match dispatch(&ctx, &tool, args) {
                 Ok(value) => {
                     print_json(&value, pretty)?;
-                    Ok(0)
+                    0
                 }
                 Err(err) => {
                     print_json(&err.to_json(), pretty)?;
-                    Ok(1)
+                    1
                 }
-            }
+            };
+            // The process ends right after this; freeing a large index first only costs time
+            // (a fifth of a warm call on a big repository).
+            std::mem::forget(ctx);
+            Ok(code)
         }
         Command::Model { action } => model::run(action),
+        Command::Chunks(args) => chunks::run(args),
+        Command::Init(args) => integration::run_init(args),
+        Command::Hook { event } => integration::run_hook(event),
         Command::Tools => {
             let mut out = std::io::stdout().lock();
             for tool in TOOLS {

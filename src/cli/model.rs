@@ -29,6 +29,9 @@ pub enum ModelCommand {
     Status {
         #[command(flatten)]
         at: Location,
+        /// Also load it as the server does and report load time, request latency and memory.
+        #[arg(long)]
+        load: bool,
     },
     /// Embedding throughput: the pipeline against the raw model on the same texts and batches.
     Bench {
@@ -87,7 +90,20 @@ pub fn run(command: ModelCommand) -> anyhow::Result<i32> {
             report(&setup::verify(&dir), |r| r.ok)
         }
         ModelCommand::Verify { at } => report(&setup::verify(&at.resolve()?.1), |r| r.ok),
-        ModelCommand::Status { at } => report(&setup::status(&at.resolve()?.1), |s| s.ok),
+        ModelCommand::Status { at, load } => {
+            let dir = at.resolve()?.1;
+            let status = setup::status(&dir);
+            if !load || !status.ok {
+                return report(&status, |s| s.ok);
+            }
+            let figures = setup::load_figures(&dir);
+            let ok = figures.is_ok();
+            let value = serde_json::json!({
+                "status": status,
+                "load": figures.map_err(|e| e.to_string()),
+            });
+            report(&value, |_| ok)
+        }
         ModelCommand::Bench {
             at,
             texts,

@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
 const STORE_FILE: &str = "imports.bin";
 /// Cycles reported per file; more add nothing an agent acts on.
 pub const MAX_CYCLES: usize = 10;
@@ -27,6 +27,9 @@ pub const MAX_CYCLES: usize = 10;
 pub struct ResolvedImport {
     pub internal: bool,
     pub targets: Vec<String>,
+    /// Erased before run time (`import type`, Python `if TYPE_CHECKING:`): a dependency, but
+    /// not one that can form a cycle.
+    pub type_only: bool,
 }
 
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
@@ -40,8 +43,20 @@ pub struct ImportGraph {
 impl ImportGraph {
     /// The distinct project files `file` imports, in import order.
     pub fn targets(&self, file: &str) -> Vec<&str> {
+        self.targets_where(file, false)
+    }
+
+    /// The files `file` imports at run time (type-only imports left out): the edges of cycles.
+    pub fn runtime_targets(&self, file: &str) -> Vec<&str> {
+        self.targets_where(file, true)
+    }
+
+    fn targets_where(&self, file: &str, runtime_only: bool) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
         for import in self.imports.get(file).into_iter().flatten() {
+            if runtime_only && import.type_only {
+                continue;
+            }
             for target in &import.targets {
                 if target != file && !out.contains(&target.as_str()) {
                     out.push(target);
@@ -72,7 +87,7 @@ impl ImportGraph {
     /// `[file, b, c, file]`.
     pub fn cycles_through(&self, file: &str) -> Vec<Vec<String>> {
         let mut cycles: Vec<Vec<String>> = Vec::new();
-        for first in self.targets(file) {
+        for first in self.runtime_targets(file) {
             if let Some(mut path) = self.shortest_path(first, file) {
                 path.insert(0, file.to_string());
                 if !cycles.contains(&path) {
@@ -83,17 +98,21 @@ impl ImportGraph {
                 break;
             }
         }
-        if self.imports.get(file).is_some_and(|imports| {
-            imports
-                .iter()
-                .any(|i| i.targets.iter().any(|t| t == file))
-        }) {
+        if self.imports_itself(file) {
             cycles.insert(0, vec![file.to_string(), file.to_string()]);
         }
         cycles
     }
 
-    /// Breadth-first path `from → … → to` over import edges.
+    fn imports_itself(&self, file: &str) -> bool {
+        self.imports.get(file).is_some_and(|imports| {
+            imports
+                .iter()
+                .any(|i| !i.type_only && i.targets.iter().any(|t| t == file))
+        })
+    }
+
+    /// Breadth-first path `from → … → to` over run-time import edges.
     fn shortest_path(&self, from: &str, to: &str) -> Option<Vec<String>> {
         let mut previous: HashMap<&str, &str> = HashMap::new();
         let mut queue = VecDeque::from([from]);
@@ -109,7 +128,7 @@ impl ImportGraph {
                 path.reverse();
                 return Some(path);
             }
-            for next in self.targets(node) {
+            for next in self.runtime_targets(node) {
                 if seen.insert(next) {
                     previous.insert(next, node);
                     queue.push_back(next);
@@ -119,32 +138,37 @@ impl ImportGraph {
         None
     }
 
-    /// One cycle per strongly connected component of more than one file (or a file importing
-    /// itself), each starting at the component's first file in path order.
+    /// One cycle per strongly connected component of more than one file, and one per file
+    /// importing itself, each starting at its first file in path order.
     pub fn all_cycles(&self) -> Vec<Vec<String>> {
         let mut cycles = Vec::new();
         for component in self.components() {
-            let first = &component[0];
-            if component.len() > 1 || self.targets(first).is_empty() {
-                if let Some(cycle) = self.cycles_through(first).into_iter().next() {
-                    cycles.push(cycle);
-                }
-            } else if self
-                .imports
-                .get(first)
-                .is_some_and(|i| i.iter().any(|i| i.targets.contains(first)))
-            {
-                cycles.push(vec![first.clone(), first.clone()]);
+            if let Some(cycle) = self.cycles_through(&component[0]).into_iter().next() {
+                cycles.push(cycle);
+            }
+        }
+        let mut files: Vec<&String> = self.imports.keys().collect();
+        files.sort();
+        for file in files {
+            if self.imports_itself(file) {
+                cycles.push(vec![file.clone(), file.clone()]);
             }
         }
         cycles.sort();
         cycles
     }
 
-    /// Strongly connected components with more than one file (Kosaraju, iterative), each sorted.
+    /// Strongly connected components of the run-time edges with more than one file
+    /// (Kosaraju, iterative), each sorted.
     fn components(&self) -> Vec<Vec<String>> {
         let mut nodes: Vec<&str> = self.imports.keys().map(String::as_str).collect();
         nodes.sort();
+        let mut reverse: HashMap<&str, Vec<&str>> = HashMap::new();
+        for &node in &nodes {
+            for target in self.runtime_targets(node) {
+                reverse.entry(target).or_default().push(node);
+            }
+        }
         let mut order = Vec::new();
         let mut visited: HashSet<&str> = HashSet::new();
         for &start in &nodes {
@@ -153,7 +177,7 @@ impl ImportGraph {
             }
             let mut stack = vec![(start, 0usize)];
             while let Some((node, i)) = stack.pop() {
-                let next = self.targets(node);
+                let next = self.runtime_targets(node);
                 if i < next.len() {
                     stack.push((node, i + 1));
                     let n = next[i];
@@ -174,10 +198,10 @@ impl ImportGraph {
             let mut component = vec![start.to_string()];
             let mut stack = vec![start];
             while let Some(node) = stack.pop() {
-                for dependent in self.dependents.get(node).into_iter().flatten() {
-                    if assigned.insert(dependent.as_str()) {
-                        component.push(dependent.clone());
-                        stack.push(dependent);
+                for &source in reverse.get(node).into_iter().flatten() {
+                    if assigned.insert(source) {
+                        component.push(source.to_string());
+                        stack.push(source);
                     }
                 }
             }
@@ -269,8 +293,9 @@ impl GraphStore {
         let cached = {
             let guard = self.resolver.lock().unwrap_or_else(|p| p.into_inner());
             guard.as_ref().and_then(|(layout_fp, files_fp, resolver)| {
-                (*layout_fp == layout_fingerprint(snapshot) && *files_fp == files_fingerprint(snapshot))
-                    .then(|| resolver.clone())
+                (*layout_fp == layout_fingerprint(snapshot)
+                    && *files_fp == files_fingerprint(snapshot))
+                .then(|| resolver.clone())
             })
         };
         let resolver = cached.unwrap_or_else(|| {
@@ -300,7 +325,9 @@ impl GraphStore {
         let changed: Vec<&String> = snapshot
             .files
             .iter()
-            .filter(|(path, entry)| previous.is_none_or(|p| p.shas.get(*path) != Some(&entry.sha256)))
+            .filter(|(path, entry)| {
+                previous.is_none_or(|p| p.shas.get(*path) != Some(&entry.sha256))
+            })
             .map(|(path, _)| path)
             .collect();
         let mut stats = GraphStats {
@@ -322,7 +349,9 @@ impl GraphStore {
         *self.resolver.lock().unwrap_or_else(|p| p.into_inner()) =
             Some((layout_fp, files_fp, resolver.clone()));
         let mut graph = previous.map(|p| (*p.graph).clone()).unwrap_or_default();
-        graph.imports.retain(|path, _| snapshot.files.contains_key(path));
+        graph
+            .imports
+            .retain(|path, _| snapshot.files.contains_key(path));
         for path in &changed {
             let outline = &snapshot.files[*path].outline;
             let resolved = outline
@@ -333,6 +362,7 @@ impl GraphStore {
                     ResolvedImport {
                         internal: r.internal,
                         targets: r.targets,
+                        type_only: import.type_only,
                     }
                 })
                 .collect();

@@ -98,9 +98,8 @@ impl Layout {
                     }
                 }
                 "go.mod" => {
-                    if let Some(module) = text
-                        .lines()
-                        .find_map(|l| l.trim().strip_prefix("module "))
+                    if let Some(module) =
+                        text.lines().find_map(|l| l.trim().strip_prefix("module "))
                     {
                         layout.go_modules.push(GoModule {
                             dir,
@@ -148,7 +147,9 @@ impl Layout {
         layout
             .go_modules
             .sort_by_key(|m| std::cmp::Reverse(m.dir.len()));
-        layout.crates.sort_by_key(|c| std::cmp::Reverse(c.dir.len()));
+        layout
+            .crates
+            .sort_by_key(|c| std::cmp::Reverse(c.dir.len()));
         layout
             .composers
             .sort_by_key(|c| std::cmp::Reverse(c.dir.len()));
@@ -372,10 +373,9 @@ mod tests {
 
     #[test]
     fn jsonc_comments_and_trailing_commas() {
-        let value = parse_jsonc(
-            "{\n  // comment\n  \"a\": \"x//y\", /* block */\n  \"b\": [1, 2,],\n}\n",
-        )
-        .unwrap();
+        let value =
+            parse_jsonc("{\n  // comment\n  \"a\": \"x//y\", /* block */\n  \"b\": [1, 2,],\n}\n")
+                .unwrap();
         assert_eq!(value["a"], "x//y");
         assert_eq!(value["b"][1], 2);
     }

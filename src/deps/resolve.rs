@@ -122,7 +122,9 @@ impl Resolver {
                     // The parent of a file's topmost package directory is an import root.
                     let mut dir = dir_of(path);
                     let mut top = None;
-                    while snapshot.files.contains_key(&join(dir, "__init__.py").unwrap_or_default())
+                    while snapshot
+                        .files
+                        .contains_key(&join(dir, "__init__.py").unwrap_or_default())
                         && !dir.is_empty()
                     {
                         top = Some(dir);
@@ -334,7 +336,10 @@ impl Resolver {
         };
         let mut targets = Vec::new();
         for name in names {
-            for candidate in [format!("{dir}/{name}.py"), format!("{dir}/{name}/__init__.py")] {
+            for candidate in [
+                format!("{dir}/{name}.py"),
+                format!("{dir}/{name}/__init__.py"),
+            ] {
                 let candidate = candidate.trim_start_matches('/').to_string();
                 if self.has(&candidate) && !targets.contains(&candidate) {
                     targets.push(candidate);
@@ -361,9 +366,11 @@ impl Resolver {
 
     fn php(&self, from: &str, import: &Import) -> Option<Resolution> {
         let source = import.source.trim_start_matches('\\');
-        if import.statement.as_deref().is_some_and(|s| {
-            s.starts_with("require") || s.starts_with("include")
-        }) {
+        if import
+            .statement
+            .as_deref()
+            .is_some_and(|s| s.starts_with("require") || s.starts_with("include"))
+        {
             let target = join(dir_of(from), source).filter(|p| self.has(p));
             return Some(Resolution {
                 internal: true,
@@ -471,9 +478,10 @@ impl Resolver {
                 }
             }
         }
-        let internal = self.java_packages.keys().any(|p| {
-            !p.is_empty() && (source.starts_with(&format!("{p}.")) || source == p)
-        });
+        let internal = self
+            .java_packages
+            .keys()
+            .any(|p| !p.is_empty() && (source.starts_with(&format!("{p}.")) || source == p));
         Some(Resolution {
             internal,
             targets: Vec::new(),
@@ -588,7 +596,10 @@ fn rust_module_path(file: &str, src_dir: &str) -> Vec<String> {
     };
     let rel = rel.trim_end_matches(".rs");
     let mut parts: Vec<String> = rel.split('/').map(String::from).collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
         parts.pop();
     }
     parts

@@ -73,7 +73,7 @@ impl Default for E5Options {
     fn default() -> Self {
         E5Options {
             passage_precision: Precision::Int8,
-            query_precision: Precision::Fp32,
+            query_precision: if std::env::var_os("CI_EXPERIMENT_Q8").is_some() { Precision::Int8 } else { Precision::Fp32 },
             batch_size: 16,
             max_length: 512,
             threads: None,
@@ -141,11 +141,23 @@ impl E5Embedder {
         let session = |precision: Precision| {
             load_session(dir, precision, &tokenizer, &env, &options)
         };
-        let passages = session(options.passage_precision)?;
-        let queries = if options.query_precision == options.passage_precision {
-            None
+        // Two sessions load in parallel: most of the time is parsing the tokenizer and
+        // optimising the graph, each single-threaded.
+        let (passages, queries) = if options.query_precision == options.passage_precision {
+            (session(options.passage_precision)?, None)
         } else {
-            Some(Mutex::new(session(options.query_precision)?))
+            let (passages, queries) = std::thread::scope(|scope| {
+                let queries = scope.spawn(|| session(options.query_precision));
+                let passages = session(options.passage_precision);
+                let queries = queries.join().unwrap_or_else(|_| {
+                    Err(EmbedError::Load {
+                        file: dir.file(options.query_precision.file()).display().to_string(),
+                        reason: "the loading thread panicked".into(),
+                    })
+                });
+                (passages, queries)
+            });
+            (passages?, Some(Mutex::new(queries?)))
         };
         let embedder = E5Embedder {
             dir: dir.path.clone(),
@@ -334,7 +346,9 @@ fn load_session(
         file: path.display().to_string(),
         reason,
     };
+    let start = Instant::now();
     let onnx = std::fs::read(&path).map_err(|err| load_error(err.to_string()))?;
+    let read = start.elapsed();
     // No QuantizationMode::Dynamic: it would force every call into one batch. The int8 model
     // quantises activations per batch by itself.
     let model = UserDefinedEmbeddingModel::new(onnx, tokenizer.clone()).with_pooling(Pooling::Mean);
@@ -344,7 +358,15 @@ fn load_session(
     if let Some(threads) = options.threads {
         init = init.with_intra_threads(threads.max(1));
     }
-    TextEmbedding::try_new_from_user_defined(model, init).map_err(|err| load_error(err.to_string()))
+    let session = TextEmbedding::try_new_from_user_defined(model, init)
+        .map_err(|err| load_error(err.to_string()))?;
+    tracing::debug!(
+        "loaded {}: read {:.2}s, session and tokenizer {:.2}s",
+        path.display(),
+        read.as_secs_f64(),
+        (start.elapsed() - read).as_secs_f64()
+    );
+    Ok(session)
 }
 
 #[cfg(test)]

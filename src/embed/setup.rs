@@ -95,6 +95,41 @@ pub fn status(dir: &ModelDir) -> Status {
     }
 }
 
+/// What `code-intel model status --load` adds: the server's configuration (fp32 queries, int8
+/// passages) loaded and timed.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadFigures {
+    pub model: String,
+    pub load_seconds: f64,
+    /// Median time to embed one short request, in milliseconds.
+    pub query_ms: f64,
+    pub rss_mb: Option<f64>,
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// Loads the model as the server does and measures load time, request latency and memory.
+pub fn load_figures(dir: &ModelDir) -> Result<LoadFigures, EmbedError> {
+    let model = E5Embedder::load(dir, E5Options::default())?;
+    let requests = ["ログイン機能", "where are orders stored", "パスワードのハッシュ化", "retry failed http requests"];
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        for request in requests {
+            let start = Instant::now();
+            model.embed_query(request)?;
+            times.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let (rss_mb, peak_rss_mb) = super::bench::memory_mb();
+    Ok(LoadFigures {
+        model: model.model_id().to_string(),
+        load_seconds: model.load_time().as_secs_f64(),
+        query_ms: times[times.len() / 2],
+        rss_mb,
+        peak_rss_mb,
+    })
+}
+
 /// One check of `verify`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {

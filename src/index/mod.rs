@@ -8,7 +8,11 @@
 
 pub mod outlines;
 
-use crate::analysis::{FileSymbols, analyze_source};
+mod lazy;
+
+pub use lazy::LazySymbols;
+
+use crate::analysis::analyze_source;
 use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -19,7 +23,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever the stored layout or the extraction rules change; older stores are rebuilt.
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
 const STORE_FILE: &str = "symbols.bin";
 
 /// A walked file's fate in a refresh: its entry and whether it was (re)read, or why it was skipped.
@@ -32,7 +36,7 @@ pub struct FileEntry {
     pub mtime_ns: u128,
     pub sha256: [u8; 32],
     pub lossy: bool,
-    pub symbols: FileSymbols,
+    pub symbols: LazySymbols,
 }
 
 /// A file the index did not parse, and why (reported, never silently dropped).
@@ -154,7 +158,7 @@ impl SymbolIndex {
                     mtime_ns,
                     sha256,
                     lossy: source.lossy,
-                    symbols,
+                    symbols: LazySymbols::new(symbols),
                 };
                 (file.rel, Ok((Arc::new(entry), true)))
             })

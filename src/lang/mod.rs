@@ -55,6 +55,10 @@ pub struct LanguageDef {
     pub tags: &'static str,
     /// Separator between a scope and a member in qualified names.
     pub member_separator: &'static str,
+    /// A regex that every file defining a symbol must match (its declaration keywords). Files
+    /// that do not match are known to define nothing and are not parsed: PHP projects ship
+    /// thousands of `<?php return [...];` data files.
+    pub definition_hint: Option<&'static str>,
     /// The chunking strategy.
     pub chunking: Chunking,
 }
@@ -108,6 +112,9 @@ fn vue() -> Grammar {
     tree_sitter_vue_next::LANGUAGE.into()
 }
 
+/// PHP declaration keywords (`define(` covers global constants).
+const PHP_HINT: Option<&str> = Some(r"\b(namespace|class|interface|trait|enum|function|const|define)\b");
+
 /// Every supported language. Keep sorted by id (a test checks).
 pub static LANGUAGES: &[LanguageDef] = &[
     LanguageDef {
@@ -116,6 +123,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Scanner,
         tags: "",
         member_separator: ".",
+        definition_hint: None,
         chunking: Chunking::Blade,
     },
     LanguageDef {
@@ -124,6 +132,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(css),
         tags: include_str!("queries/css/tags.scm"),
         member_separator: " ",
+        definition_hint: None,
         chunking: Chunking::Css,
     },
     LanguageDef {
@@ -132,6 +141,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(go),
         tags: include_str!("queries/go/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
         chunking: Chunking::Code,
     },
     LanguageDef {
@@ -140,6 +150,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(html),
         tags: include_str!("queries/html/tags.scm"),
         member_separator: " ",
+        definition_hint: None,
         chunking: Chunking::Html,
     },
     LanguageDef {
@@ -148,6 +159,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(java),
         tags: include_str!("queries/java/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
         chunking: Chunking::Code,
     },
     LanguageDef {
@@ -156,6 +168,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(javascript),
         tags: include_str!("queries/javascript/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
         chunking: Chunking::Code,
     },
     LanguageDef {
@@ -164,6 +177,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(php),
         tags: include_str!("queries/php/tags.scm"),
         member_separator: "::",
+        definition_hint: PHP_HINT,
         chunking: Chunking::Code,
     },
     LanguageDef {
@@ -172,6 +186,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(python),
         tags: include_str!("queries/python/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
         chunking: Chunking::Code,
     },
     LanguageDef {
@@ -180,6 +195,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(rust),
         tags: include_str!("queries/rust/tags.scm"),
         member_separator: "::",
+        definition_hint: None,
         chunking: Chunking::Code,
     },
     LanguageDef {
@@ -188,6 +204,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(scss),
         tags: include_str!("queries/scss/tags.scm"),
         member_separator: " ",
+        definition_hint: None,
         chunking: Chunking::Css,
     },
     LanguageDef {
@@ -196,6 +213,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(tsx),
         tags: include_str!("queries/typescript/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
         chunking: Chunking::Code,
     },
     LanguageDef {
@@ -204,6 +222,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(typescript),
         tags: include_str!("queries/typescript/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
         chunking: Chunking::Code,
     },
     LanguageDef {
@@ -215,6 +234,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         },
         tags: "",
         member_separator: ".",
+        definition_hint: None,
         chunking: Chunking::Vue,
     },
 ];

@@ -33,8 +33,7 @@ pub fn session_analysis(memory: &Memory, session_id: &str) -> Result<SessionAnal
     let decision = memory
         .decisions()?
         .into_iter()
-        .filter(|d| d.session_id.as_deref() == Some(session_id))
-        .next_back();
+        .rfind(|d| d.session_id.as_deref() == Some(session_id));
     let outcomes: Vec<OutcomeLog> = memory
         .outcomes()?
         .into_iter()
@@ -105,7 +104,9 @@ pub fn improvement_insights(memory: &Memory, limit: usize) -> Result<Value, Memo
             .entry(o.outcome.as_str())
             .or_default() += 1;
         if failed(o) {
-            *failure_points.entry(o.phase_at_outcome.clone()).or_default() += 1;
+            *failure_points
+                .entry(o.phase_at_outcome.clone())
+                .or_default() += 1;
         }
     }
     let tool_failure_correlation: Map<String, Value> = tool_stats

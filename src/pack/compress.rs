@@ -88,11 +88,9 @@ fn elide(body: Node, text: &str, python: bool) -> Option<(usize, usize, String)>
         });
         let indent = " ".repeat(body.start_position().column);
         return match docstring {
-            Some(doc) if doc.end_byte() < end => Some((
-                doc.end_byte(),
-                end,
-                format!("\n{indent}..."),
-            )),
+            Some(doc) if doc.end_byte() < end => {
+                Some((doc.end_byte(), end, format!("\n{indent}...")))
+            }
             Some(_) => None,
             None if text[start..end].trim() == "..." || text[start..end].trim() == "pass" => None,
             None => Some((start, end, "...".to_string())),

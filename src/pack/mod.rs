@@ -147,8 +147,8 @@ pub fn pack(ws: &Workspace, opts: &PackOptions) -> Result<Packed, PackError> {
     let results: Vec<Result<Item, (String, String)>> = walked
         .par_iter()
         .map(|file| {
-            let source =
-                read_source(&file.abs, &file.rel, max_bytes).map_err(|e| (file.rel.clone(), e.message))?;
+            let source = read_source(&file.abs, &file.rel, max_bytes)
+                .map_err(|e| (file.rel.clone(), e.message))?;
             let mut text = source.text;
             if opts.compress
                 && let Some(lang) = crate::lang::detect(&file.rel)
@@ -156,9 +156,7 @@ pub fn pack(ws: &Workspace, opts: &PackOptions) -> Result<Packed, PackError> {
                 text = compress(lang, &text);
             }
             let (content, masked) = mask(&file.rel, &text);
-            let overhead = opts
-                .encoding
-                .count(&wrap_file(opts.style, &file.rel, ""))
+            let overhead = opts.encoding.count(&wrap_file(opts.style, &file.rel, ""))
                 + opts.encoding.count(&format!("{}\n", file.rel));
             Ok(Item {
                 tokens: opts.encoding.count(&content),

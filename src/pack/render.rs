@@ -97,11 +97,7 @@ pub fn directory_tree(paths: &[&str]) -> String {
     for path in paths {
         let parts: Vec<&str> = path.split('/').collect();
         let (dirs, name) = parts.split_at(parts.len() - 1);
-        let common = open
-            .iter()
-            .zip(dirs)
-            .take_while(|(a, b)| a == b)
-            .count();
+        let common = open.iter().zip(dirs).take_while(|(a, b)| a == b).count();
         open.truncate(common);
         for dir in &dirs[common..] {
             out.push_str(&"  ".repeat(open.len()));
@@ -123,7 +119,13 @@ mod tests {
     #[test]
     fn tree_nests_directories_once() {
         assert_eq!(
-            directory_tree(&["README.md", "src/a.ts", "src/lib/b.ts", "src/lib/c.ts", "tests/t.ts"]),
+            directory_tree(&[
+                "README.md",
+                "src/a.ts",
+                "src/lib/b.ts",
+                "src/lib/c.ts",
+                "tests/t.ts"
+            ]),
             "README.md\nsrc/\n  a.ts\n  lib/\n    b.ts\n    c.ts\ntests/\n  t.ts\n"
         );
     }

@@ -12,14 +12,14 @@ pub const MASK: &str = "[MASKED]";
 /// Known token shapes, masked wherever they appear.
 static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",                        // AWS access key id
-        r"|\bgh[pousr]_[A-Za-z0-9]{36,}\b",                      // GitHub tokens
-        r"|\bgithub_pat_[A-Za-z0-9_]{22,}",                      // GitHub fine-grained tokens
-        r"|\bxox[abprs]-[A-Za-z0-9-]{10,}",                      // Slack
-        r"|\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",              // Stripe
-        r"|\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",              // OpenAI / Anthropic style
-        r"|\bAIza[0-9A-Za-z_-]{35}\b",                           // Google API key
-        r"|\bglpat-[A-Za-z0-9_-]{20,}",                          // GitLab
+        r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",           // AWS access key id
+        r"|\bgh[pousr]_[A-Za-z0-9]{36,}\b",         // GitHub tokens
+        r"|\bgithub_pat_[A-Za-z0-9_]{22,}",         // GitHub fine-grained tokens
+        r"|\bxox[abprs]-[A-Za-z0-9-]{10,}",         // Slack
+        r"|\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", // Stripe
+        r"|\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}", // OpenAI / Anthropic style
+        r"|\bAIza[0-9A-Za-z_-]{35}\b",              // Google API key
+        r"|\bglpat-[A-Za-z0-9_-]{20,}",             // GitLab
         r"|\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", // JWT
     ))
     .expect("valid regex")
@@ -27,8 +27,10 @@ static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
 
 /// PEM private key blocks.
 static PRIVATE_KEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----).*?(-----END [A-Z0-9 ]*PRIVATE KEY-----)")
-        .expect("valid regex")
+    Regex::new(
+        r"(?s)(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----).*?(-----END [A-Z0-9 ]*PRIVATE KEY-----)",
+    )
+    .expect("valid regex")
 });
 
 /// `api_key = "…"`, `"clientSecret": "…"`, `'password' => '…'`: a secret-named key with a
@@ -49,7 +51,8 @@ static URL_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `KEY=value` lines of `.env` files (any value).
 static ENV_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=\s*)(\S.*?)\s*$").expect("valid regex")
+    Regex::new(r"(?m)^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=\s*)(\S.*?)\s*$")
+        .expect("valid regex")
 });
 
 /// Whether a file holds environment settings (`.env`, `.env.local`, `prod.env`).
@@ -120,8 +123,18 @@ mod tests {
     #[test]
     fn masks_keys_tokens_private_keys_and_env_values() {
         let cases = [
-            ("config.py", "API_KEY = \"abcd1234efgh5678\"\n", 1, "abcd1234"),
-            ("a.ts", "const t = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';", 1, "ghp_"),
+            (
+                "config.py",
+                "API_KEY = \"abcd1234efgh5678\"\n",
+                1,
+                "abcd1234",
+            ),
+            (
+                "a.ts",
+                "const t = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';",
+                1,
+                "ghp_",
+            ),
             ("a.ts", "aws: AKIAIOSFODNN7EXAMPLE\n", 1, "AKIA"),
             (
                 "key.pem",
@@ -129,9 +142,19 @@ mod tests {
                 1,
                 "MIIE",
             ),
-            ("db.yml", "url: postgres://app:hunter22@db:5432/x\n", 1, "hunter22"),
+            (
+                "db.yml",
+                "url: postgres://app:hunter22@db:5432/x\n",
+                1,
+                "hunter22",
+            ),
             (".env", "APP_KEY=base64:xyz\nDEBUG=true\n", 2, "base64:xyz"),
-            ("config.php", "'password' => 'correct-horse',\n", 1, "correct-horse"),
+            (
+                "config.php",
+                "'password' => 'correct-horse',\n",
+                1,
+                "correct-horse",
+            ),
         ];
         for (path, text, expected, secret) in cases {
             let (masked, count) = mask(path, text);

@@ -54,8 +54,7 @@ impl Intent {
     }
 
     /// Accepted names, for error messages.
-    pub const NAMES: &'static str =
-        "IMPLEMENT, MODIFY, INVESTIGATE, QUESTION (aliases: ADD = IMPLEMENT, DELETE = MODIFY, EXPLORE = INVESTIGATE)";
+    pub const NAMES: &'static str = "IMPLEMENT, MODIFY, INVESTIGATE, QUESTION (aliases: ADD = IMPLEMENT, DELETE = MODIFY, EXPLORE = INVESTIGATE)";
 }
 
 /// How risky acting on the request is; ordered, so `max` raises it.
@@ -81,7 +80,9 @@ impl RiskLevel {
 }
 
 /// The four slots, in the seeds' order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Slot {
     TargetFeature,
@@ -226,7 +227,11 @@ impl QueryFrame {
 
     /// Adds or replaces the mapping for `symbol.name`.
     pub fn upsert_mapped(&mut self, symbol: MappedSymbol) {
-        match self.mapped_symbols.iter_mut().find(|m| m.name == symbol.name) {
+        match self
+            .mapped_symbols
+            .iter_mut()
+            .find(|m| m.name == symbol.name)
+        {
             Some(existing) => *existing = symbol,
             None => self.mapped_symbols.push(symbol),
         }
@@ -301,7 +306,9 @@ pub fn validate_slot(
         Ok(score) => score,
         Err(err) => {
             return reject(
-                format!("the quote is not in the request, and a paraphrase cannot be checked: {err}"),
+                format!(
+                    "the quote is not in the request, and a paraphrase cannot be checked: {err}"
+                ),
                 None,
             );
         }
@@ -321,7 +328,9 @@ pub fn validate_slot(
         Ok(scores) => scores.into_iter().fold(0.0f32, f32::max),
         Err(err) => {
             return reject(
-                format!("the quote is not in the request, and a paraphrase cannot be checked: {err}"),
+                format!(
+                    "the quote is not in the request, and a paraphrase cannot be checked: {err}"
+                ),
                 None,
             );
         }
@@ -377,7 +386,8 @@ mod tests {
     use super::*;
     use crate::relevance::{FakeRelevance, Unavailable};
 
-    const QUERY_JA: &str = "ログイン機能でパスワードが空のときエラーが出ないので、チェックを追加したい";
+    const QUERY_JA: &str =
+        "ログイン機能でパスワードが空のときエラーが出ないので、チェックを追加したい";
     const QUERY_EN: &str = "When the password is empty the login form shows no error; add a check.";
 
     fn verdict(value: &str, quote: &str, query: &str, rel: &dyn Relevance) -> (bool, f32) {
@@ -404,7 +414,13 @@ mod tests {
             ("ログイン機能", "サインイン機能", QUERY_JA, true, 0.7),
             ("sign-in form", "sign-in form", QUERY_EN, true, 0.8),
             ("決済機能", "決済処理", QUERY_JA, false, 0.0),
-            ("password reset", "forgot password link", QUERY_EN, false, 0.4),
+            (
+                "password reset",
+                "forgot password link",
+                QUERY_EN,
+                false,
+                0.4,
+            ),
             ("", "ログイン", QUERY_JA, false, -1.0),
         ];
         for (value, quote, query, accepted, score) in cases {

@@ -32,7 +32,9 @@ pub fn contains_verbatim(text: &str, quote: &str) -> bool {
 /// what a paraphrased quote is compared with when it is not found verbatim.
 pub fn clauses(text: &str) -> Vec<String> {
     let mut out: Vec<String> = text
-        .split(['。', '、', '，', '．', '！', '？', '\n', ',', '.', '!', '?', ';', '；'])
+        .split([
+            '。', '、', '，', '．', '！', '？', '\n', ',', '.', '!', '?', ';', '；',
+        ])
         .map(str::trim)
         .filter(|c| !c.is_empty())
         .map(String::from)
@@ -52,13 +54,29 @@ mod tests {
     fn verbatim_after_normalisation() {
         let cases = [
             // (request, quote, found)
-            ("ログイン機能でパスワードが空のときエラーが出ない", "パスワードが空のとき", true),
-            ("ログイン機能でパスワードが空のときエラーが出ない", "「ログイン機能」", true),
+            (
+                "ログイン機能でパスワードが空のときエラーが出ない",
+                "パスワードが空のとき",
+                true,
+            ),
+            (
+                "ログイン機能でパスワードが空のときエラーが出ない",
+                "「ログイン機能」",
+                true,
+            ),
             // Half-width katakana and full-width ASCII fold under NFKC.
             ("ﾛｸﾞｲﾝ機能を直したい", "ログイン機能", true),
             ("ＡＰＩのレスポンスが遅い", "API", true),
-            ("Add a rate limit to the Login endpoint", "login endpoint", true),
-            ("Add a rate limit to the login   endpoint", "\"login endpoint\"", true),
+            (
+                "Add a rate limit to the Login endpoint",
+                "login endpoint",
+                true,
+            ),
+            (
+                "Add a rate limit to the login   endpoint",
+                "\"login endpoint\"",
+                true,
+            ),
             ("ログイン機能を直したい", "サインイン機能", false),
             ("fix the login page", "logout page", false),
             ("fix the login page", "  ", false),

@@ -113,7 +113,9 @@ fn python_docstring(lines: &[&str], decl: usize, end_line: usize) -> Option<Stri
     let body = (header_end + 1..last).find(|&i| !lines[i].trim().is_empty())?;
     let first = lines[body].trim();
     let first = first.trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B']);
-    let quote = ["\"\"\"", "'''"].into_iter().find(|q| first.starts_with(q))?;
+    let quote = ["\"\"\"", "'''"]
+        .into_iter()
+        .find(|q| first.starts_with(q))?;
     let rest = &first[quote.len()..];
     if let Some(end) = rest.find(quote) {
         return Some(rest[..end].to_string());
@@ -216,12 +218,7 @@ mod tests {
                 "ConfigLoader",
                 Some("Loads the configuration."),
             ),
-            (
-                "src/lib.rs",
-                "let x = 1;\npub struct Bare;\n",
-                "Bare",
-                None,
-            ),
+            ("src/lib.rs", "let x = 1;\npub struct Bare;\n", "Bare", None),
         ];
         for (path, source, name, want) in cases {
             let ctx = contexts(path, source)

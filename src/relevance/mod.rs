@@ -185,7 +185,10 @@ mod tests {
         ];
         for (nl, ctx, want) in cases {
             let got = fake.score(nl, ctx).unwrap();
-            assert!((got - want).abs() < 1e-6, "{nl:?} ~ {ctx:?}: {got} != {want}");
+            assert!(
+                (got - want).abs() < 1e-6,
+                "{nl:?} ~ {ctx:?}: {got} != {want}"
+            );
         }
     }
 

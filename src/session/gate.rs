@@ -103,7 +103,9 @@ pub fn check(phase: Phase, tool: &str, args: &Value, all_tools: &[&str]) -> Resu
         allowed.push("semantic_search (collection: \"map\")".into());
     }
     let what = match class {
-        ToolClass::ForestSearch => "semantic search of the forest (collection \"forest\" or \"auto\")",
+        ToolClass::ForestSearch => {
+            "semantic search of the forest (collection \"forest\" or \"auto\")"
+        }
         _ => "code exploration tools",
     };
     let next_step = match phase {
@@ -150,7 +152,10 @@ mod tests {
             ("sync_index", &none, [true, true, true, true]),
         ];
         for (tool, args, want) in cases {
-            for (phase, want) in [Exploration, Semantic, Verification, Ready].into_iter().zip(want) {
+            for (phase, want) in [Exploration, Semantic, Verification, Ready]
+                .into_iter()
+                .zip(want)
+            {
                 assert_eq!(
                     check(phase, tool, args, &[]).is_ok(),
                     *want,
@@ -162,14 +167,29 @@ mod tests {
 
     #[test]
     fn refusal_names_phase_allowed_tools_and_next_step() {
-        let all = ["search_text", "find_definitions", "semantic_search", "start_session"];
+        let all = [
+            "search_text",
+            "find_definitions",
+            "semantic_search",
+            "start_session",
+        ];
         let v = check(Phase::Semantic, "find_definitions", &Value::Null, &all).unwrap_err();
         assert!(v.message.contains("SEMANTIC"), "{}", v.message);
         assert_eq!(v.allowed, ["semantic_search", "start_session"]);
         assert!(v.next_step.contains("submit_semantic"));
-        let v = check(Phase::Exploration, "semantic_search", &json!({"collection": "forest"}), &all)
-            .unwrap_err();
-        assert!(v.allowed.contains(&"semantic_search (collection: \"map\")".to_string()), "{:?}", v.allowed);
+        let v = check(
+            Phase::Exploration,
+            "semantic_search",
+            &json!({"collection": "forest"}),
+            &all,
+        )
+        .unwrap_err();
+        assert!(
+            v.allowed
+                .contains(&"semantic_search (collection: \"map\")".to_string()),
+            "{:?}",
+            v.allowed
+        );
         assert!(v.next_step.contains("submit_understanding"));
     }
 }

@@ -32,9 +32,10 @@ fn split_name(name: &str) -> (Option<String>, String) {
         .filter_map(|sep| name.rfind(sep).map(|i| (i, sep.len())))
         .max();
     match split {
-        Some((i, len)) if i > 0 && i + len < name.len() => {
-            (Some(normalize_qualifier(&name[..i])), name[i + len..].to_string())
-        }
+        Some((i, len)) if i > 0 && i + len < name.len() => (
+            Some(normalize_qualifier(&name[..i])),
+            name[i + len..].to_string(),
+        ),
         _ => (None, name.to_string()),
     }
 }
@@ -88,7 +89,8 @@ pub fn near_names(snapshot: &Snapshot, name: &str, limit: usize) -> Vec<String> 
         for s in &entry.symbols.symbols {
             let lower = s.name.to_lowercase();
             let distance = edit_distance(&lower, &wanted);
-            let close = distance <= 2 || (lower.len() >= 4 && (lower.contains(&wanted) || wanted.contains(&lower)));
+            let close = distance <= 2
+                || (lower.len() >= 4 && (lower.contains(&wanted) || wanted.contains(&lower)));
             if close && s.name != bare {
                 scored.insert((distance, s.name.clone()));
             }
@@ -143,10 +145,46 @@ pub fn symbol_code(source: &str, symbol: &Symbol) -> String {
 
 /// Words that occur in any code and prove nothing.
 const KEYWORDS: &[&str] = &[
-    "self", "this", "cls", "super", "return", "def", "class", "function", "fn", "new", "public",
-    "private", "protected", "static", "async", "await", "none", "null", "nil", "true", "false",
-    "let", "const", "var", "import", "from", "if", "else", "for", "while", "in", "is", "not",
-    "and", "or", "str", "int", "bool", "string", "void",
+    "self",
+    "this",
+    "cls",
+    "super",
+    "return",
+    "def",
+    "class",
+    "function",
+    "fn",
+    "new",
+    "public",
+    "private",
+    "protected",
+    "static",
+    "async",
+    "await",
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "let",
+    "const",
+    "var",
+    "import",
+    "from",
+    "if",
+    "else",
+    "for",
+    "while",
+    "in",
+    "is",
+    "not",
+    "and",
+    "or",
+    "str",
+    "int",
+    "bool",
+    "string",
+    "void",
 ];
 
 fn identifier_re() -> &'static Regex {
@@ -164,7 +202,10 @@ fn backtick_re() -> &'static Regex {
 
 fn quoted_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r#"「([^」]{2,})」|『([^』]{2,})』|"([^"]{2,})"|“([^”]{2,})”"#).expect("static regex"))
+    RE.get_or_init(|| {
+        Regex::new(r#"「([^」]{2,})」|『([^』]{2,})』|"([^"]{2,})"|“([^”]{2,})”"#)
+            .expect("static regex")
+    })
 }
 
 /// Whether a bare token looks like code rather than a word of prose.
@@ -188,8 +229,12 @@ fn looks_like_code(token: &str, followed_by_paren: bool, in_backticks: bool) -> 
 pub fn evidence_terms(evidence: &str) -> (Vec<String>, Vec<String>) {
     let mut names: Vec<String> = Vec::new();
     let mut add = |token: &str| {
-        for part in token.trim_end_matches("()").split(['.', ':', '\\', '#', '-', '>']) {
-            let part = part.trim_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'));
+        for part in token
+            .trim_end_matches("()")
+            .split(['.', ':', '\\', '#', '-', '>'])
+        {
+            let part =
+                part.trim_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'));
             if part.len() >= 2 && !names.iter().any(|n| n == part) {
                 names.push(part.to_string());
             }
@@ -211,7 +256,13 @@ pub fn evidence_terms(evidence: &str) -> (Vec<String>, Vec<String>) {
     }
     let phrases: Vec<String> = quoted_re()
         .captures_iter(evidence)
-        .filter_map(|c| c.iter().skip(1).flatten().next().map(|m| m.as_str().trim().to_string()))
+        .filter_map(|c| {
+            c.iter()
+                .skip(1)
+                .flatten()
+                .next()
+                .map(|m| m.as_str().trim().to_string())
+        })
         .filter(|p| !p.is_empty())
         .collect();
     (names, phrases)
@@ -248,7 +299,8 @@ pub fn check_evidence(
     let (names, phrases) = evidence_terms(evidence);
     let mut check = EvidenceCheck::default();
     for name in names {
-        if symbol_parts.contains(&name.as_str()) || KEYWORDS.contains(&name.to_lowercase().as_str()) {
+        if symbol_parts.contains(&name.as_str()) || KEYWORDS.contains(&name.to_lowercase().as_str())
+        {
             continue;
         }
         if contains_identifier(code, &name) {
@@ -283,8 +335,16 @@ mod tests {
         // (evidence, verified, unknown)
         let cases: &[(&str, &[&str], &[&str])] = &[
             ("AuthService.login() がユーザー認証を処理", &["login"], &[]),
-            ("login checks `verify_password` against the stored hash", &["verify_password"], &[]),
-            ("it calls self._users.get_by_email(email)", &["_users", "get_by_email"], &[]),
+            (
+                "login checks `verify_password` against the stored hash",
+                &["verify_password"],
+                &[],
+            ),
+            (
+                "it calls self._users.get_by_email(email)",
+                &["_users", "get_by_email"],
+                &[],
+            ),
             ("クラスコメントに「認証処理」と記載", &["認証処理"], &[]),
             ("AuthService handles login", &[], &[]),
             ("AuthService.authenticate() does it", &[], &["authenticate"]),
@@ -292,7 +352,11 @@ mod tests {
             ("the password is hashed", &[], &[]),
         ];
         for (evidence, verified, unknown) in cases {
-            let exists: &dyn Fn(&str) -> bool = if evidence.contains("ConfigLoader") { &project } else { &nowhere };
+            let exists: &dyn Fn(&str) -> bool = if evidence.contains("ConfigLoader") {
+                &project
+            } else {
+                &nowhere
+            };
             let got = check_evidence(evidence, &["AuthService"], AUTH, exists);
             assert_eq!(got.verified, *verified, "{evidence}");
             assert_eq!(got.unknown, *unknown, "{evidence}");

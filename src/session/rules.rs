@@ -117,7 +117,10 @@ pub fn evaluate_exploration(
                 requirement: requirement.to_string(),
                 have,
                 need,
-                message: format!("{requirement}: {have} given, {need} needed for {}", intent.as_str()),
+                message: format!(
+                    "{requirement}: {have} given, {need} needed for {}",
+                    intent.as_str()
+                ),
             });
         }
     };
@@ -183,8 +186,7 @@ pub fn validate_exploration_consistency(
             let s = s.trim().trim_end_matches("()");
             entry.trim() == s
                 || words.contains(s)
-                || s
-                    .rsplit(['.', ':', '\\'])
+                || s.rsplit(['.', ':', '\\'])
                     .next()
                     .is_some_and(|last| words.contains(last))
         });
@@ -195,7 +197,10 @@ pub fn validate_exploration_consistency(
         }
     }
     if !patterns.is_empty() && files.is_empty() {
-        errors.push("patterns were given without files_analyzed: name the files the patterns were seen in".into());
+        errors.push(
+            "patterns were given without files_analyzed: name the files the patterns were seen in"
+                .into(),
+        );
     }
     errors
 }
@@ -288,26 +293,89 @@ mod tests {
             files: 1,
             patterns: 0,
         };
-        let cases: &[(Intent, &ExplorationCounts, &[&str], RiskLevel, bool, &[&str])] = &[
-            (Intent::Modify, &full, &["find_definitions", "find_references"], RiskLevel::Medium, false, &[]),
-            (Intent::Implement, &full, &["search_symbol", "find_references"], RiskLevel::Low, false, &[]),
-            (Intent::Modify, &full, &["find_definitions"], RiskLevel::Medium, false, &["tools"]),
+        type Case<'a> = (
+            Intent,
+            &'a ExplorationCounts,
+            &'a [&'a str],
+            RiskLevel,
+            bool,
+            &'a [&'a str],
+        );
+        let cases: &[Case] = &[
+            (
+                Intent::Modify,
+                &full,
+                &["find_definitions", "find_references"],
+                RiskLevel::Medium,
+                false,
+                &[],
+            ),
+            (
+                Intent::Implement,
+                &full,
+                &["search_symbol", "find_references"],
+                RiskLevel::Low,
+                false,
+                &[],
+            ),
+            (
+                Intent::Modify,
+                &full,
+                &["find_definitions"],
+                RiskLevel::Medium,
+                false,
+                &["tools"],
+            ),
             (
                 Intent::Implement,
                 &thin,
                 &["find_definitions", "find_references"],
                 RiskLevel::Medium,
                 false,
-                &["symbols_identified", "entry_points", "files_analyzed", "patterns"],
+                &[
+                    "symbols_identified",
+                    "entry_points",
+                    "files_analyzed",
+                    "patterns",
+                ],
             ),
-            (Intent::Modify, &full, &["find_definitions", "find_references"], RiskLevel::High, false, &["files_analyzed", "tools"]),
-            (Intent::Modify, &thin, &["find_definitions"], RiskLevel::Medium, true, &[]),
+            (
+                Intent::Modify,
+                &full,
+                &["find_definitions", "find_references"],
+                RiskLevel::High,
+                false,
+                &["files_analyzed", "tools"],
+            ),
+            (
+                Intent::Modify,
+                &thin,
+                &["find_definitions"],
+                RiskLevel::Medium,
+                true,
+                &[],
+            ),
             (Intent::Investigate, &thin, &[], RiskLevel::Low, false, &[]),
-            (Intent::Investigate, &ExplorationCounts::default(), &[], RiskLevel::Low, false, &["symbols_identified", "files_analyzed"]),
-            (Intent::Question, &ExplorationCounts::default(), &[], RiskLevel::Low, false, &[]),
+            (
+                Intent::Investigate,
+                &ExplorationCounts::default(),
+                &[],
+                RiskLevel::Low,
+                false,
+                &["symbols_identified", "files_analyzed"],
+            ),
+            (
+                Intent::Question,
+                &ExplorationCounts::default(),
+                &[],
+                RiskLevel::Low,
+                false,
+                &[],
+            ),
         ];
         for (intent, counts, used, risk, hint, want) in cases {
-            let (confidence, missing) = evaluate_exploration(*intent, counts, &tools(used), *risk, *hint);
+            let (confidence, missing) =
+                evaluate_exploration(*intent, counts, &tools(used), *risk, *hint);
             let got: Vec<&str> = missing.iter().map(|m| m.requirement.as_str()).collect();
             assert_eq!(got, *want, "{intent:?} {used:?} {risk:?}");
             assert_eq!(confidence == Confidence::High, want.is_empty());
@@ -317,16 +385,42 @@ mod tests {
     #[test]
     fn consistency_checks() {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        let cases: &[(&[&str], &[&str], &[&str], &[&str], usize)] = &[
-            (&["AuthService", "login"], &["AuthService.login"], &["a.py"], &["DI"], 0),
+        type Case<'a> = (
+            &'a [&'a str],
+            &'a [&'a str],
+            &'a [&'a str],
+            &'a [&'a str],
+            usize,
+        );
+        let cases: &[Case] = &[
+            (
+                &["AuthService", "login"],
+                &["AuthService.login"],
+                &["a.py"],
+                &["DI"],
+                0,
+            ),
             (&["App\\Auth\\Guard"], &["Guard::check"], &["a.php"], &[], 0),
             (&["AuthService"], &["POST /orders"], &["a.py"], &[], 1),
-            (&["AuthService", "AuthService"], &["AuthService"], &["a.py", "a.py"], &[], 2),
-            (&["AuthService"], &["AuthService"], &[], &["repository pattern"], 1),
+            (
+                &["AuthService", "AuthService"],
+                &["AuthService"],
+                &["a.py", "a.py"],
+                &[],
+                2,
+            ),
+            (
+                &["AuthService"],
+                &["AuthService"],
+                &[],
+                &["repository pattern"],
+                1,
+            ),
             (&[" "], &[], &[], &[], 1),
         ];
         for (symbols, entries, files, patterns, errors) in cases {
-            let got = validate_exploration_consistency(&s(symbols), &s(entries), &s(files), &s(patterns));
+            let got =
+                validate_exploration_consistency(&s(symbols), &s(entries), &s(files), &s(patterns));
             assert_eq!(got.len(), *errors, "{symbols:?} {entries:?}: {got:?}");
         }
     }
@@ -348,12 +442,20 @@ mod tests {
             ("architecture_unknown", &["files_analyzed"], true),
             ("no_reference_found", &["entry_points"], true),
             ("no_reference_found", &["patterns"], false),
-            ("context_fragmented", &["symbols_identified", "files_analyzed"], true),
+            (
+                "context_fragmented",
+                &["symbols_identified", "files_analyzed"],
+                true,
+            ),
             ("because I want to", &[], false),
             ("no_similar_implementation", &[], true),
         ];
         for (reason, keys, ok) in cases {
-            assert_eq!(validate_semantic_reason(reason, &missing(keys)).is_ok(), *ok, "{reason} {keys:?}");
+            assert_eq!(
+                validate_semantic_reason(reason, &missing(keys)).is_ok(),
+                *ok,
+                "{reason} {keys:?}"
+            );
         }
     }
 

@@ -20,8 +20,8 @@ use crate::memory::{
     Agreement, JsonMapStore, LearnedPair, MapEntry, MapStore, Memory, Outcome, OutcomeLog,
 };
 use crate::query_frame::{
-    Intent, RejectedSlot, RiskLevel, Slot, SlotValue, SlotVerdict,
-    prompt::extraction_prompt, validate_slot,
+    Intent, RejectedSlot, RiskLevel, Slot, SlotValue, SlotVerdict, prompt::extraction_prompt,
+    validate_slot,
 };
 use crate::relevance::{
     Relevance, RelevanceError, SHORTCIRCUIT_THRESHOLD, SharedRelevance, SymbolContext, Unavailable,
@@ -123,10 +123,19 @@ fn now() -> (DateTime<Utc>, String) {
 
 pub(crate) fn store_error(err: StoreError) -> ToolError {
     match err {
-        StoreError::NotFound(id) => ToolError::new(ErrorCode::NoSession, format!("no session '{id}' in this project"))
-            .with("session_id", id)
-            .with("hint", "omit session_id to use the active session, or call start_session"),
-        StoreError::BadId(id) => ToolError::invalid_parameter(format!("'{id}' is not a session id")).with("session_id", id),
+        StoreError::NotFound(id) => ToolError::new(
+            ErrorCode::NoSession,
+            format!("no session '{id}' in this project"),
+        )
+        .with("session_id", id)
+        .with(
+            "hint",
+            "omit session_id to use the active session, or call start_session",
+        ),
+        StoreError::BadId(id) => {
+            ToolError::invalid_parameter(format!("'{id}' is not a session id"))
+                .with("session_id", id)
+        }
         other => ToolError::internal(other.to_string()),
     }
 }
@@ -134,7 +143,11 @@ pub(crate) fn store_error(err: StoreError) -> ToolError {
 /// A state-machine refusal as the agent sees it.
 pub(crate) fn refusal_error(refusal: Refusal, tool_names: &[&str]) -> ToolError {
     match refusal {
-        Refusal::Phase { phase, operation, allowed_in } => {
+        Refusal::Phase {
+            phase,
+            operation,
+            allowed_in,
+        } => {
             let allowed_tools: Vec<&str> = tool_names
                 .iter()
                 .copied()
@@ -145,7 +158,11 @@ pub(crate) fn refusal_error(refusal: Refusal, tool_names: &[&str]) -> ToolError 
                 format!(
                     "{operation} is not allowed in the {} phase (only in {})",
                     phase.as_str(),
-                    allowed_in.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
+                    allowed_in
+                        .iter()
+                        .map(|p| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             )
             .with("phase", phase.as_str())
@@ -215,7 +232,11 @@ impl Env<'_> {
     /// resolved, so `/tmp/x` and its canonical form agree.
     pub fn relative_path(&self, input: &str) -> Option<String> {
         let raw = Path::new(input.trim());
-        let joined = if raw.is_absolute() { raw.to_path_buf() } else { self.ws.root().join(raw) };
+        let joined = if raw.is_absolute() {
+            raw.to_path_buf()
+        } else {
+            self.ws.root().join(raw)
+        };
         let mut clean = PathBuf::new();
         for part in joined.components() {
             match part {
@@ -230,7 +251,10 @@ impl Env<'_> {
         let mut existing = clean.clone();
         let mut rest: Vec<std::ffi::OsString> = Vec::new();
         while !existing.exists() {
-            match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+            match (
+                existing.file_name().map(|n| n.to_os_string()),
+                existing.parent(),
+            ) {
                 (Some(name), Some(parent)) => {
                     rest.push(name);
                     existing = parent.to_path_buf();
@@ -258,24 +282,39 @@ impl Env<'_> {
                 let source = sources
                     .entry(d.file.clone())
                     .or_insert_with(|| {
-                        read_source(&self.ws.root().join(&d.file), &d.file, self.ws.config.max_file_bytes)
-                            .ok()
-                            .map(|s| s.text)
+                        read_source(
+                            &self.ws.root().join(&d.file),
+                            &d.file,
+                            self.ws.config.max_file_bytes,
+                        )
+                        .ok()
+                        .map(|s| s.text)
                     })
                     .clone()?;
-                Some((SymbolContext::new(&d.file, &d.symbol, &source), lookup::symbol_code(&source, &d.symbol)))
+                Some((
+                    SymbolContext::new(&d.file, &d.symbol, &source),
+                    lookup::symbol_code(&source, &d.symbol),
+                ))
             })
             .collect()
     }
 
     /// Best calibrated relevance of `term` to any definition of a symbol.
-    fn similarity(&self, term: &str, contexts: &[(SymbolContext, String)]) -> Result<f32, RelevanceError> {
+    fn similarity(
+        &self,
+        term: &str,
+        contexts: &[(SymbolContext, String)],
+    ) -> Result<f32, RelevanceError> {
         if contexts.is_empty() {
             return Ok(0.0);
         }
         let texts: Vec<String> = contexts.iter().map(|(c, _)| c.text()).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        Ok(self.relevance().score_many(term, &refs)?.into_iter().fold(0.0, f32::max))
+        Ok(self
+            .relevance()
+            .score_many(term, &refs)?
+            .into_iter()
+            .fold(0.0, f32::max))
     }
 
     fn calls(&self, id: &str) -> Vec<ToolCall> {
@@ -312,11 +351,14 @@ pub struct StartOutput {
 
 pub fn start_session(env: &Env, intent: &str, query: &str) -> ToolResult<StartOutput> {
     let intent = Intent::parse(intent).ok_or_else(|| {
-        ToolError::invalid_parameter(format!("unknown intent '{intent}'")).with("intents", Intent::NAMES)
+        ToolError::invalid_parameter(format!("unknown intent '{intent}'"))
+            .with("intents", Intent::NAMES)
     })?;
     let query = query.trim();
     if query.is_empty() {
-        return Err(ToolError::invalid_parameter("query is empty: pass the user's request as written"));
+        return Err(ToolError::invalid_parameter(
+            "query is empty: pass the user's request as written",
+        ));
     }
     let started = std::time::Instant::now();
     let (snapshot, stats) = env
@@ -367,7 +409,13 @@ pub fn start_session(env: &Env, intent: &str, query: &str) -> ToolResult<StartOu
     };
     let (t, stamp) = now();
     let id = new_session_id(t);
-    let mut state = SessionState::new(&id, intent, query, &env.ws.root().display().to_string(), &stamp);
+    let mut state = SessionState::new(
+        &id,
+        intent,
+        query,
+        &env.ws.root().display().to_string(),
+        &stamp,
+    );
     state.shortcircuit = hint.clone();
     let previous = env.sessions.store.create(&state).map_err(store_error)?;
     Ok(StartOutput {
@@ -405,9 +453,15 @@ pub struct SetFrameOutput {
 /// One proposed slot: `(slot, value, quote)`.
 pub type ProposedSlot = (Slot, String, String);
 
-pub fn set_query_frame(env: &Env, id: Option<&str>, slots: Vec<ProposedSlot>) -> ToolResult<SetFrameOutput> {
+pub fn set_query_frame(
+    env: &Env,
+    id: Option<&str>,
+    slots: Vec<ProposedSlot>,
+) -> ToolResult<SetFrameOutput> {
     let state = env.session(id)?;
-    state.require("set_query_frame", &[Phase::Exploration]).map_err(|r| refusal_error(r, env.tool_names))?;
+    state
+        .require("set_query_frame", &[Phase::Exploration])
+        .map_err(|r| refusal_error(r, env.tool_names))?;
     if slots.is_empty() {
         return Err(ToolError::invalid_parameter(
             "no slot given: pass at least one of target_feature, trigger_condition, observed_issue, desired_action as {value, quote}",
@@ -416,7 +470,9 @@ pub fn set_query_frame(env: &Env, id: Option<&str>, slots: Vec<ProposedSlot>) ->
     let relevance = env.relevance();
     let verdicts: Vec<SlotVerdict> = slots
         .iter()
-        .map(|(slot, value, quote)| validate_slot(*slot, value, quote, &state.query, relevance.as_ref()))
+        .map(|(slot, value, quote)| {
+            validate_slot(*slot, value, quote, &state.query, relevance.as_ref())
+        })
         .collect();
     let state = env.update(&state.session_id, |s| {
         s.apply_query_frame(&verdicts)?;
@@ -431,7 +487,11 @@ pub fn set_query_frame(env: &Env, id: Option<&str>, slots: Vec<ProposedSlot>) ->
             session_id: Some(&state.session_id),
             available_tools: env.tool_names,
             indexed_files: Some(indexed),
-            hinted_symbols: if state.shortcircuit.found { &state.shortcircuit.symbols } else { &[] },
+            hinted_symbols: if state.shortcircuit.found {
+                &state.shortcircuit.symbols
+            } else {
+                &[]
+            },
             risk_floor: state.risk_floor,
             now: stamp,
         },
@@ -475,28 +535,48 @@ pub struct Understanding {
 fn tools_used(calls: &[ToolCall]) -> BTreeSet<String> {
     calls
         .iter()
-        .filter(|c| c.ok && c.source == "mcp" && gate::classify(&c.tool, &c.args) != gate::ToolClass::Session)
+        .filter(|c| {
+            c.ok && c.source == "mcp"
+                && gate::classify(&c.tool, &c.args) != gate::ToolClass::Session
+        })
         .map(|c| c.tool.clone())
         .collect()
 }
 
 pub fn submit_understanding(env: &Env, id: Option<&str>, u: Understanding) -> ToolResult<Value> {
     let state = env.session(id)?;
-    state.require("submit_understanding", &[Phase::Exploration]).map_err(|r| refusal_error(r, env.tool_names))?;
+    state
+        .require("submit_understanding", &[Phase::Exploration])
+        .map_err(|r| refusal_error(r, env.tool_names))?;
     let snapshot = env.snapshot()?;
-    let trim = |v: Vec<String>| v.into_iter().map(|s| s.trim().to_string()).collect::<Vec<_>>();
-    let (symbols, entry_points, files, patterns) =
-        (trim(u.symbols_identified), trim(u.entry_points), trim(u.files_analyzed), trim(u.patterns));
+    let trim = |v: Vec<String>| {
+        v.into_iter()
+            .map(|s| s.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    let (symbols, entry_points, files, patterns) = (
+        trim(u.symbols_identified),
+        trim(u.entry_points),
+        trim(u.files_analyzed),
+        trim(u.patterns),
+    );
 
     let mut report = UnderstandingReport {
-        consistency_errors: super::rules::validate_exploration_consistency(&symbols, &entry_points, &files, &patterns),
+        consistency_errors: super::rules::validate_exploration_consistency(
+            &symbols,
+            &entry_points,
+            &files,
+            &patterns,
+        ),
         ..UnderstandingReport::default()
     };
     let mut defs_by_symbol: Vec<(String, Vec<SymbolDef>)> = Vec::new();
     for symbol in &symbols {
         let defs = env.definitions(&snapshot, symbol);
         if defs.is_empty() {
-            report.hallucinated.push((symbol.clone(), lookup::near_names(&snapshot, symbol, 5)));
+            report
+                .hallucinated
+                .push((symbol.clone(), lookup::near_names(&snapshot, symbol, 5)));
         }
         defs_by_symbol.push((symbol.clone(), defs));
     }
@@ -508,7 +588,9 @@ pub fn submit_understanding(env: &Env, id: Option<&str>, u: Understanding) -> To
                 .filter(|w| w.len() >= 2)
                 .any(|w| lookup::name_exists(&snapshot, w));
         if !resolves {
-            report.hallucinated.push((entry.clone(), lookup::near_names(&snapshot, entry, 5)));
+            report
+                .hallucinated
+                .push((entry.clone(), lookup::near_names(&snapshot, entry, 5)));
         }
     }
     let mut rel_files = Vec::new();
@@ -523,16 +605,22 @@ pub fn submit_understanding(env: &Env, id: Option<&str>, u: Understanding) -> To
     let term = state.query_frame.target_term().map(String::from);
     for (symbol, defs) in &defs_by_symbol {
         let similarity = match (&term, &report.relevance_unavailable) {
-            (Some(term), None) if !defs.is_empty() => match env.similarity(term, &env.contexts(defs)) {
-                Ok(s) => Some(s),
-                Err(err) => {
-                    report.relevance_unavailable = Some(err.to_string());
-                    None
+            (Some(term), None) if !defs.is_empty() => {
+                match env.similarity(term, &env.contexts(defs)) {
+                    Ok(s) => Some(s),
+                    Err(err) => {
+                        report.relevance_unavailable = Some(err.to_string());
+                        None
+                    }
                 }
-            },
+            }
             _ => None,
         };
-        report.symbol_scores.push(SymbolScore { symbol: symbol.clone(), similarity, files: files_of(defs) });
+        report.symbol_scores.push(SymbolScore {
+            symbol: symbol.clone(),
+            similarity,
+            files: files_of(defs),
+        });
     }
     let calls = env.calls(&state.session_id);
     report.tools_used = tools_used(&calls);
@@ -550,7 +638,9 @@ pub fn submit_understanding(env: &Env, id: Option<&str>, u: Understanding) -> To
     report.files_analyzed = rel_files;
     report.patterns = patterns;
     let (_, stamp) = now();
-    let mut out = env.update(&state.session_id, |s| s.submit_understanding(report, &stamp))?;
+    let mut out = env.update(&state.session_id, |s| {
+        s.submit_understanding(report, &stamp)
+    })?;
     out["session_id"] = json!(state.session_id);
     Ok(out)
 }
@@ -573,7 +663,12 @@ fn validation_prompt(target: &str, symbols: &[String]) -> String {
     )
 }
 
-pub fn validate_symbol_relevance(env: &Env, id: Option<&str>, target_feature: &str, symbols: Vec<String>) -> ToolResult<Value> {
+pub fn validate_symbol_relevance(
+    env: &Env,
+    id: Option<&str>,
+    target_feature: &str,
+    symbols: Vec<String>,
+) -> ToolResult<Value> {
     let target = target_feature.trim();
     if target.is_empty() {
         return Err(ToolError::invalid_parameter("target_feature is empty"));
@@ -680,8 +775,15 @@ pub fn confirm_symbol_relevance(
         }
         let contexts = env.contexts(&defs);
         let similarity = env.similarity(&term, &contexts).map_err(relevance_error)?;
-        let code: String = contexts.iter().map(|(_, code)| code.as_str()).collect::<Vec<_>>().join("\n");
-        let mut parts: Vec<&str> = symbol.split(['.', ':', '\\', '#']).filter(|p| !p.is_empty()).collect();
+        let code: String = contexts
+            .iter()
+            .map(|(_, code)| code.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut parts: Vec<&str> = symbol
+            .split(['.', ':', '\\', '#'])
+            .filter(|p| !p.is_empty())
+            .collect();
         parts.push(symbol);
         let exists = |name: &str| lookup::name_exists(&snapshot, name);
         let evidence = lookup::check_evidence(code_evidence, &parts, &code, &exists);
@@ -726,20 +828,34 @@ pub struct ProposedHypothesis {
     pub reason: String,
 }
 
-pub fn submit_semantic(env: &Env, id: Option<&str>, hypotheses: Vec<ProposedHypothesis>, semantic_reason: &str) -> ToolResult<Value> {
+pub fn submit_semantic(
+    env: &Env,
+    id: Option<&str>,
+    hypotheses: Vec<ProposedHypothesis>,
+    semantic_reason: &str,
+) -> ToolResult<Value> {
     let state = env.session(id)?;
-    state.require("submit_semantic", &[Phase::Semantic]).map_err(|r| refusal_error(r, env.tool_names))?;
+    state
+        .require("submit_semantic", &[Phase::Semantic])
+        .map_err(|r| refusal_error(r, env.tool_names))?;
     let snapshot = env.snapshot()?;
     let mut hallucinated = Vec::new();
     let mut missing_files = Vec::new();
     let mut inputs = Vec::new();
     for h in hypotheses {
-        let symbol = h.symbol.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        let file = h.file.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        let symbol = h
+            .symbol
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
+        let file = h
+            .file
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
         if let Some(s) = &symbol
             && env.definitions(&snapshot, s).is_empty()
         {
-            hallucinated.push(json!({"symbol": s, "did_you_mean": lookup::near_names(&snapshot, s, 3)}));
+            hallucinated
+                .push(json!({"symbol": s, "did_you_mean": lookup::near_names(&snapshot, s, 3)}));
         }
         let file = match file {
             Some(f) => match env.ws.resolve(&f) {
@@ -751,7 +867,11 @@ pub fn submit_semantic(env: &Env, id: Option<&str>, hypotheses: Vec<ProposedHypo
             },
             None => None,
         };
-        inputs.push(HypothesisInput { symbol, file, reason: h.reason });
+        inputs.push(HypothesisInput {
+            symbol,
+            file,
+            reason: h.reason,
+        });
     }
     if !hallucinated.is_empty() || !missing_files.is_empty() {
         return Err(ToolError::new(
@@ -767,7 +887,9 @@ pub fn submit_semantic(env: &Env, id: Option<&str>, hypotheses: Vec<ProposedHypo
         .any(|c| c.ok && c.tool == "semantic_search" && c.phase == Phase::Semantic);
     let (_, stamp) = now();
     let reason = semantic_reason.to_string();
-    let mut out = env.update(&state.session_id, |s| s.submit_semantic(inputs, &reason, used, &stamp))?;
+    let mut out = env.update(&state.session_id, |s| {
+        s.submit_semantic(inputs, &reason, used, &stamp)
+    })?;
     out["session_id"] = json!(state.session_id);
     Ok(out)
 }
@@ -780,15 +902,27 @@ pub struct ProposedVerification {
     pub evidence: String,
 }
 
-pub fn submit_verification(env: &Env, id: Option<&str>, results: Vec<ProposedVerification>) -> ToolResult<Value> {
+pub fn submit_verification(
+    env: &Env,
+    id: Option<&str>,
+    results: Vec<ProposedVerification>,
+) -> ToolResult<Value> {
     let state = env.session(id)?;
-    state.require("submit_verification", &[Phase::Verification]).map_err(|r| refusal_error(r, env.tool_names))?;
+    state
+        .require("submit_verification", &[Phase::Verification])
+        .map_err(|r| refusal_error(r, env.tool_names))?;
     if results.is_empty() {
-        return Err(ToolError::invalid_parameter("results is empty: give a result for each hypothesis"));
+        return Err(ToolError::invalid_parameter(
+            "results is empty: give a result for each hypothesis",
+        ));
     }
     let snapshot = env.snapshot()?;
     let term = state.query_frame.target_term().map(String::from);
-    let hypotheses = state.semantic.as_ref().map(|s| s.hypotheses.clone()).unwrap_or_default();
+    let hypotheses = state
+        .semantic
+        .as_ref()
+        .map(|s| s.hypotheses.clone())
+        .unwrap_or_default();
     let mut inputs = Vec::new();
     for r in results {
         let hypothesis = hypotheses.iter().find(|h| h.is_named_by(&r.hypothesis));
@@ -797,19 +931,32 @@ pub fn submit_verification(env: &Env, id: Option<&str>, results: Vec<ProposedVer
             if let Some(symbol) = &h.symbol {
                 let defs = env.definitions(&snapshot, symbol);
                 let contexts = env.contexts(&defs);
-                let code: String = contexts.iter().map(|(_, c)| c.as_str()).collect::<Vec<_>>().join("\n");
+                let code: String = contexts
+                    .iter()
+                    .map(|(_, c)| c.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 let exists = |n: &str| lookup::name_exists(&snapshot, n);
-                evidence_ok = !lookup::check_evidence(&r.evidence, &[symbol.as_str()], &code, &exists).verified.is_empty();
+                evidence_ok =
+                    !lookup::check_evidence(&r.evidence, &[symbol.as_str()], &code, &exists)
+                        .verified
+                        .is_empty();
                 symbol_files = files_of(&defs);
                 if let Some(term) = &term {
                     similarity = env.similarity(term, &contexts).ok();
                 }
             } else if let Some(file) = &h.file {
-                let text = read_source(&env.ws.root().join(file), file, env.ws.config.max_file_bytes)
-                    .map(|s| s.text)
-                    .unwrap_or_default();
+                let text = read_source(
+                    &env.ws.root().join(file),
+                    file,
+                    env.ws.config.max_file_bytes,
+                )
+                .map(|s| s.text)
+                .unwrap_or_default();
                 let exists = |n: &str| lookup::name_exists(&snapshot, n);
-                evidence_ok = !lookup::check_evidence(&r.evidence, &[], &text, &exists).verified.is_empty();
+                evidence_ok = !lookup::check_evidence(&r.evidence, &[], &text, &exists)
+                    .verified
+                    .is_empty();
             }
         }
         inputs.push(VerificationInput {
@@ -848,7 +995,12 @@ pub struct CheckWriteOutput {
 
 /// The write gate for `file_path` (absolute or relative). With no session (and `session_id`
 /// not given) writes are not gated unless `strict_write_gate` is set.
-pub fn check_write_target(env: &Env, id: Option<&str>, file_path: &str, allow_new_files: bool) -> ToolResult<CheckWriteOutput> {
+pub fn check_write_target(
+    env: &Env,
+    id: Option<&str>,
+    file_path: &str,
+    allow_new_files: bool,
+) -> ToolResult<CheckWriteOutput> {
     if file_path.trim().is_empty() {
         return Err(ToolError::invalid_parameter("file_path is empty"));
     }
@@ -880,7 +1032,12 @@ pub fn check_write_target(env: &Env, id: Option<&str>, file_path: &str, allow_ne
         });
     };
     let exists = env.ws.root().join(&rel).exists();
-    let WriteDecision { allowed, file, error, recovery_options } = session.check_write(&rel, exists, allow_new_files);
+    let WriteDecision {
+        allowed,
+        file,
+        error,
+        recovery_options,
+    } = session.check_write(&rel, exists, allow_new_files);
     Ok(CheckWriteOutput {
         allowed,
         file,
@@ -903,14 +1060,19 @@ pub fn add_explored_files(env: &Env, id: Option<&str>, files: Vec<String>) -> To
         let dir_hint = f.ends_with('/');
         match env.relative_path(f) {
             Some(rel) if rel.is_empty() => entries.push("/".to_string()),
-            Some(rel) if dir_hint || env.ws.root().join(&rel).is_dir() => entries.push(format!("{}/", rel.trim_end_matches('/'))),
+            Some(rel) if dir_hint || env.ws.root().join(&rel).is_dir() => {
+                entries.push(format!("{}/", rel.trim_end_matches('/')))
+            }
             Some(rel) => entries.push(rel),
             None => outside.push(f.clone()),
         }
     }
     if !outside.is_empty() {
-        return Err(ToolError::new(ErrorCode::OutsideWorkspace, "some paths are outside the workspace")
-            .with("paths", json!(outside)));
+        return Err(ToolError::new(
+            ErrorCode::OutsideWorkspace,
+            "some paths are outside the workspace",
+        )
+        .with("paths", json!(outside)));
     }
     let mut out = env.update(&state.session_id, |s| s.add_explored_files(entries))?;
     out["session_id"] = json!(state.session_id);
@@ -920,7 +1082,9 @@ pub fn add_explored_files(env: &Env, id: Option<&str>, files: Vec<String>) -> To
 pub fn revert_to_exploration(env: &Env, id: Option<&str>, keep_results: bool) -> ToolResult<Value> {
     let state = env.session(id)?;
     let (_, stamp) = now();
-    let mut out = env.update(&state.session_id, |s| Ok(s.revert_to_exploration(keep_results, &stamp)))?;
+    let mut out = env.update(&state.session_id, |s| {
+        Ok(s.revert_to_exploration(keep_results, &stamp))
+    })?;
     out["session_id"] = json!(state.session_id);
     Ok(out)
 }
@@ -941,7 +1105,12 @@ pub fn record_outcome(
         Some(_) => env.session(id)?,
         None => match env.sessions.store.active().map_err(store_error)? {
             Some(s) => s,
-            None => env.sessions.store.latest().map_err(store_error)?.ok_or_else(no_session)?,
+            None => env
+                .sessions
+                .store
+                .latest()
+                .map_err(store_error)?
+                .ok_or_else(no_session)?,
         },
     };
     let (t, stamp) = now();
@@ -979,11 +1148,16 @@ pub fn record_outcome(
             .unwrap_or_else(|| state.query.clone());
         let confirmed = state.confirmed_symbols();
         if confirmed.is_empty() {
-            notes.push("no symbol was confirmed with confirm_symbol_relevance, so nothing was learned".to_string());
+            notes.push(
+                "no symbol was confirmed with confirm_symbol_relevance, so nothing was learned"
+                    .to_string(),
+            );
         }
         let map = env.sessions.map();
         for mapped in confirmed {
-            let Some(evidence) = &mapped.evidence else { continue };
+            let Some(evidence) = &mapped.evidence else {
+                continue;
+            };
             let agreement = Agreement {
                 nl_term: nl_term.clone(),
                 symbol: mapped.name.clone(),
@@ -1000,7 +1174,10 @@ pub fn record_outcome(
                 .write_agreement(&agreement)
                 .map_err(|e| ToolError::internal(e.to_string()))?;
             let entry = MapEntry {
-                id: path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default(),
+                id: path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_string())
+                    .unwrap_or_default(),
                 nl_term: nl_term.clone(),
                 symbols: vec![mapped.name.clone()],
                 files: evidence.files.clone(),
@@ -1123,7 +1300,14 @@ pub fn get_session_analysis(env: &Env, id: Option<&str>) -> ToolResult<Value> {
         }
         None => match env.sessions.store.active().map_err(store_error)? {
             Some(s) => s.session_id,
-            None => env.sessions.store.latest().map_err(store_error)?.ok_or_else(no_session)?.session_id,
+            None => {
+                env.sessions
+                    .store
+                    .latest()
+                    .map_err(store_error)?
+                    .ok_or_else(no_session)?
+                    .session_id
+            }
         },
     };
     let analysis = crate::memory::session_analysis(&env.sessions.memory, &session_id)
@@ -1132,7 +1316,8 @@ pub fn get_session_analysis(env: &Env, id: Option<&str>) -> ToolResult<Value> {
 }
 
 pub fn get_improvement_insights(env: &Env, limit: usize) -> ToolResult<Value> {
-    crate::memory::improvement_insights(&env.sessions.memory, limit).map_err(|e| ToolError::internal(e.to_string()))
+    crate::memory::improvement_insights(&env.sessions.memory, limit)
+        .map_err(|e| ToolError::internal(e.to_string()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1164,7 +1349,11 @@ pub fn hook_pre_tool_use(env: &Env, tool_name: &str, file_path: &str) -> ToolRes
             if let Some(map) = options.as_object() {
                 for (name, option) in map {
                     let description = option["description"].as_str().unwrap_or("");
-                    let example = if option["example"].is_null() { String::new() } else { format!(" e.g. {}", option["example"]) };
+                    let example = if option["example"].is_null() {
+                        String::new()
+                    } else {
+                        format!(" e.g. {}", option["example"])
+                    };
                     text.push_str(&format!("\n- {name}: {description}{example}"));
                 }
             }

@@ -6,8 +6,8 @@
 //! is appended to `history` with its reason; `revert_to_exploration` goes back from anywhere.
 
 use super::rules::{
-    Confidence, ExplorationCounts, MissingRequirement, Tier, evaluate_exploration,
-    three_tier, validate_semantic_reason,
+    Confidence, ExplorationCounts, MissingRequirement, Tier, evaluate_exploration, three_tier,
+    validate_semantic_reason,
 };
 use super::write_gate::{WriteDecision, validate_write_target};
 use crate::memory::Outcome;
@@ -46,9 +46,15 @@ impl Phase {
     /// What the agent should do next in this phase.
     pub fn next_step(self) -> &'static str {
         match self {
-            Phase::Exploration => "explore with find_definitions / find_references / search_text, then call submit_understanding",
-            Phase::Semantic => "search the forest with semantic_search (collection \"forest\"), then call submit_semantic",
-            Phase::Verification => "check each hypothesis with the code tools, then call submit_verification",
+            Phase::Exploration => {
+                "explore with find_definitions / find_references / search_text, then call submit_understanding"
+            }
+            Phase::Semantic => {
+                "search the forest with semantic_search (collection \"forest\"), then call submit_semantic"
+            }
+            Phase::Verification => {
+                "check each hypothesis with the code tools, then call submit_verification"
+            }
             Phase::Ready => "check_write_target before each edit; record_outcome when done",
         }
     }
@@ -302,7 +308,13 @@ pub struct VerificationInput {
 }
 
 impl SessionState {
-    pub fn new(session_id: &str, intent: Intent, query: &str, repo_path: &str, now: &str) -> SessionState {
+    pub fn new(
+        session_id: &str,
+        intent: Intent,
+        query: &str,
+        repo_path: &str,
+        now: &str,
+    ) -> SessionState {
         let frame = QueryFrame::new(query);
         SessionState {
             version: STATE_VERSION,
@@ -378,9 +390,16 @@ impl SessionState {
 
     /// `submit_understanding`: checks the report, evaluates it, maps the symbols and moves to
     /// READY (enough, and the symbols fit the target feature) or SEMANTIC (with what is missing).
-    pub fn submit_understanding(&mut self, report: UnderstandingReport, now: &str) -> Result<Value, Refusal> {
+    pub fn submit_understanding(
+        &mut self,
+        report: UnderstandingReport,
+        now: &str,
+    ) -> Result<Value, Refusal> {
         self.require("submit_understanding", &[Phase::Exploration])?;
-        if !report.hallucinated.is_empty() || !report.missing_files.is_empty() || !report.consistency_errors.is_empty() {
+        if !report.hallucinated.is_empty()
+            || !report.missing_files.is_empty()
+            || !report.consistency_errors.is_empty()
+        {
             let hallucinated: Vec<Value> = report
                 .hallucinated
                 .iter()
@@ -403,8 +422,8 @@ impl SessionState {
             patterns: report.patterns.len(),
         };
         let hinted: BTreeSet<&String> = self.shortcircuit.symbols.iter().collect();
-        let shortcircuit_verified = self.shortcircuit.found
-            && report.symbols_identified.iter().any(|s| hinted.contains(s));
+        let shortcircuit_verified =
+            self.shortcircuit.found && report.symbols_identified.iter().any(|s| hinted.contains(s));
         let (mut confidence, mut missing) = evaluate_exploration(
             self.intent,
             &counts,
@@ -418,24 +437,28 @@ impl SessionState {
             .symbol_scores
             .iter()
             .filter_map(|s| s.similarity)
-            .fold(None, |acc: Option<f32>, s| Some(acc.map_or(s, |a| a.max(s))));
+            .fold(None, |acc: Option<f32>, s| {
+                Some(acc.map_or(s, |a| a.max(s)))
+            });
         match (&target, &report.relevance_unavailable) {
             (Some(_), Some(reason)) => warnings.push(format!(
                 "symbol relevance to target_feature was not checked: {reason}"
             )),
-            (Some(term), None) if self.intent != Intent::Question && !report.symbols_identified.is_empty() => {
-                if best.is_none_or(|b| three_tier(b) != Tier::Fact) {
-                    missing.push(MissingRequirement {
-                        requirement: "symbol_relevance".into(),
-                        have: 0,
-                        need: 1,
-                        message: format!(
-                            "no identified symbol is clearly related to target_feature '{term}' (best calibrated similarity {:.2}, needs > 0.6)",
-                            best.unwrap_or(0.0)
-                        ),
-                    });
-                    confidence = Confidence::Low;
-                }
+            (Some(term), None)
+                if self.intent != Intent::Question
+                    && !report.symbols_identified.is_empty()
+                    && best.is_none_or(|b| three_tier(b) != Tier::Fact) =>
+            {
+                missing.push(MissingRequirement {
+                    requirement: "symbol_relevance".into(),
+                    have: 0,
+                    need: 1,
+                    message: format!(
+                        "no identified symbol is clearly related to target_feature '{term}' (best calibrated similarity {:.2}, needs > 0.6)",
+                        best.unwrap_or(0.0)
+                    ),
+                });
+                confidence = Confidence::Low;
             }
             (None, _) if matches!(self.intent, Intent::Implement | Intent::Modify) => warnings.push(
                 "target_feature is not set (set_query_frame): symbols could not be checked against the request".into(),
@@ -453,8 +476,10 @@ impl SessionState {
                 });
             }
         }
-        self.explored_files.extend(report.files_analyzed.iter().cloned());
-        self.explored_files.extend(report.call_files.iter().cloned());
+        self.explored_files
+            .extend(report.files_analyzed.iter().cloned());
+        self.explored_files
+            .extend(report.call_files.iter().cloned());
         let tools_used: Vec<String> = report.tools_used.iter().cloned().collect();
         let high_confidence: Vec<&str> = report
             .symbol_scores
@@ -475,10 +500,18 @@ impl SessionState {
             submitted_at: now.to_string(),
         });
         let next = if confidence == Confidence::High && missing.is_empty() {
-            self.transition(Phase::Ready, "submit_understanding: exploration sufficient", now);
+            self.transition(
+                Phase::Ready,
+                "submit_understanding: exploration sufficient",
+                now,
+            );
             "READY: call validate_symbol_relevance / confirm_symbol_relevance to confirm the symbols with code evidence, check_write_target before each edit, record_outcome when done"
         } else {
-            self.transition(Phase::Semantic, "submit_understanding: exploration insufficient", now);
+            self.transition(
+                Phase::Semantic,
+                "submit_understanding: exploration insufficient",
+                now,
+            );
             "SEMANTIC: search the forest (semantic_search, collection \"forest\"), then submit_semantic with hypotheses and a semantic_reason that fits the missing requirements; or revert_to_exploration and explore more"
         };
         Ok(json!({
@@ -494,7 +527,11 @@ impl SessionState {
     }
 
     /// `confirm_symbol_relevance`: the 3-tier rule on each symbol, with the evidence check.
-    pub fn confirm_symbols(&mut self, checks: Vec<SymbolCheck>, code_evidence: &str) -> Vec<ConfirmResult> {
+    pub fn confirm_symbols(
+        &mut self,
+        checks: Vec<SymbolCheck>,
+        code_evidence: &str,
+    ) -> Vec<ConfirmResult> {
         let term = self.query_frame.target_term().unwrap_or("").to_string();
         let mut out = Vec::new();
         for check in checks {
@@ -521,7 +558,10 @@ impl SessionState {
             };
             let result = if !check.exists {
                 let mut r = rejected(
-                    format!("'{}' does not exist in the code (hallucination)", check.symbol),
+                    format!(
+                        "'{}' does not exist in the code (hallucination)",
+                        check.symbol
+                    ),
                     0.0,
                     vec![],
                 );
@@ -638,7 +678,9 @@ impl SessionState {
             .unwrap_or_default();
         if let Err(fitting) = validate_semantic_reason(semantic_reason, &missing) {
             return Err(Refusal::invalid(
-                format!("semantic_reason '{semantic_reason}' does not fit what the exploration lacked"),
+                format!(
+                    "semantic_reason '{semantic_reason}' does not fit what the exploration lacked"
+                ),
                 json!({
                     "accepted_reasons": fitting,
                     "missing_requirements": missing,
@@ -692,14 +734,26 @@ impl SessionState {
 
     /// `submit_verification`: confirmed hypotheses become FACT, rejected ones are dropped; READY
     /// only when none is left open.
-    pub fn submit_verification(&mut self, results: Vec<VerificationInput>, now: &str) -> Result<Value, Refusal> {
+    pub fn submit_verification(
+        &mut self,
+        results: Vec<VerificationInput>,
+        now: &str,
+    ) -> Result<Value, Refusal> {
         self.require("submit_verification", &[Phase::Verification])?;
         let Some(semantic) = self.semantic.as_mut() else {
-            return Err(Refusal::invalid("there are no hypotheses to verify", json!({})));
+            return Err(Refusal::invalid(
+                "there are no hypotheses to verify",
+                json!({}),
+            ));
         };
         let unknown: Vec<&str> = results
             .iter()
-            .filter(|r| !semantic.hypotheses.iter().any(|h| h.is_named_by(&r.hypothesis)))
+            .filter(|r| {
+                !semantic
+                    .hypotheses
+                    .iter()
+                    .any(|h| h.is_named_by(&r.hypothesis))
+            })
             .map(|r| r.hypothesis.as_str())
             .collect();
         if !unknown.is_empty() {
@@ -717,7 +771,11 @@ impl SessionState {
         let mut confirmed_files: Vec<String> = Vec::new();
         let mut confirmed_symbols: Vec<(String, Option<f32>, String)> = Vec::new();
         for r in &results {
-            let Some(h) = semantic.hypotheses.iter_mut().find(|h| h.is_named_by(&r.hypothesis)) else {
+            let Some(h) = semantic
+                .hypotheses
+                .iter_mut()
+                .find(|h| h.is_named_by(&r.hypothesis))
+            else {
                 continue;
             };
             if r.confirmed {
@@ -788,7 +846,11 @@ impl SessionState {
             submitted_at: now.to_string(),
         });
         let next = if open.is_empty() {
-            self.transition(Phase::Ready, "submit_verification: no hypothesis left open", now);
+            self.transition(
+                Phase::Ready,
+                "submit_verification: no hypothesis left open",
+                now,
+            );
             if confirmed.is_empty() {
                 "READY, but every hypothesis was rejected: consider revert_to_exploration before writing"
             } else {
@@ -810,7 +872,13 @@ impl SessionState {
 
     /// The write gate for this session.
     pub fn check_write(&self, file: &str, exists: bool, allow_new_files: bool) -> WriteDecision {
-        validate_write_target(self.phase, file, exists, &self.explored_files, allow_new_files)
+        validate_write_target(
+            self.phase,
+            file,
+            exists,
+            &self.explored_files,
+            allow_new_files,
+        )
     }
 
     /// `add_explored_files` (READY only): files and directories (ending in `/`) become writable.
@@ -877,7 +945,13 @@ mod tests {
     const NOW: &str = "2026-11-01T12:00:00+00:00";
 
     fn session(intent: Intent) -> SessionState {
-        let mut s = SessionState::new("s1", intent, "ログイン機能でパスワードが空のときエラーが出ない", "/p", NOW);
+        let mut s = SessionState::new(
+            "s1",
+            intent,
+            "ログイン機能でパスワードが空のときエラーが出ない",
+            "/p",
+            NOW,
+        );
         let value = |v: &str| SlotValue {
             value: v.into(),
             quote: v.into(),
@@ -886,8 +960,14 @@ mod tests {
             note: None,
         };
         s.apply_query_frame(&[
-            SlotVerdict::Accepted { slot: Slot::TargetFeature, value: value("ログイン機能") },
-            SlotVerdict::Accepted { slot: Slot::ObservedIssue, value: value("エラーが出ない") },
+            SlotVerdict::Accepted {
+                slot: Slot::TargetFeature,
+                value: value("ログイン機能"),
+            },
+            SlotVerdict::Accepted {
+                slot: Slot::ObservedIssue,
+                value: value("エラーが出ない"),
+            },
         ])
         .unwrap();
         s
@@ -897,12 +977,19 @@ mod tests {
         UnderstandingReport {
             symbols_identified: symbols.iter().map(|(s, _)| s.to_string()).collect(),
             entry_points: vec!["AuthService.login".into()],
-            files_analyzed: vec!["src/auth/service.py".into(), "src/api/routes/auth.py".into()],
+            files_analyzed: vec![
+                "src/auth/service.py".into(),
+                "src/api/routes/auth.py".into(),
+            ],
             patterns: vec!["service layer".into()],
             tools_used: tools.iter().map(|s| s.to_string()).collect(),
             symbol_scores: symbols
                 .iter()
-                .map(|(s, v)| SymbolScore { symbol: s.to_string(), similarity: Some(*v), files: vec![] })
+                .map(|(s, v)| SymbolScore {
+                    symbol: s.to_string(),
+                    similarity: Some(*v),
+                    files: vec![],
+                })
                 .collect(),
             ..UnderstandingReport::default()
         }
@@ -913,11 +1000,40 @@ mod tests {
     #[test]
     fn understanding_moves_to_ready_or_semantic() {
         // (symbols with scores, tools used, expected phase, expected missing requirement keys)
-        let cases: &[(&[(&str, f32)], &[&str], Phase, &[&str])] = &[
-            (&[("AuthService", 0.8), ("UserRepository", 0.4), ("login", 0.7)], BOTH, Phase::Ready, &[]),
-            (&[("AuthService", 0.8), ("UserRepository", 0.4), ("login", 0.7)], &["find_definitions"], Phase::Semantic, &["tools"]),
-            (&[("ConfigLoader", 0.1), ("Settings", 0.2), ("load", 0.25)], BOTH, Phase::Semantic, &["symbol_relevance"]),
-            (&[("AuthService", 0.8)], BOTH, Phase::Semantic, &["symbols_identified"]),
+        type Case<'a> = (&'a [(&'a str, f32)], &'a [&'a str], Phase, &'a [&'a str]);
+        let cases: &[Case] = &[
+            (
+                &[
+                    ("AuthService", 0.8),
+                    ("UserRepository", 0.4),
+                    ("login", 0.7),
+                ],
+                BOTH,
+                Phase::Ready,
+                &[],
+            ),
+            (
+                &[
+                    ("AuthService", 0.8),
+                    ("UserRepository", 0.4),
+                    ("login", 0.7),
+                ],
+                &["find_definitions"],
+                Phase::Semantic,
+                &["tools"],
+            ),
+            (
+                &[("ConfigLoader", 0.1), ("Settings", 0.2), ("load", 0.25)],
+                BOTH,
+                Phase::Semantic,
+                &["symbol_relevance"],
+            ),
+            (
+                &[("AuthService", 0.8)],
+                BOTH,
+                Phase::Semantic,
+                &["symbols_identified"],
+            ),
         ];
         for (symbols, tools, phase, missing) in cases {
             let mut s = session(Intent::Modify);
@@ -948,7 +1064,10 @@ mod tests {
         r.missing_files = vec!["src/nope.py".into()];
         match s.submit_understanding(r, NOW) {
             Err(Refusal::Invalid { details, .. }) => {
-                assert_eq!(details["hallucinated_symbols"][0]["did_you_mean"][0], "AuthService");
+                assert_eq!(
+                    details["hallucinated_symbols"][0]["did_you_mean"][0],
+                    "AuthService"
+                );
                 assert_eq!(details["missing_files"][0], "src/nope.py");
             }
             other => panic!("{other:?}"),
@@ -978,7 +1097,11 @@ mod tests {
                 check("ConfigLoader", 0.12, &["load"]),
                 check("UserRepository", 0.45, &["get_by_email"]),
                 check("TokenCodec", 0.9, &[]),
-                SymbolCheck { exists: false, near_names: vec!["AuthService".into()], ..check("AuthServise", 0.0, &[]) },
+                SymbolCheck {
+                    exists: false,
+                    near_names: vec!["AuthService".into()],
+                    ..check("AuthServise", 0.0, &[])
+                },
             ],
             "AuthService.login() checks the password",
         );
@@ -996,12 +1119,24 @@ mod tests {
                 ("AuthServise", "REJECTED", false),
             ]
         );
-        assert!(results[1].reinvestigation_guidance.as_ref().unwrap()["reason"].as_str().unwrap().contains("< 0.3"));
+        assert!(
+            results[1].reinvestigation_guidance.as_ref().unwrap()["reason"]
+                .as_str()
+                .unwrap()
+                .contains("< 0.3")
+        );
         assert_eq!(results[2].risk, Some(RiskLevel::High));
-        assert_eq!(results[4].reinvestigation_guidance.as_ref().unwrap()["did_you_mean"][0], "AuthService");
+        assert_eq!(
+            results[4].reinvestigation_guidance.as_ref().unwrap()["did_you_mean"][0],
+            "AuthService"
+        );
         // The gray zone raised the session's risk for good.
         assert_eq!(s.risk_level, RiskLevel::High);
-        let confirmed: Vec<&str> = s.confirmed_symbols().iter().map(|m| m.name.as_str()).collect();
+        let confirmed: Vec<&str> = s
+            .confirmed_symbols()
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
         assert_eq!(confirmed, ["AuthService", "UserRepository"]);
         assert!(s.query_frame.mapped("AuthServise").is_none());
     }
@@ -1009,7 +1144,8 @@ mod tests {
     #[test]
     fn semantic_then_verification_then_ready() {
         let mut s = session(Intent::Modify);
-        s.submit_understanding(report(&[("AuthService", 0.8)], BOTH), NOW).unwrap();
+        s.submit_understanding(report(&[("AuthService", 0.8)], BOTH), NOW)
+            .unwrap();
         assert_eq!(s.phase, Phase::Semantic);
         // Write and exploration-only operations are refused here.
         assert!(s.add_explored_files(vec!["x.py".into()]).is_err());
@@ -1017,13 +1153,28 @@ mod tests {
         // A reason that does not fit the missing requirements is refused.
         let hyps = || {
             vec![
-                HypothesisInput { symbol: Some("RateLimiter".into()), file: None, reason: "throttles logins".into() },
-                HypothesisInput { symbol: None, file: Some("src/api/deps.py".into()), reason: "wires auth".into() },
+                HypothesisInput {
+                    symbol: Some("RateLimiter".into()),
+                    file: None,
+                    reason: "throttles logins".into(),
+                },
+                HypothesisInput {
+                    symbol: None,
+                    file: Some("src/api/deps.py".into()),
+                    reason: "wires auth".into(),
+                },
             ]
         };
-        assert!(matches!(s.submit_semantic(hyps(), "no_reference_found", true, NOW), Err(Refusal::Invalid { .. })));
-        assert!(matches!(s.submit_semantic(vec![], "no_definition_found", true, NOW), Err(Refusal::Invalid { .. })));
-        s.submit_semantic(hyps(), "no_definition_found", true, NOW).unwrap();
+        assert!(matches!(
+            s.submit_semantic(hyps(), "no_reference_found", true, NOW),
+            Err(Refusal::Invalid { .. })
+        ));
+        assert!(matches!(
+            s.submit_semantic(vec![], "no_definition_found", true, NOW),
+            Err(Refusal::Invalid { .. })
+        ));
+        s.submit_semantic(hyps(), "no_definition_found", true, NOW)
+            .unwrap();
         assert_eq!(s.phase, Phase::Verification);
 
         let input = |h: &str, confirmed: bool, evidence: &str, ok: bool| VerificationInput {
@@ -1035,14 +1186,22 @@ mod tests {
             similarity: Some(0.5),
         };
         // Unknown reference → refused, nothing changes.
-        assert!(s.submit_verification(vec![input("H9", true, "x", true)], NOW).is_err());
+        assert!(
+            s.submit_verification(vec![input("H9", true, "x", true)], NOW)
+                .is_err()
+        );
         // Evidence that names nothing in the code leaves the hypothesis open.
-        let out = s.submit_verification(vec![input("RateLimiter", true, "it is used", false)], NOW).unwrap();
+        let out = s
+            .submit_verification(vec![input("RateLimiter", true, "it is used", false)], NOW)
+            .unwrap();
         assert_eq!(s.phase, Phase::Verification);
         assert_eq!(out["open"].as_array().unwrap().len(), 2);
         let out = s
             .submit_verification(
-                vec![input("H1", true, "login() calls is_limited()", true), input("src/api/deps.py", false, "unrelated", true)],
+                vec![
+                    input("H1", true, "login() calls is_limited()", true),
+                    input("src/api/deps.py", false, "unrelated", true),
+                ],
                 NOW,
             )
             .unwrap();
@@ -1050,18 +1209,35 @@ mod tests {
         assert_eq!(out["confirmed"][0], "H1");
         assert_eq!(out["rejected"][0], "H2");
         assert!(s.explored_files.contains("src/services/rate_limiter.py"));
-        assert_eq!(s.query_frame.mapped("RateLimiter").unwrap().source, SlotSource::Fact);
-        assert!(s.check_write("src/services/rate_limiter.py", true, false).allowed);
+        assert_eq!(
+            s.query_frame.mapped("RateLimiter").unwrap().source,
+            SlotSource::Fact
+        );
+        assert!(
+            s.check_write("src/services/rate_limiter.py", true, false)
+                .allowed
+        );
         // History records every step.
         let phases: Vec<Phase> = s.history.iter().map(|h| h.to).collect();
-        assert_eq!(phases, [Phase::Exploration, Phase::Semantic, Phase::Verification, Phase::Ready]);
+        assert_eq!(
+            phases,
+            [
+                Phase::Exploration,
+                Phase::Semantic,
+                Phase::Verification,
+                Phase::Ready
+            ]
+        );
     }
 
     #[test]
     fn recovery_flow() {
         let mut s = session(Intent::Modify);
-        s.submit_understanding(report(&[("AuthService", 0.8), ("login", 0.7), ("User", 0.4)], BOTH), NOW)
-            .unwrap();
+        s.submit_understanding(
+            report(&[("AuthService", 0.8), ("login", 0.7), ("User", 0.4)], BOTH),
+            NOW,
+        )
+        .unwrap();
         assert_eq!(s.phase, Phase::Ready);
         assert!(!s.check_write("tests/test_auth.py", true, false).allowed);
         s.add_explored_files(vec!["tests/".into()]).unwrap();
@@ -1073,7 +1249,11 @@ mod tests {
         assert!(s.exploration.is_some() && s.explored_files.contains("tests/"));
         assert!(!s.check_write("tests/test_auth.py", true, false).allowed);
         s.revert_to_exploration(false, NOW);
-        assert!(s.exploration.is_none() && s.explored_files.is_empty() && s.query_frame.mapped_symbols.is_empty());
+        assert!(
+            s.exploration.is_none()
+                && s.explored_files.is_empty()
+                && s.query_frame.mapped_symbols.is_empty()
+        );
         assert!(s.query_frame.target_feature.is_some());
         // Set the frame only while exploring.
         s.phase = Phase::Ready;
@@ -1083,7 +1263,11 @@ mod tests {
     #[test]
     fn shortcircuit_hint_lightens_the_exploration() {
         let mut s = session(Intent::Modify);
-        s.shortcircuit = ShortcircuitHint { found: true, symbols: vec!["AuthService".into()], ..Default::default() };
+        s.shortcircuit = ShortcircuitHint {
+            found: true,
+            symbols: vec!["AuthService".into()],
+            ..Default::default()
+        };
         let mut r = report(&[("AuthService", 0.8)], &["find_definitions"]);
         r.entry_points.clear();
         r.patterns.clear();

@@ -105,11 +105,10 @@ impl SessionStore {
             }
             Err(e) => return Err(io(&path, e)),
         };
-        let state: SessionState =
-            serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
-                path: path.display().to_string(),
-                message: e.to_string(),
-            })?;
+        let state: SessionState = serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
         if state.version != STATE_VERSION {
             return Err(StoreError::Corrupt {
                 path: path.display().to_string(),

@@ -103,7 +103,11 @@ fn allowed(file: &str) -> WriteDecision {
 /// Seed 004 v3.10's recovery options, with the call to make for this file.
 pub fn recovery_options(phase: Phase, file: &str) -> Value {
     let dir = parent(file);
-    let target = if dir.is_empty() { file.to_string() } else { format!("{dir}/") };
+    let target = if dir.is_empty() {
+        file.to_string()
+    } else {
+        format!("{dir}/")
+    };
     let mut options = json!({
         "revert_to_exploration": {
             "description": "Go back to EXPLORATION phase for thorough re-exploration (results kept by default)",
@@ -150,7 +154,11 @@ mod tests {
         ];
         for (phase, file, exists, allow_new, want) in cases {
             let d = validate_write_target(phase, file, exists, &explored, allow_new);
-            assert_eq!(d.allowed, want, "{phase:?} {file} exists={exists} new={allow_new}: {:?}", d.error);
+            assert_eq!(
+                d.allowed, want,
+                "{phase:?} {file} exists={exists} new={allow_new}: {:?}",
+                d.error
+            );
             assert_eq!(d.recovery_options.is_some(), !want);
             if !want && phase == Ready {
                 assert!(d.recovery_options.as_ref().unwrap()["add_explored_files"].is_object());

@@ -1,7 +1,7 @@
 //! `add_explored_files`: the light recovery when a write is blocked (seed 004 v3.10).
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;

@@ -115,7 +115,9 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let wants = |s: Section| sections.as_ref().is_none_or(|list| list.contains(&s));
     // Docs come with detailed mode, or when `docs` is asked for explicitly.
     let docs = (mode == Mode::Detailed && wants(Section::Docs))
-        || sections.as_ref().is_some_and(|l| l.contains(&Section::Docs));
+        || sections
+            .as_ref()
+            .is_some_and(|l| l.contains(&Section::Docs));
     let mut outline: FileOutline = (*entry.outline).clone();
     outline.set_file(&target.rel);
     outline.strip_details(docs, mode == Mode::Detailed);

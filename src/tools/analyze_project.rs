@@ -167,7 +167,10 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let exclude = match &p.exclude_patterns {
         Some(patterns) => globs(patterns, "excludePatterns")?,
         None => globs(
-            &DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            &DEFAULT_EXCLUDES
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>(),
             "excludePatterns",
         )?,
     };
@@ -209,8 +212,14 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
             ),
         )
         .with("rootPath", p.root_path.clone())
-        .with("includePatterns", p.include_patterns.clone().unwrap_or_default())
-        .with("excludePatterns", p.exclude_patterns.clone().unwrap_or_default())
+        .with(
+            "includePatterns",
+            p.include_patterns.clone().unwrap_or_default(),
+        )
+        .with(
+            "excludePatterns",
+            p.exclude_patterns.clone().unwrap_or_default(),
+        )
         .with("supported_languages", crate::lang::ids()));
     }
     for (path, entry) in &files {
@@ -312,8 +321,19 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         })
         .map(|(path, m)| (path, m.text.as_str()))
         .collect();
-    let summary = project_summary(&files, &stats, &external, &manifests, &root.rel, total_lines);
-    let structure = tree(&files, &root.rel, !detailed && files.len() > CONCISE_TREE_FILES);
+    let summary = project_summary(
+        &files,
+        &stats,
+        &external,
+        &manifests,
+        &root.rel,
+        total_lines,
+    );
+    let structure = tree(
+        &files,
+        &root.rel,
+        !detailed && files.len() > CONCISE_TREE_FILES,
+    );
     let partial = !failed.is_empty();
     Ok(Output {
         project: ProjectInfo {
@@ -374,7 +394,8 @@ fn globs(patterns: &[String], parameter: &str) -> ToolResult<GlobSet> {
         builder.add(glob);
     }
     builder.build().map_err(|err| {
-        ToolError::invalid_parameter(format!("invalid {parameter}: {err}")).with("parameter", parameter)
+        ToolError::invalid_parameter(format!("invalid {parameter}: {err}"))
+            .with("parameter", parameter)
     })
 }
 
@@ -479,7 +500,9 @@ fn project_summary(
                 };
                 (get("name"), get("description"))
             }
-            "pyproject.toml" | "Cargo.toml" => (toml_value(text, "name"), toml_value(text, "description")),
+            "pyproject.toml" | "Cargo.toml" => {
+                (toml_value(text, "name"), toml_value(text, "description"))
+            }
             "go.mod" => (
                 text.lines()
                     .find_map(|l| l.trim().strip_prefix("module "))

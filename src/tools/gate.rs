@@ -48,7 +48,14 @@ impl JsonSchema for Reply {
 }
 
 /// Argument keys that name files a call targets.
-const PATH_KEYS: &[&str] = &["path", "file_path", "file", "files", "paths", "notebook_path"];
+const PATH_KEYS: &[&str] = &[
+    "path",
+    "file_path",
+    "file",
+    "files",
+    "paths",
+    "notebook_path",
+];
 /// At most this many result files are recorded per call.
 const MAX_RESULT_FILES: usize = 100;
 
@@ -63,7 +70,10 @@ pub(super) fn guarded(
     let active = match store.active() {
         Ok(active) => active,
         Err(err) => {
-            tracing::warn!("session store unreadable, running {} ungated: {err}", tool.name);
+            tracing::warn!(
+                "session store unreadable, running {} ungated: {err}",
+                tool.name
+            );
             None
         }
     };
@@ -79,16 +89,32 @@ pub(super) fn guarded(
             .with("allowed", json!(v.allowed))
             .with("next_step", v.next_step)
             .with("session_id", session.session_id.clone());
-        record(ctx, &session.session_id, tool.name, &args, targeted, vec![], session.phase, &Err(err.clone()), started);
+        record(
+            ctx,
+            &session.session_id,
+            tool.name,
+            &args,
+            targeted,
+            vec![],
+            session.phase,
+            &Err(err.clone()),
+            started,
+        );
         return Err(err);
     }
     let recorded_args = args.clone();
     let result = run(args);
     // The session the call belongs to: the one it named, the new one for start_session, else
     // the one active when it started.
-    let named = recorded_args.get("session_id").and_then(Value::as_str).map(String::from);
+    let named = recorded_args
+        .get("session_id")
+        .and_then(Value::as_str)
+        .map(String::from);
     let target = if tool.name == "start_session" {
-        result.as_ref().ok().and_then(|v| v["session_id"].as_str().map(String::from))
+        result
+            .as_ref()
+            .ok()
+            .and_then(|v| v["session_id"].as_str().map(String::from))
     } else {
         named.or_else(|| active.as_ref().map(|s| s.session_id.clone()))
     };
@@ -98,7 +124,17 @@ pub(super) fn guarded(
             .map(|s| s.phase)
             .unwrap_or_else(|_| active.as_ref().map_or(Phase::Exploration, |s| s.phase));
         let result_files = result.as_ref().map(result_files).unwrap_or_default();
-        record(ctx, &id, tool.name, &recorded_args, targeted, result_files, phase, &result, started);
+        record(
+            ctx,
+            &id,
+            tool.name,
+            &recorded_args,
+            targeted,
+            result_files,
+            phase,
+            &result,
+            started,
+        );
     }
     result
 }

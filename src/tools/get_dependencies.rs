@@ -101,7 +101,10 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         )
         .with("depth", depth)
         .with("max_depth", MAX_DEPTH)
-        .with("hint", "use depth 0 to follow every import once, to the end"));
+        .with(
+            "hint",
+            "use depth 0 to follow every import once, to the end",
+        ));
     }
     let target = ctx.ws.resolve_file(&p.path)?;
     if crate::lang::detect(&target.rel).is_none() {
@@ -240,7 +243,11 @@ fn imported_names(import: &Import) -> Vec<String> {
     let names: Vec<String> = import
         .imported
         .iter()
-        .map(|n| n.alias.clone().map_or(n.name.clone(), |a| format!("{} as {a}", n.name)))
+        .map(|n| {
+            n.alias
+                .clone()
+                .map_or(n.name.clone(), |a| format!("{} as {a}", n.name))
+        })
         .collect();
     if names.is_empty() && import.namespace {
         vec!["*".into()]
@@ -256,10 +263,7 @@ fn resolved_path(targets: &[String]) -> Option<String> {
         [one] => Some(one.clone()),
         many => {
             let first = crate::deps::layout::dir_of(&many[0]);
-            if many
-                .iter()
-                .all(|t| crate::deps::layout::dir_of(t) == first)
-            {
+            if many.iter().all(|t| crate::deps::layout::dir_of(t) == first) {
                 Some(first.to_string())
             } else {
                 Some(many[0].clone())

@@ -1,7 +1,7 @@
 //! `get_improvement_insights`: failure patterns across sessions (seed 000).
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;

@@ -1,7 +1,7 @@
 //! `get_session_analysis`: one session's decision joined with its outcomes (seed 000).
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;

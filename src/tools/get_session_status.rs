@@ -1,7 +1,7 @@
 //! `get_session_status`: where the session stands and what is allowed now.
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;

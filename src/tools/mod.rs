@@ -106,7 +106,7 @@ impl Context {
                         mtime_ns: 0,
                         sha256: [0; 32],
                         lossy: source.lossy,
-                        symbols,
+                        symbols: crate::index::LazySymbols::new(symbols),
                     }),
                 ))
             }
@@ -318,6 +318,34 @@ pub(crate) mod test_support {
             .join("fixtures")
             .join(name);
         Context::open(&root).unwrap()
+    }
+
+    /// A context over a private copy of a fixture project (tools that persist state write
+    /// `.code-intel/` into their project, which must not land in the repository).
+    #[allow(dead_code)] // used by the per-tool fixture tests as they are added
+    pub fn fixture_copy(name: &str) -> (tempfile::TempDir, Context) {
+        fn copy(from: &std::path::Path, to: &std::path::Path) {
+            std::fs::create_dir_all(to).unwrap();
+            for entry in std::fs::read_dir(from).unwrap() {
+                let entry = entry.unwrap();
+                let target = to.join(entry.file_name());
+                if entry.file_name() == crate::config::STATE_DIR {
+                    continue;
+                }
+                if entry.file_type().unwrap().is_dir() {
+                    copy(&entry.path(), &target);
+                } else {
+                    std::fs::copy(entry.path(), target).unwrap();
+                }
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(name);
+        copy(&source, dir.path());
+        let ctx = Context::open(dir.path()).unwrap();
+        (dir, ctx)
     }
 
     /// A context over a temporary project made of `(path, content)` pairs.

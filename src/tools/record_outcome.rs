@@ -1,7 +1,7 @@
 //! `record_outcome`: how the session ended, and what the project learns from it (seed 000/001).
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::memory::Outcome;
 use crate::session::service;

@@ -127,7 +127,10 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
             ErrorCode::NoFilesFound,
             "no readable text files match include/exclude",
         )
-        .with("hint", "globs are relative to the workspace root, e.g. \"src/**/*.ts\""),
+        .with(
+            "hint",
+            "globs are relative to the workspace root, e.g. \"src/**/*.ts\"",
+        ),
         PackError::OverBudget {
             total,
             max,
@@ -166,7 +169,10 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         .with("file", path)
         .with("tokens", tokens)
         .with("max_tokens", max)
-        .with("hint", "exclude it, set compress: true, or raise max_tokens"),
+        .with(
+            "hint",
+            "exclude it, set compress: true, or raise max_tokens",
+        ),
     })?;
     let single = packed.parts.len() == 1;
     let mut parts = packed.parts;

@@ -1,7 +1,7 @@
 //! `revert_to_exploration`: the full recovery, back to EXPLORATION (seed 004 v3.10).
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;

@@ -169,14 +169,22 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
 fn result(hit: Hit, text: Option<&str>) -> SymbolResult {
     let s = hit.symbol;
     let lines: Vec<&str> = text
-        .map(|t| t.lines().skip(s.line.saturating_sub(1)).take(CONTEXT_LINES).collect())
+        .map(|t| {
+            t.lines()
+                .skip(s.line.saturating_sub(1))
+                .take(CONTEXT_LINES)
+                .collect()
+        })
         .unwrap_or_default();
     // The index stores where the declaration starts; seed 002 reports where the name is.
     let column = lines
         .first()
         .and_then(|line| {
             let from = s.column.saturating_sub(1).min(line.len());
-            let from = (0..=from).rev().find(|i| line.is_char_boundary(*i)).unwrap_or(0);
+            let from = (0..=from)
+                .rev()
+                .find(|i| line.is_char_boundary(*i))
+                .unwrap_or(0);
             find_word(&line[from..], &s.name)
                 .map(|i| from + i + 1)
                 .or_else(|| find_word(line, &s.name).map(|i| i + 1))

@@ -1,7 +1,7 @@
 //! `submit_semantic`: hypotheses from semantic search, and why it was needed (seed 000 step 5).
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -42,6 +42,11 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
             reason: h.reason,
         })
         .collect();
-    service::submit_semantic(&gate::env(ctx), p.session_id.as_deref(), hypotheses, &p.semantic_reason)
-        .map(Reply)
+    service::submit_semantic(
+        &gate::env(ctx),
+        p.session_id.as_deref(),
+        hypotheses,
+        &p.semantic_reason,
+    )
+    .map(Reply)
 }

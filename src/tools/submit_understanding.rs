@@ -1,7 +1,7 @@
 //! `submit_understanding`: the end of EXPLORATION, judged by the server (seed 000 step 4).
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;

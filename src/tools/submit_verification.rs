@@ -1,7 +1,7 @@
 //! `submit_verification`: hypotheses confirmed or rejected with evidence (seed 000 step 6).
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;

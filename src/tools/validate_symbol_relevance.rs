@@ -1,7 +1,7 @@
 //! `validate_symbol_relevance`: the relevance prompt plus the server's scores (seed 003).
 
-use super::gate::{self, Reply};
 use super::Context;
+use super::gate::{self, Reply};
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
