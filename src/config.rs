@@ -26,6 +26,9 @@ pub struct Config {
     /// `$CODE_INTEL_MODEL_DIR` takes precedence; unset means
     /// `~/.cache/code-intel/models/multilingual-e5-small` (see `embed::model_dir`).
     pub model_dir: Option<std::path::PathBuf>,
+    /// `"int8"` (default) or `"fp32"`: the model that embeds search requests. fp32 costs about
+    /// 1 GB more memory and twice the load time (see `embed::onnx`).
+    pub embedding_query_precision: Option<String>,
     /// Largest chunk for embedding, in tokens of the embedding model's tokenizer (seed 004).
     pub chunk_max_tokens: usize,
 }
@@ -60,6 +63,7 @@ impl Default for Config {
             include_hidden: false,
             tool_timeout_secs: 60,
             model_dir: None,
+            embedding_query_precision: None,
             chunk_max_tokens: 512,
         }
     }

@@ -319,3 +319,58 @@ mod tests {
         assert_eq!(view_name("resources/views/checkout/partials/totals.blade.php"), "checkout.partials.totals");
     }
 }
+
+#[cfg(test)]
+mod fixture_tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{field, find, fixture, outline, strings};
+    use serde_json::json;
+
+    #[test]
+    fn sections_components_and_routes_of_a_page() {
+        let result = fixture("laravel-shop", "resources/views/products/index.blade.php");
+        let template = find(&result.chunks, ChunkKind::Template, "products.index");
+        assert_eq!(field(template, "extends"), "layouts.app");
+        assert_eq!(strings(template, "sections"), ["title", "content"]);
+        assert_eq!(
+            field(template, "components"),
+            &json!([{"tag": "x-product-card", "class": "App\\View\\Components\\ProductCard", "view": "components.product-card"}])
+        );
+        assert!(template.metadata.related_symbols.contains(&"App\\View\\Components\\ProductCard".to_string()));
+        let title = find(&result.chunks, ChunkKind::BladeSection, "title");
+        assert_eq!((title.line_start, title.line_end), (3, 3));
+        let content: Vec<_> = result.chunks.iter().filter(|c| c.kind == ChunkKind::BladeSection && c.name == "content").collect();
+        assert_eq!(content[0].line_start, 5);
+        assert_eq!(content.last().unwrap().line_end, 51);
+        assert_eq!(field(content[0], "directive"), "section");
+        assert!(content.iter().any(|c| c.metadata.fields.get("routes") == Some(&json!(["products.index"]))), "{}", outline(&result.chunks).join("\n"));
+        // The template keeps a stub for each section.
+        assert!(template.content.contains("@section('content') …"), "{}", template.content);
+    }
+
+    #[test]
+    fn layouts_livewire_and_component_views() {
+        let layout = fixture("laravel-shop", "resources/views/layouts/app.blade.php");
+        let template = find(&layout.chunks, ChunkKind::Template, "layouts.app");
+        assert_eq!(strings(template, "yields"), ["title", "content"]);
+        assert_eq!(strings(template, "stacks"), ["head", "scripts"]);
+        assert_eq!(field(template, "livewire"), &json!([{"name": "cart-counter", "class": "App\\Livewire\\CartCounter"}]));
+        assert_eq!(strings(template, "routes"), ["products.index", "cart.index"]);
+        let main = find(&layout.chunks, ChunkKind::Element, "main#content");
+        assert_eq!((main.line_start, main.line_end), (23, 25));
+        let navbar = find(&layout.chunks, ChunkKind::Element, "x-navbar");
+        assert_eq!(field(navbar, "components")[0]["class"], "App\\View\\Components\\Navbar");
+
+        let card = fixture("laravel-shop", "resources/views/components/product-card.blade.php");
+        let component = find(&card.chunks, ChunkKind::BladeComponent, "x-product-card");
+        assert_eq!(field(component, "component_class"), "App\\View\\Components\\ProductCard");
+        assert!(strings(component, "routes").contains(&"products.show".to_string()));
+
+        let counter = fixture("laravel-shop", "resources/views/livewire/cart-counter.blade.php");
+        assert_eq!(field(&counter.chunks[0], "livewire_class"), "App\\Livewire\\CartCounter");
+
+        let cart = fixture("laravel-shop", "resources/views/cart/index.blade.php");
+        let template = find(&cart.chunks, ChunkKind::Template, "cart.index");
+        assert_eq!(strings(template, "includes"), ["checkout.partials.totals"]);
+    }
+}

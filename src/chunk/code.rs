@@ -56,7 +56,7 @@ pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitt
 /// The module chunk's name: the path without extension.
 pub(crate) fn module_name(file: &str) -> String {
     let name_start = file.rfind('/').map_or(0, |i| i + 1);
-    match file[name_start..].find('.') {
+    match file[name_start..].rfind('.') {
         Some(dot) if dot > 0 => file[..name_start + dot].to_string(),
         _ => file.to_string(),
     }
@@ -631,4 +631,188 @@ fn dedent(text: &str) -> String {
         }
     }
     out.join("\n").trim().chars().take(600).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{chunk, field, find, fixture, outline, strings};
+
+    /// `type name @start-end`, one per chunk, compared with the expected outline.
+    fn check(file: &str, text: &str, expected: &str) {
+        let result = chunk(file, text);
+        let actual = outline(&result.chunks);
+        let expected: Vec<&str> = expected.trim().lines().map(str::trim).collect();
+        assert_eq!(actual, expected, "\nactual:\n{}", actual.join("\n"));
+    }
+
+    #[test]
+    fn python_functions_classes_methods_and_module() {
+        check(
+            "pkg/auth.py",
+            r#""""Auth helpers."""
+import hashlib
+
+
+class Hasher:
+    """Hashes passwords."""
+
+    rounds = 3
+
+    def hash(self, password: str) -> str:
+        """One-way hash."""
+        digest = hashlib.sha256(password.encode())
+        for _ in range(self.rounds):
+            digest = hashlib.sha256(digest.digest())
+        return digest.hexdigest()
+
+    def verify(self, password: str, expected: str) -> bool:
+        def same(a, b):
+            return a == b
+        return same(self.hash(password), expected)
+
+
+@cache
+def default_hasher() -> Hasher:
+    return Hasher()
+"#,
+            "
+            module pkg/auth @1-26
+            class Hasher @5-21
+            method hash @10-16
+            method verify @18-21
+            function default_hasher @24-26
+            ",
+        );
+        let result = chunk("pkg/auth.py", "\"\"\"Auth helpers.\"\"\"\nimport hashlib\n\nclass Hasher:\n    \"\"\"Hashes passwords.\"\"\"\n    def hash(self, p: str) -> str:\n        \"\"\"One-way hash.\"\"\"\n        return p\n");
+        let module = find(&result.chunks, ChunkKind::Module, "pkg/auth");
+        assert_eq!(module.metadata.docstring.as_deref(), Some("Auth helpers."));
+        assert_eq!(module.metadata.imports, vec!["hashlib"]);
+        assert_eq!(strings(module, "symbols"), vec!["Hasher"]);
+        assert!(module.content.contains("class Hasher:\n    ..."), "{}", module.content);
+        let class = find(&result.chunks, ChunkKind::Class, "Hasher");
+        assert_eq!(class.metadata.docstring.as_deref(), Some("Hashes passwords."));
+        assert!(class.content.contains("def hash(self, p: str) -> str:\n        ..."), "{}", class.content);
+    }
+
+    #[test]
+    fn python_fixture_service_with_constructor_injection() {
+        let result = fixture("python-service", "src/orderly/services/order_service.py");
+        let service = find(&result.chunks, ChunkKind::Class, "OrderService");
+        assert_eq!(service.line_start, 24);
+        let deps = field(service, "injected_dependencies");
+        assert_eq!(deps[0]["class"], "orderly.db.repository.OrderRepository");
+        assert_eq!(deps[0]["variable"], "orders");
+        assert_eq!(deps[1]["class"], "orderly.services.email_service.EmailService");
+        assert_eq!(
+            service.metadata.related_symbols[..2],
+            ["orderly.db.repository.OrderRepository", "orderly.services.email_service.EmailService"]
+        );
+        let place = find(&result.chunks, ChunkKind::Method, "place_order");
+        assert_eq!((place.line_start, place.line_end), (31, 50));
+        assert_eq!(place.metadata.qualified_name.as_deref(), Some("OrderService.place_order"));
+        assert_eq!(place.metadata.docstring.as_deref(), Some("Create an order for ``user`` and send the confirmation e-mail."));
+        assert_eq!(
+            place.metadata.signature.as_deref(),
+            Some("async def place_order(self, user: User, payload: OrderCreate) -> Order:")
+        );
+        assert!(place.metadata.related_symbols.contains(&"orderly.models.order.OrderLine".to_string()));
+        let module = find(&result.chunks, ChunkKind::Module, "src/orderly/services/order_service");
+        assert!(module.metadata.imports.contains(&"orderly.utils.pagination.PageParams".to_string()));
+    }
+
+    #[test]
+    fn typescript_components_interfaces_arrow_functions_and_classes() {
+        check(
+            "src/Cart.tsx",
+            r#"import { useState } from 'react';
+import { api } from './api';
+
+/** A cart line. */
+export interface Line {
+  sku: string;
+  qty: number;
+}
+
+export const total = (lines: Line[]): number => {
+  return lines.reduce((sum, l) => sum + l.qty, 0);
+};
+
+export function CartSummary({ lines }: { lines: Line[] }) {
+  const [open, setOpen] = useState(false);
+  return <Badge count={total(lines)} onClick={() => setOpen(!open)} />;
+}
+
+export class CartApi {
+  constructor(private readonly client: ApiClient) {}
+
+  async load(id: string): Promise<Line[]> {
+    return this.client.get(`/carts/${id}`);
+  }
+}
+"#,
+            "
+            module src/Cart @1-25
+            interface Line @4-8
+            function total @10-12
+            component CartSummary @14-17
+            class CartApi @19-25
+            method constructor, load @20-24
+            ",
+        );
+        let result = chunk("src/Cart.tsx", "import { useState } from 'react';\n\n/** A cart line. */\nexport interface Line {\n  sku: string;\n}\n");
+        let line = find(&result.chunks, ChunkKind::Interface, "Line");
+        assert_eq!(line.metadata.docstring.as_deref(), Some("A cart line."));
+        assert_eq!(field(line, "exported"), true);
+    }
+
+    #[test]
+    fn ts_fixture_resolves_imports_to_workspace_paths() {
+        let result = fixture("ts-app", "src/services/api.ts");
+        let client = find(&result.chunks, ChunkKind::Class, "ApiClient");
+        assert_eq!(client.metadata.signature.as_deref(), Some("export class ApiClient extends HttpClient"));
+        assert!(client.metadata.related_symbols.contains(&"src/services/api#HttpClient".to_string()));
+        let list = fixture("ts-app", "src/components/ProductList.tsx");
+        let component = find(&list.chunks, ChunkKind::Component, "ProductList");
+        assert!(
+            component.metadata.related_symbols.iter().any(|s| s.ends_with("ProductCard#ProductCard") || s.ends_with("ProductCard#default")),
+            "{:?}",
+            component.metadata.related_symbols
+        );
+    }
+
+    #[test]
+    fn go_java_rust_units() {
+        let go = fixture("polyglot", "go/internal/quote/quote.go");
+        let quoter = find(&go.chunks, ChunkKind::Struct, "Quoter");
+        assert_eq!((quoter.line_start, quoter.line_end), (17, 22));
+        let offers = find(&go.chunks, ChunkKind::Method, "Offers");
+        assert_eq!(offers.metadata.qualified_name.as_deref(), Some("Quoter.Offers"));
+
+        let java = fixture("polyglot", "java/src/main/java/com/example/inventory/InventoryService.java");
+        let service = find(&java.chunks, ChunkKind::Class, "InventoryService");
+        assert_eq!(
+            field(service, "injected_dependencies")[0]["class"],
+            "com.example.inventory.InventoryRepository"
+        );
+        let module = java.chunks.iter().find(|c| c.kind == ChunkKind::Module).unwrap();
+        assert_eq!(field(module, "namespace"), "com.example.inventory");
+
+        let rust = fixture("polyglot", "rust/src/money.rs");
+        let imp = find(&rust.chunks, ChunkKind::Impl, "impl fmt::Display for Money");
+        assert_eq!(field(imp, "trait_name"), "fmt::Display");
+        let fmt = rust
+            .chunks
+            .iter()
+            .find(|c| c.name == "fmt" && c.line_start > imp.line_start && c.line_end <= imp.line_end)
+            .expect("fmt inside the impl");
+        assert_eq!(fmt.kind, ChunkKind::Method);
+        assert!(imp.content.contains("fn fmt(") && imp.content.contains("{ … }"), "{}", imp.content);
+        let lib = fixture("polyglot", "rust/src/lib.rs");
+        assert!(
+            !lib.chunks.iter().any(|c| c.kind == ChunkKind::Module && c.name == "money"),
+            "`mod money;` is a declaration, not a unit: {}",
+            outline(&lib.chunks).join("\n")
+        );
+    }
 }

@@ -180,3 +180,50 @@ fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{chunk, field, find, fixture, outline, strings};
+    use serde_json::json;
+
+    #[test]
+    fn rules_media_keyframes_and_the_v4_theme() {
+        let result = fixture("laravel-shop", "resources/css/app.css");
+        let theme = find(&result.chunks, ChunkKind::UiConfig, "tailwind_theme");
+        assert_eq!((theme.line_start, theme.line_end), (5, 18));
+        assert_eq!(field(theme, "colors")["brand-500"], "#2f63ea");
+        assert_eq!(field(theme, "colors")["accent"], "#f59e0b");
+        assert_eq!(field(theme, "fonts")["display"], "\"Lexend Deca\", ui-sans-serif, system-ui");
+        assert_eq!(field(theme, "radius")["card"], "0.75rem");
+        assert!(theme.metadata.docstring.as_deref().unwrap().starts_with("Design tokens."));
+
+        let button = find(&result.chunks, ChunkKind::CssRule, ".btn-primary");
+        assert_eq!(strings(button, "apply")[..2], ["inline-flex", "items-center"]);
+        let hover = find(&result.chunks, ChunkKind::CssRule, ".btn-primary:hover, .btn-primary:focus-visible");
+        assert_eq!(strings(hover, "selectors"), [".btn-primary:hover", ".btn-primary:focus-visible"]);
+        assert_eq!(strings(hover, "variables_used"), ["--color-brand-500"]);
+        find(&result.chunks, ChunkKind::CssKeyframes, "pulse-soft");
+        let media = find(&result.chunks, ChunkKind::CssMedia, "@media (max-width: 640px)");
+        assert_eq!((media.line_start, media.line_end), (96, 104));
+        // The module keeps what is outside rules.
+        let module = find(&result.chunks, ChunkKind::Module, "resources/css/app");
+        assert!(module.content.starts_with("@tailwind base;"), "{}", module.content);
+        assert!(!module.content.contains("btn-primary"));
+    }
+
+    #[test]
+    fn tiny_adjacent_rules_merge_and_media_blocks_split_at_rules() {
+        let mut text = String::from(".a { color: red; }\n.b { color: blue; }\n\n@media (min-width: 640px) {\n");
+        for i in 0..80 {
+            text.push_str(&format!("  .grid-{i} {{ display: grid; grid-template-columns: repeat({i}, minmax(0, 1fr)); }}\n"));
+        }
+        text.push_str("}\n");
+        let result = chunk("site.css", &text);
+        find(&result.chunks, ChunkKind::CssRule, ".a, .b");
+        let parts: Vec<_> = result.chunks.iter().filter(|c| c.kind == ChunkKind::CssMedia).collect();
+        assert!(parts.len() > 1, "{}", outline(&result.chunks).join("\n"));
+        assert!(parts[1].content.starts_with("@media (min-width: 640px) { …\n  .grid-"), "{}", parts[1].content);
+        assert_eq!(field(parts[1], "part")["count"], json!(parts.len()));
+    }
+}

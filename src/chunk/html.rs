@@ -153,3 +153,27 @@ fn first_element(root: Node, tag: &str, text: &str) -> Option<String> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{field, find, fixture, outline};
+
+    #[test]
+    fn semantic_elements_ids_and_nesting() {
+        let result = fixture("polyglot", "web/index.html");
+        let names: Vec<String> = outline(&result.chunks);
+        assert_eq!(names[0], "module web/index @1-68");
+        let module = &result.chunks[0];
+        assert_eq!(field(module, "title"), "Shipping rates | Northwind Goods");
+        let main = find(&result.chunks, ChunkKind::Element, "main#shipping");
+        assert_eq!((main.line_start, main.line_end), (21, 52));
+        // Nested elements are their own chunks and appear in their parent as a stub.
+        assert!(main.content.contains("<section id=\"rates\" class=\"card\">…</section>"), "{}", main.content);
+        let rates = find(&result.chunks, ChunkKind::Element, "section#rates");
+        assert!(rates.content.contains("Shipping rates"));
+        find(&result.chunks, ChunkKind::Element, "form#estimate-form");
+        find(&result.chunks, ChunkKind::Element, "nav");
+        assert_eq!(field(rates, "classes")[0], "card");
+    }
+}

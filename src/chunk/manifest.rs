@@ -200,3 +200,41 @@ mod tests {
         assert_eq!(&text[spans["last"].clone()], "  \"last\": [1, 2]\n");
     }
 }
+
+#[cfg(test)]
+mod fixture_tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{field, find, fixture, strings};
+
+    #[test]
+    fn composer_dependencies_and_psr4_mapping() {
+        let result = fixture("laravel-shop", "composer.json");
+        assert_eq!(result.language, "json");
+        let production = find(&result.chunks, ChunkKind::Dependencies, "production_dependencies");
+        assert_eq!((production.line_start, production.line_end), (7, 16));
+        assert!(strings(production, "packages").contains(&"spatie/laravel-translatable".to_string()));
+        assert_eq!(field(production, "versions")["filament/filament"], "^3.2");
+        assert_eq!(field(production, "dependency_type"), "production");
+        assert!(!production.metadata.related_symbols.contains(&"php".to_string()));
+        let dev = find(&result.chunks, ChunkKind::Dependencies, "dev_dependencies");
+        assert!(strings(dev, "packages").contains(&"phpunit/phpunit".to_string()));
+        let autoload = find(&result.chunks, ChunkKind::NamespaceMapping, "psr4_autoload");
+        assert_eq!(strings(autoload, "namespaces"), ["App\\", "Database\\Factories\\", "Database\\Seeders\\"]);
+        assert_eq!(field(autoload, "mapping")["App\\"], "app/");
+        assert_eq!(strings(autoload, "classmap"), ["database/legacy"]);
+        find(&result.chunks, ChunkKind::NamespaceMapping, "psr4_autoload_dev");
+        let module = find(&result.chunks, ChunkKind::Module, "composer.json");
+        assert_eq!(field(module, "name"), "northwind-goods/shop");
+    }
+
+    #[test]
+    fn package_json_sections() {
+        let result = fixture("laravel-shop", "package.json");
+        let dev = find(&result.chunks, ChunkKind::Dependencies, "dev_dependencies");
+        assert!(strings(dev, "packages").contains(&"tailwindcss".to_string()));
+        let prod = find(&result.chunks, ChunkKind::Dependencies, "production_dependencies");
+        assert_eq!(strings(prod, "packages"), ["alpinejs"]);
+        let scripts = find(&result.chunks, ChunkKind::Scripts, "scripts");
+        assert_eq!(strings(scripts, "scripts"), ["dev", "build"]);
+    }
+}

@@ -472,3 +472,6 @@ pub(crate) fn sha256_hex(text: &str) -> String {
 
 #[cfg(test)]
 pub(crate) mod test_support;
+
+#[cfg(test)]
+mod tests;

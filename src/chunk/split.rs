@@ -251,9 +251,8 @@ impl<'a> Emitter<'a> {
     }
 
     fn count(&self, content: &str) -> usize {
-        if upper_bound(content) <= self.opts.merge_below_tokens {
-            // Not worth a tokenizer call; over-counting only makes parts a little smaller.
-            return upper_bound(content);
+        if content.trim().is_empty() {
+            return 0;
         }
         self.tokens.count(content)
     }
@@ -269,25 +268,21 @@ impl<'a> Emitter<'a> {
         let room = budget.saturating_sub(header_tokens).max(budget / 2);
         let mut pieces = Vec::new();
         self.pieces(range.clone(), unit.node, elisions, room, 0, &mut pieces);
-        // Packing consecutive pieces, aiming at parts of even size: as many parts as the total
-        // needs, each closed once it reaches the average (or would overflow the room).
-        let total: usize = pieces.iter().map(|(_, t)| t).sum();
-        let target = total.div_ceil(total.div_ceil(room.max(1)).max(1));
-        let mut parts: Vec<Range<usize>> = Vec::new();
-        let mut current: Option<(Range<usize>, usize)> = None;
-        for (piece, tokens) in pieces {
-            current = match current {
-                Some((r, t)) if t + tokens <= room && t < target => Some((r.start..piece.end, t + tokens)),
-                Some((r, _)) => {
-                    parts.push(r);
-                    Some((piece, tokens))
-                }
-                None => Some((piece, tokens)),
-            };
+        // As few parts as greedy filling gives, then the smallest cap that still gives that
+        // many: parts of even size instead of a full one and a scrap.
+        let count = pack(&pieces, room).len();
+        let largest = pieces.iter().map(|(_, t)| *t).max().unwrap_or(0).min(room);
+        let (mut low, mut high) = (largest, room);
+        while low < high {
+            let mid = (low + high) / 2;
+            if pack(&pieces, mid).len() <= count {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
         }
-        if let Some((r, _)) = current {
-            parts.push(r);
-        }
+        let parts = pack(&pieces, low);
+        if std::env::var("CHUNK_DEBUG").is_ok() { for (r, t) in &pieces { eprintln!("piece {}-{} {t} room {room} cap {low}", self.source.lines.line_of(r.start), self.source.lines.line_of(r.end.saturating_sub(1))); } }
         let count = parts.len();
         for (i, part) in parts.into_iter().enumerate() {
             let part = self.trim(part);
@@ -451,12 +446,13 @@ impl<'a> Emitter<'a> {
         let mut out = String::with_capacity(range.len());
         let mut pos = range.start;
         for e in elisions {
-            if e.range.start < pos || e.range.end > range.end || e.range.start < range.start {
+            // An elision may run past a range whose trailing whitespace was trimmed: clip it.
+            if e.range.start < pos || e.range.start >= range.end {
                 continue;
             }
             out.push_str(&text[pos..e.range.start]);
             out.push_str(&e.stub);
-            pos = e.range.end;
+            pos = e.range.end.min(range.end);
         }
         out.push_str(&text[pos..range.end]);
         out
@@ -483,14 +479,38 @@ impl<'a> Emitter<'a> {
         (first, last.max(first))
     }
 
+    /// The start of `byte`'s line when only indentation and a little punctuation precede it
+    /// (`->filters(`, `.then(`, `, item`): parts then begin on whole lines.
     fn snap_to_line_start(&self, byte: usize) -> usize {
         let line_start = self.source.lines.line_start_at(byte);
-        if self.text()[line_start..byte].trim().is_empty() {
+        let before = self.text()[line_start..byte].trim();
+        if before.len() <= 3 && !before.chars().any(char::is_alphanumeric) {
             line_start
         } else {
             byte
         }
     }
+}
+
+/// Consecutive pieces joined into parts of at most `cap` tokens (a piece over the cap is a
+/// part of its own).
+fn pack(pieces: &[(Range<usize>, usize)], cap: usize) -> Vec<Range<usize>> {
+    let mut parts = Vec::new();
+    let mut current: Option<(Range<usize>, usize)> = None;
+    for (piece, tokens) in pieces {
+        current = match current {
+            Some((r, t)) if t + tokens <= cap => Some((r.start..piece.end, t + tokens)),
+            Some((r, _)) => {
+                parts.push(r);
+                Some((piece.clone(), *tokens))
+            }
+            None => Some((piece.clone(), *tokens)),
+        };
+    }
+    if let Some((r, _)) = current {
+        parts.push(r);
+    }
+    parts
 }
 
 /// A replacement inside a parent's content.

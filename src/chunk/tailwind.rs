@@ -345,3 +345,44 @@ mod tests {
         assert_eq!(theme.other["font-weight"]["bold"], "700");
     }
 }
+
+#[cfg(test)]
+mod fixture_tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{chunk, field, find, fixture, strings};
+
+    #[test]
+    fn config_theme_plugins_and_content_paths() {
+        let result = fixture("laravel-shop", "tailwind.config.js");
+        assert_eq!(result.strategy, "tailwind");
+        let theme = find(&result.chunks, ChunkKind::UiConfig, "tailwind_theme");
+        assert_eq!((theme.line_start, theme.line_end), (17, 47));
+        assert_eq!(field(theme, "colors")["brand-500"], "#2f63ea");
+        assert_eq!(field(theme, "colors")["accent"], "#f59e0b");
+        assert_eq!(field(theme, "screens")["xs"], "420px");
+        assert_eq!(field(theme, "fonts")["sans"], "Inter var, ...defaultTheme.fontFamily.sans");
+        assert_eq!(strings(theme, "extends"), ["colors", "fontFamily", "screens", "boxShadow"]);
+        let plugins = find(&result.chunks, ChunkKind::UiConfig, "tailwind_plugins");
+        assert_eq!(strings(plugins, "plugins"), ["@tailwindcss/forms", "@tailwindcss/typography"]);
+        let content = find(&result.chunks, ChunkKind::UiConfig, "tailwind_content_paths");
+        assert_eq!(strings(content, "scan_patterns")[0], "./resources/views/**/*.blade.php");
+        let module = find(&result.chunks, ChunkKind::Module, "tailwind.config");
+        assert_eq!(field(module, "dark_mode"), "class");
+    }
+
+    #[test]
+    fn typescript_configs_and_require_plugins() {
+        let result = chunk(
+            "tailwind.config.ts",
+            "import type { Config } from 'tailwindcss'\n\nexport default {\n  content: ['./src/**/*.{ts,tsx}'],\n  theme: { colors: { primary: { DEFAULT: '#3B82F6', dark: '#1e40af' } } },\n  plugins: [require('@tailwindcss/forms')],\n} satisfies Config\n",
+        );
+        assert_eq!(result.language, "typescript");
+        let theme = find(&result.chunks, ChunkKind::UiConfig, "tailwind_theme");
+        assert_eq!(field(theme, "colors")["primary"], "#3B82F6");
+        assert_eq!(field(theme, "colors")["primary-dark"], "#1e40af");
+        let plugins = find(&result.chunks, ChunkKind::UiConfig, "tailwind_plugins");
+        assert_eq!(strings(plugins, "plugins"), ["@tailwindcss/forms"]);
+        // Any other file named like a config but without one is ordinary code.
+        assert_eq!(chunk("src/tailwind.ts", "export const x = 1;\n").strategy, "code");
+    }
+}

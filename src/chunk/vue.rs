@@ -107,3 +107,28 @@ fn component_name(file: &str) -> String {
     let name = file.rsplit('/').next().unwrap_or(file);
     name.strip_suffix(".vue").unwrap_or(name).to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{field, find, fixture, strings};
+
+    #[test]
+    fn script_template_and_style_blocks() {
+        let result = fixture("polyglot", "src/components/CartBadge.vue");
+        let component = find(&result.chunks, ChunkKind::VueComponent, "CartBadge");
+        assert_eq!((component.line_start, component.line_end), (1, 85));
+        assert_eq!(field(component, "script_lang"), "typescript");
+        assert_eq!(field(component, "script_setup"), true);
+        assert_eq!(component.metadata.imports, ["vue#computed", "vue#ref", "vue#watch", "src/stores/cart#useCartStore"]);
+        assert!(component.content.contains("<template>…</template>"), "{}", component.content);
+        assert!(component.content.contains("const cart = useCartStore();"));
+        let props = find(&result.chunks, ChunkKind::Interface, "Props");
+        assert_eq!((props.line_start, props.line_end), (5, 8));
+        let template = find(&result.chunks, ChunkKind::Template, "template");
+        assert_eq!((template.line_start, template.line_end), (41, 52));
+        let style = find(&result.chunks, ChunkKind::Style, "style scoped");
+        assert_eq!(style.line_start, 54);
+        assert!(strings(style, "selectors").contains(&".cart-badge".to_string()));
+    }
+}

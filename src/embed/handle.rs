@@ -83,6 +83,16 @@ impl EmbedderHandle {
         })
     }
 
+    /// The real model for the project at `root`: directory and options from its config (a
+    /// directory that cannot be resolved becomes a failed load with the reason).
+    pub fn for_project(root: &std::path::Path, config: &crate::config::Config) -> Self {
+        let options = E5Options::from_config(config);
+        match ModelDir::resolve(config.model_dir.as_deref(), root) {
+            Ok(dir) => Self::for_model_dir(dir, options),
+            Err(err) => Self::lazy(move || Err(err.clone())),
+        }
+    }
+
     /// A handle on a model that is already loaded (tests, the fake embedder).
     pub fn ready(embedder: Arc<dyn Embedder>) -> Self {
         Self::with(

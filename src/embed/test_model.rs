@@ -14,7 +14,7 @@ pub(crate) fn model_dir() -> ModelDir {
     ModelDir::resolve(None, Path::new(".")).expect("HOME or CODE_INTEL_MODEL_DIR must be set")
 }
 
-/// The shared real embedder (fp32 queries, int8 passages: the server's defaults).
+/// The shared real embedder, with the server's default options.
 pub(crate) fn real() -> Arc<E5Embedder> {
     static MODEL: OnceLock<Arc<E5Embedder>> = OnceLock::new();
     MODEL

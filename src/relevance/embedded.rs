@@ -108,7 +108,7 @@ mod tests {
         let lang = crate::lang::detect(file).unwrap();
         let symbols = crate::analysis::analyze_source(lang, &source).symbols;
         let symbol = symbols.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("{name} in {file}"));
-        SymbolContext::new(file, symbol, &source).text()
+        SymbolContext::new(file, symbol, &source).with_members(symbol, &symbols).text()
     }
 
     /// Labelled NL-term ↔ symbol pairs on the Python fixture, Japanese and English.
@@ -158,7 +158,6 @@ mod tests {
         assert!(login_config < 0.3, "ログイン機能 ↔ ConfigLoader: {login_config}");
         let fact = related.iter().filter(|s| **s > 0.6).count();
         let rejected = unrelated.iter().filter(|s| **s < 0.3).count();
-        let approved_unrelated = unrelated.iter().filter(|s| **s >= 0.3).count();
         eprintln!(
             "related > 0.6: {fact}/{}; unrelated < 0.3: {rejected}/{}; min related {:.3}; max unrelated {:.3}",
             related.len(),
@@ -166,10 +165,11 @@ mod tests {
             related.iter().copied().fold(1.0, f32::min),
             unrelated.iter().copied().fold(0.0, f32::max),
         );
-        // The 3-tier rule may leave a related pair in the gray zone, but must not approve an
-        // unrelated one as a FACT, nor reject most related ones.
+        // The 3-tier rule may leave a pair in the gray zone (approved with HIGH risk), but it
+        // must neither approve an unrelated pair as a FACT nor reject a related one.
         assert!(unrelated.iter().all(|s| *s <= 0.6), "an unrelated pair scored as FACT: {unrelated:?}");
-        assert!(related.iter().filter(|s| **s >= 0.3).count() * 10 >= related.len() * 9, "{related:?}");
-        assert!(approved_unrelated * 5 <= unrelated.len(), "{unrelated:?}");
+        assert!(related.iter().all(|s| *s >= 0.3), "a related pair was rejected: {related:?}");
+        assert!(fact * 3 >= related.len() * 2, "most related pairs should be FACTs: {related:?}");
+        assert!(rejected * 2 >= unrelated.len(), "most unrelated pairs should be rejected: {unrelated:?}");
     }
 }

@@ -274,8 +274,8 @@ impl Env<'_> {
         lookup::find_symbol(snapshot, name)
     }
 
-    /// Context texts and code spans of definitions (files read once each).
-    fn contexts(&self, defs: &[SymbolDef]) -> Vec<(SymbolContext, String)> {
+    /// Context texts (with member names) and code spans of definitions, files read once each.
+    fn contexts(&self, snapshot: &Snapshot, defs: &[SymbolDef]) -> Vec<(SymbolContext, String)> {
         let mut sources: BTreeMap<String, Option<String>> = BTreeMap::new();
         defs.iter()
             .filter_map(|d| {
@@ -291,10 +291,14 @@ impl Env<'_> {
                         .map(|s| s.text)
                     })
                     .clone()?;
-                Some((
-                    SymbolContext::new(&d.file, &d.symbol, &source),
-                    lookup::symbol_code(&source, &d.symbol),
-                ))
+                let file_symbols = snapshot
+                    .files
+                    .get(&d.file)
+                    .map(|e| e.symbols.symbols.as_slice())
+                    .unwrap_or(&[]);
+                let context = SymbolContext::new(&d.file, &d.symbol, &source)
+                    .with_members(&d.symbol, file_symbols);
+                Some((context, lookup::symbol_code(&source, &d.symbol)))
             })
             .collect()
     }
@@ -606,7 +610,7 @@ pub fn submit_understanding(env: &Env, id: Option<&str>, u: Understanding) -> To
     for (symbol, defs) in &defs_by_symbol {
         let similarity = match (&term, &report.relevance_unavailable) {
             (Some(term), None) if !defs.is_empty() => {
-                match env.similarity(term, &env.contexts(defs)) {
+                match env.similarity(term, &env.contexts(&snapshot, defs)) {
                     Ok(s) => Some(s),
                     Err(err) => {
                         report.relevance_unavailable = Some(err.to_string());
@@ -688,7 +692,7 @@ pub fn validate_symbol_relevance(
         let similarity = if defs.is_empty() || relevance_note.is_some() {
             None
         } else {
-            match env.similarity(target, &env.contexts(&defs)) {
+            match env.similarity(target, &env.contexts(&snapshot, &defs)) {
                 Ok(s) => Some(s),
                 Err(err) => {
                     relevance_note = Some(err.to_string());
@@ -773,7 +777,7 @@ pub fn confirm_symbol_relevance(
             });
             continue;
         }
-        let contexts = env.contexts(&defs);
+        let contexts = env.contexts(&snapshot, &defs);
         let similarity = env.similarity(&term, &contexts).map_err(relevance_error)?;
         let code: String = contexts
             .iter()
@@ -930,7 +934,7 @@ pub fn submit_verification(
         if let (true, Some(h)) = (r.confirmed, hypothesis) {
             if let Some(symbol) = &h.symbol {
                 let defs = env.definitions(&snapshot, symbol);
-                let contexts = env.contexts(&defs);
+                let contexts = env.contexts(&snapshot, &defs);
                 let code: String = contexts
                     .iter()
                     .map(|(_, c)| c.as_str())

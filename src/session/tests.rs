@@ -50,10 +50,9 @@ const QUERY: &str = "ログイン機能でパスワードが空のときエラ�
 /// login route, far from ConfigLoader; a later, similar request is close to the first one.
 fn fake() -> FakeRelevance {
     FakeRelevance::new()
-        .with("ログイン", "auth service", 0.82)
-        .with("ログイン", "login route", 0.66)
-        .with("ログイン", "config loader", 0.08)
-        .with("ログイン", "user repository", 0.45)
+        .with("ログイン", "class authservice", 0.82)
+        .with("ログイン", "def login_route", 0.66)
+        .with("ログイン", "class configloader", 0.08)
         .with("ログイン時", "ログイン機能", 0.8)
 }
 

@@ -159,3 +159,58 @@ fn python_type(raw: &str) -> Option<String> {
     }
     (!ty.is_empty() && !ty.contains(['[', ' ', '|'])).then_some(ty)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{chunk, field, find, fixture};
+    use serde_json::json;
+
+    #[test]
+    fn php_promoted_and_plain_parameters_resolve_through_use_statements() {
+        let result = fixture("laravel-shop", "app/Http/Controllers/CheckoutController.php");
+        let controller = find(&result.chunks, ChunkKind::Class, "CheckoutController");
+        assert_eq!(field(controller, "role"), "controller");
+        assert_eq!(
+            field(controller, "injected_dependencies"),
+            &json!([
+                {"class": "App\\Services\\CartService", "variable": "cart", "promoted": true},
+                {"class": "App\\Services\\CheckoutService", "variable": "checkout", "promoted": true},
+                {"class": "App\\Services\\PricingService", "variable": "pricing", "promoted": true},
+                {"class": "App\\Repositories\\OrderRepository", "variable": "orders", "promoted": true}
+            ])
+        );
+        assert_eq!(
+            controller.metadata.related_symbols[..4],
+            ["App\\Services\\CartService", "App\\Services\\CheckoutService", "App\\Services\\PricingService", "App\\Repositories\\OrderRepository"]
+        );
+        let plain = chunk(
+            "app/Jobs/Sync.php",
+            "<?php\nnamespace App\\Jobs;\nuse App\\Services\\Feed as FeedClient;\nclass Sync {\n    public function __construct(FeedClient $feed, ?Clock $clock = null, int $tries = 3) {}\n}\n",
+        );
+        let class = find(&plain.chunks, ChunkKind::Class, "Sync");
+        assert_eq!(
+            field(class, "injected_dependencies"),
+            &json!([
+                {"class": "App\\Services\\Feed", "variable": "feed", "promoted": false},
+                {"class": "App\\Jobs\\Clock", "variable": "clock", "promoted": false}
+            ])
+        );
+    }
+
+    #[test]
+    fn typescript_parameter_properties() {
+        let result = chunk(
+            "src/services/orders.ts",
+            "import { ApiClient } from './api';\nimport type { Clock } from '../clock';\nexport class Orders {\n  constructor(private readonly api: ApiClient, clock?: Clock, retries: number = 3) {}\n}\n",
+        );
+        let class = find(&result.chunks, ChunkKind::Class, "Orders");
+        assert_eq!(
+            field(class, "injected_dependencies"),
+            &json!([
+                {"class": "src/services/api#ApiClient", "variable": "api", "promoted": true},
+                {"class": "src/clock#Clock", "variable": "clock", "promoted": false}
+            ])
+        );
+    }
+}

@@ -158,3 +158,63 @@ fn relation_of(method: tree_sitter::Node, name: &str, text: &str, imports: &Impo
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{field, find, fixture, strings};
+    use serde_json::json;
+
+    #[test]
+    fn product_model_relations_fillable_casts_and_translatable() {
+        let result = fixture("laravel-shop", "app/Models/Product.php");
+        let product = find(&result.chunks, ChunkKind::Class, "Product");
+        assert_eq!(product.metadata.fqcn.as_deref(), Some("App\\Models\\Product"));
+        assert_eq!(field(product, "role"), "eloquent_model");
+        assert_eq!(strings(product, "translatable"), ["name", "description"]);
+        assert_eq!(strings(product, "fillable").len(), 11);
+        assert_eq!(field(product, "casts")["price"], "decimal:2");
+        assert_eq!(
+            field(product, "relations"),
+            &json!([
+                {"method": "category", "type": "belongsTo", "related": "App\\Models\\Category"},
+                {"method": "orderItems", "type": "hasMany", "related": "App\\Models\\OrderItem"},
+                {"method": "tags", "type": "belongsToMany", "related": "App\\Models\\Tag"},
+                {"method": "reviews", "type": "hasMany", "related": "App\\Models\\Review"}
+            ])
+        );
+        assert!(strings(product, "traits").contains(&"Spatie\\Translatable\\HasTranslations".to_string()));
+        // The four one-line relation methods are merged into one chunk that keeps each relation.
+        let merged = find(&result.chunks, ChunkKind::Method, "category, orderItems, tags, reviews");
+        assert_eq!((merged.line_start, merged.line_end), (47, 65));
+        assert_eq!(field(merged, "members")[2]["relation"]["related"], "App\\Models\\Tag");
+    }
+
+    #[test]
+    fn polymorphic_relations_and_casts_methods() {
+        let order = fixture("laravel-shop", "app/Models/Order.php");
+        let class = find(&order.chunks, ChunkKind::Class, "Order");
+        let payments = field(class, "relations")
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["method"] == "payments")
+            .unwrap()
+            .clone();
+        assert_eq!(payments, json!({"method": "payments", "type": "morphMany", "related": "App\\Models\\Payment", "morph_name": "payable"}));
+        assert_eq!(field(class, "casts")["status"], "App\\Enums\\OrderStatus");
+        assert!(!class.metadata.fields.contains_key("translatable"));
+
+        let user = fixture("laravel-shop", "app/Models/User.php");
+        let class = find(&user.chunks, ChunkKind::Class, "User");
+        assert_eq!(field(class, "extends"), "Illuminate\\Foundation\\Auth\\User");
+        assert_eq!(field(class, "casts")["password"], "hashed");
+        assert_eq!(strings(class, "hidden"), ["password", "remember_token"]);
+    }
+
+    #[test]
+    fn non_models_are_left_alone() {
+        let service = fixture("laravel-shop", "app/Services/CartService.php");
+        assert!(service.chunks.iter().all(|c| c.metadata.fields.get("role") != Some(&json!("eloquent_model"))));
+    }
+}

@@ -275,7 +275,7 @@ fn apply(unit: &mut Unit, part: Part, built: &Built, extra: &[(&str, Value)]) {
     unit.kind = part.kind();
     for (key, value) in extra {
         unit.meta.fields.insert(key.to_string(), value.clone());
-        if let Value::String(s) = value {
+        if let (Value::String(s), "resource" | "model" | "relation_manager") = (value, *key) {
             unit.meta.relate([s.clone()]);
         }
     }
@@ -574,5 +574,126 @@ mod tests {
         assert_eq!(default_name("EditAction", "Action"), "edit");
         assert_eq!(default_name("DeleteBulkAction", "Action"), "delete_bulk");
         assert_eq!(default_name("TrashedFilter", "Filter"), "trashed");
+    }
+}
+
+#[cfg(test)]
+mod fixture_tests {
+    use crate::chunk::test_support::{chunker, field, find, fixture, fixtures, strings};
+    use crate::chunk::{Chunk, ChunkKind};
+    use crate::workspace::Workspace;
+    use serde_json::json;
+
+    /// All parts of a split method, as one list of chunks.
+    fn all<'a>(chunks: &'a [Chunk], kind: ChunkKind, name: &str) -> Vec<&'a Chunk> {
+        chunks.iter().filter(|c| c.kind == kind && c.name == name).collect()
+    }
+
+    #[test]
+    fn v3_resource_with_form_table_infolist_and_actions() {
+        let result = fixture("laravel-shop", "app/Filament/Resources/ProductResource.php");
+        let resource = find(&result.chunks, ChunkKind::FilamentResource, "ProductResource");
+        assert_eq!(field(resource, "model"), "App\\Models\\Product");
+        assert_eq!(field(resource, "navigation_group"), "Catalog");
+        assert_eq!(field(resource, "navigation_icon"), "heroicon-o-shopping-bag");
+        assert_eq!(field(resource, "translatable"), true);
+        assert_eq!(field(resource, "form"), "inline");
+        assert_eq!(
+            strings(resource, "relation_managers"),
+            ["App\\Filament\\Resources\\ProductResource\\RelationManagers\\ReviewsRelationManager"]
+        );
+        assert_eq!(field(resource, "pages")["edit"], "App\\Filament\\Resources\\ProductResource\\Pages\\EditProduct");
+
+        let form = all(&result.chunks, ChunkKind::FilamentForm, "form");
+        assert!(!form.is_empty());
+        assert_eq!(form[0].line_start, 55);
+        assert_eq!(form.last().unwrap().line_end, 120);
+        let fields = strings(form[0], "fields");
+        assert_eq!(
+            fields,
+            ["name", "slug", "description", "price", "compare_at_price", "stock", "sku", "category_id", "tags", "is_active", "is_featured", "published_at"]
+        );
+        assert_eq!(field(form[0], "resource"), "App\\Filament\\Resources\\ProductResource");
+        assert_eq!(field(form[0], "model"), "App\\Models\\Product");
+
+        let table = all(&result.chunks, ChunkKind::FilamentTable, "table")[0];
+        assert_eq!(strings(table, "columns"), ["sku", "name", "category.name", "price", "stock", "is_active", "updated_at"]);
+        assert_eq!(
+            field(table, "filters"),
+            &json!([
+                {"type": "SelectFilter", "name": "category"},
+                {"type": "TernaryFilter", "name": "is_active"},
+                {"type": "TernaryFilter", "name": "in_stock"},
+                {"type": "TrashedFilter", "name": "trashed"}
+            ])
+        );
+        assert_eq!(
+            field(table, "actions"),
+            &json!([
+                {"type": "Action", "name": "restock", "group": "record"},
+                {"type": "EditAction", "name": "edit", "group": "record"},
+                {"type": "DeleteAction", "name": "delete", "group": "record"},
+                {"type": "DeleteBulkAction", "name": "delete_bulk", "group": "bulk"},
+                {"type": "BulkAction", "name": "deactivate", "group": "bulk"}
+            ])
+        );
+        // The restock action's modal fields are not table columns.
+        assert!(!strings(table, "columns").contains(&"quantity".to_string()));
+        let infolist = find(&result.chunks, ChunkKind::FilamentInfolist, "infolist");
+        assert_eq!(strings(infolist, "entries"), ["name", "sku", "category.name", "price", "stock", "is_active", "description"]);
+    }
+
+    #[test]
+    fn v4_resource_delegates_to_schema_and_table_classes() {
+        let resource = fixture("laravel-shop", "app/Filament/Resources/Orders/OrderResource.php");
+        let class = find(&resource.chunks, ChunkKind::FilamentResource, "OrderResource");
+        assert_eq!(field(class, "form"), "App\\Filament\\Resources\\Orders\\Schemas\\OrderForm");
+        assert_eq!(field(class, "table"), "App\\Filament\\Resources\\Orders\\Tables\\OrdersTable");
+        assert_eq!(field(class, "infolist"), "App\\Filament\\Resources\\Orders\\Schemas\\OrderInfolist");
+        assert_eq!(field(class, "navigation_group"), "Sales");
+        assert_eq!(field(class, "navigation_icon"), "Heroicon::OutlinedShoppingCart");
+        let form = find(&resource.chunks, ChunkKind::FilamentForm, "form");
+        assert_eq!(field(form, "delegates_to"), "App\\Filament\\Resources\\Orders\\Schemas\\OrderForm");
+
+        let schema = fixture("laravel-shop", "app/Filament/Resources/Orders/Schemas/OrderForm.php");
+        let configure = find(&schema.chunks, ChunkKind::FilamentForm, "configure");
+        assert_eq!(strings(configure, "fields"), ["number", "customer_id", "status", "tracking_number", "shipped_at", "notes"]);
+        // On its own the file does not name its resource: the generator's layout does.
+        assert_eq!(field(configure, "resource"), "App\\Filament\\Resources\\Orders\\OrderResource");
+        assert_eq!(field(configure, "resource_source"), "convention");
+        let table = fixture("laravel-shop", "app/Filament/Resources/Orders/Tables/OrdersTable.php");
+        let configure = &table.chunks.iter().find(|c| c.kind == ChunkKind::FilamentTable).unwrap();
+        assert_eq!(strings(configure, "columns"), ["number", "customer.last_name", "status", "grand_total", "placed_at"]);
+        assert_eq!(field(configure, "actions")[2], json!({"type": "Action", "name": "markShipped", "group": "record"}));
+        assert_eq!(field(configure, "actions")[4], json!({"type": "BulkAction", "name": "export", "group": "toolbar"}));
+        let infolist = fixture("laravel-shop", "app/Filament/Resources/Orders/Schemas/OrderInfolist.php");
+        assert!(infolist.chunks.iter().any(|c| c.kind == ChunkKind::FilamentInfolist));
+    }
+
+    #[test]
+    fn linking_a_project_joins_resources_schemas_models_and_pages() {
+        let root = fixtures().join("laravel-shop");
+        let ws = Workspace::open(&root).unwrap();
+        let run = chunker().chunk_workspace(&ws, &root.join("app/Filament")).unwrap();
+        let chunks: Vec<&Chunk> = run.files.iter().flat_map(|f| f.chunks.iter()).collect();
+        let by = |kind: ChunkKind, file: &str| {
+            chunks
+                .iter()
+                .find(|c| c.kind == kind && c.file.ends_with(file))
+                .copied()
+                .unwrap_or_else(|| panic!("no {} in {file}", kind.as_str()))
+        };
+        let form = by(ChunkKind::FilamentForm, "Schemas/OrderForm.php");
+        assert_eq!(field(form, "resource_source"), "delegation");
+        assert_eq!(field(form, "model"), "App\\Models\\Order");
+        // The resource's delegating method learns what the delegate builds.
+        let resource_table = by(ChunkKind::FilamentTable, "Orders/OrderResource.php");
+        assert_eq!(strings(resource_table, "columns")[0], "number");
+        let rm = by(ChunkKind::Class, "ReviewsRelationManager.php");
+        assert_eq!(field(rm, "resource"), "App\\Filament\\Resources\\ProductResource");
+        assert_eq!(field(rm, "model"), "App\\Models\\Product");
+        let page = by(ChunkKind::FilamentActions, "Orders/Pages/ViewOrder.php");
+        assert_eq!(field(page, "model"), "App\\Models\\Order");
+        assert_eq!(field(page, "actions"), &json!([{"type": "EditAction", "name": "edit"}]));
     }
 }

@@ -384,3 +384,93 @@ mod tests {
         assert_eq!(super::guess_table("address_id"), "addresses");
     }
 }
+
+#[cfg(test)]
+mod fixture_tests {
+    use crate::chunk::ChunkKind;
+    use crate::chunk::test_support::{field, find, fixture, outline};
+    use serde_json::json;
+
+    const ORDERS: &str = "database/migrations/2024_01_12_090000_create_orders_table.php";
+
+    #[test]
+    fn create_table_columns_indexes_and_foreign_keys() {
+        let result = fixture("laravel-shop", ORDERS);
+        let orders = find(&result.chunks, ChunkKind::TableSchema, "orders");
+        assert_eq!((orders.line_start, orders.line_end), (11, 30));
+        assert!(orders.content.starts_with("        Schema::create('orders', function (Blueprint $table) {"));
+        assert_eq!(field(orders, "operation"), "create");
+        let columns: Vec<&str> = field(orders, "columns")
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                "id", "customer_id", "coupon_id", "number", "status", "subtotal", "discount_total",
+                "tax_total", "shipping_total", "grand_total", "currency", "shipping_address", "notes",
+                "placed_at", "created_at", "updated_at"
+            ]
+        );
+        assert_eq!(
+            field(orders, "columns")[3],
+            json!({"name": "number", "type": "string", "params": ["20"], "modifiers": ["unique"]})
+        );
+        assert_eq!(
+            field(orders, "columns")[4]["modifiers"],
+            json!(["default('pending')"])
+        );
+        assert_eq!(
+            field(orders, "indexes"),
+            &json!([
+                {"type": "unique", "columns": ["number"]},
+                {"type": "index", "columns": ["customer_id", "status"]},
+                {"type": "index", "columns": ["placed_at"]}
+            ])
+        );
+        assert_eq!(
+            field(orders, "foreign_keys"),
+            &json!([
+                {"column": "customer_id", "references": "id", "on": "customers", "on_delete": "restrict"},
+                {"column": "coupon_id", "references": "id", "on": "coupons", "on_delete": "set null"}
+            ])
+        );
+        // `up()` keeps a stub where the table was: the schema lives in its own chunk.
+        let up = find(&result.chunks, ChunkKind::Method, "up");
+        assert!(up.content.contains("Schema::create('orders', …); // table_schema chunk"), "{}", up.content);
+        assert!(!up.content.contains("grand_total"));
+    }
+
+    #[test]
+    fn several_tables_in_one_migration_and_alterations() {
+        let products = fixture("laravel-shop", "database/migrations/2024_01_10_100100_create_products_table.php");
+        let tables: Vec<&str> = products
+            .chunks
+            .iter()
+            .filter(|c| c.kind == ChunkKind::TableSchema)
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(tables, ["products", "tags", "product_tag"]);
+        let pivot = find(&products.chunks, ChunkKind::TableSchema, "product_tag");
+        assert_eq!(
+            field(pivot, "indexes"),
+            &json!([{"type": "primary", "columns": ["product_id", "tag_id"]}])
+        );
+        let product = find(&products.chunks, ChunkKind::TableSchema, "products");
+        let deleted = field(product, "columns").as_array().unwrap().last().unwrap().clone();
+        assert_eq!(deleted, json!({"name": "deleted_at", "type": "timestamp", "modifiers": ["nullable"]}));
+
+        let alter = fixture("laravel-shop", "database/migrations/2024_03_05_143000_add_tracking_number_to_orders_table.php");
+        let changes: Vec<_> = alter.chunks.iter().filter(|c| c.kind == ChunkKind::TableSchema).collect();
+        assert_eq!(changes.len(), 2, "{}", outline(&alter.chunks).join("\n"));
+        assert_ne!(changes[0].id, changes[1].id);
+        assert_eq!(field(changes[0], "operation"), "alter");
+        assert_eq!(
+            field(changes[0], "columns")[0],
+            json!({"name": "tracking_number", "type": "string", "params": ["64"], "modifiers": ["nullable", "after('status')"]})
+        );
+        assert_eq!(field(changes[1], "dropped_columns"), &json!(["tracking_number", "shipped_at"]));
+    }
+}

@@ -1,1 +1,56 @@
-//! Tests.
+//! `repo_pack` through the tool interface: output fields, the budget error, parameters.
+
+use crate::tools::test_support::{project, run};
+use serde_json::json;
+
+#[test]
+fn output_fields_budget_error_and_parameters() {
+    let (_dir, ctx) = project(&[
+        ("a.ts", "export const a = 1;\n"),
+        (
+            "big.ts",
+            &"export const long_name_value = 12345;\n".repeat(200),
+        ),
+        (".env", "SECRET=abc\n"),
+    ]);
+    let out = run(&ctx, "repo_pack", json!({"style": "markdown"})).unwrap();
+    assert_eq!(out["file_count"], 2, "hidden .env is not walked");
+    assert_eq!(out["style"], "markdown");
+    assert_eq!(out["encoding"], "o200k_base");
+    let tokens: Vec<u64> = out["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["tokens"].as_u64().unwrap())
+        .collect();
+    assert!(tokens.iter().all(|t| *t > 0));
+    assert!(out["total_tokens"].as_u64().unwrap() > tokens.iter().sum::<u64>());
+    assert!(out["content"].as_str().unwrap().starts_with("# "));
+    assert!(out.get("parts").is_none());
+
+    let err = run(&ctx, "repo_pack", json!({"max_tokens": 100})).unwrap_err();
+    assert_eq!(err.code.as_str(), "TOKEN_BUDGET_EXCEEDED");
+    assert_eq!(err.details["largest_files"][0]["path"], "big.ts");
+    assert!(err.message.contains("big.ts"));
+
+    let split = run(
+        &ctx,
+        "repo_pack",
+        json!({"max_tokens": 2000, "split": true, "compress": true}),
+    )
+    .unwrap();
+    assert_eq!(split["compressed"], true);
+    assert!(split.get("content").is_some() || !split["parts"].as_array().unwrap().is_empty());
+
+    let code = |args: serde_json::Value| {
+        run(&ctx, "repo_pack", args)
+            .unwrap_err()
+            .code
+            .as_str()
+            .to_string()
+    };
+    assert_eq!(code(json!({"split": true})), "INVALID_PARAMETER");
+    assert_eq!(code(json!({"max_tokens": 0})), "INVALID_PARAMETER");
+    assert_eq!(code(json!({"style": "html"})), "INVALID_PARAMETER");
+    assert_eq!(code(json!({"include": ["*.rb"]})), "NO_FILES_FOUND");
+}
