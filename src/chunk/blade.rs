@@ -29,10 +29,12 @@ static END_COMPONENT: LazyLock<Regex> =
 static ROUTE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"\broute\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));
 static LIVEWIRE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"@livewire\(\s*['"]([^'"]+)['"]|<livewire:([A-Za-z0-9_.\-]+)"#).expect("valid regex")
+    Regex::new(r#"@livewire\(\s*['"]([^'"]+)['"]|<livewire:([A-Za-z0-9_.\-]+)"#)
+        .expect("valid regex")
 });
 static INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"@(?:include|includeIf|includeWhen|includeUnless|includeFirst|each)\s*\(([^)]*)\)").expect("valid regex")
+    Regex::new(r"@(?:include|includeIf|includeWhen|includeUnless|includeFirst|each)\s*\(([^)]*)\)")
+        .expect("valid regex")
 });
 static QUOTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"['"]([\w.\-:/]+)['"]"#).expect("valid regex"));
@@ -111,7 +113,11 @@ impl BladeFacts {
             );
         }
         for caps in INCLUDE.captures_iter(text) {
-            if let Some(view) = QUOTED.captures_iter(&caps[1]).map(|c| c[1].to_string()).next() {
+            if let Some(view) = QUOTED
+                .captures_iter(&caps[1])
+                .map(|c| c[1].to_string())
+                .next()
+            {
                 push_unique(&mut facts.includes, view);
             }
         }
@@ -207,7 +213,9 @@ struct Block {
 
 fn blocks(source: &Source) -> Vec<Block> {
     let mut out = Vec::new();
-    let Some(blade) = by_id("blade") else { return out };
+    let Some(blade) = by_id("blade") else {
+        return out;
+    };
     for symbol in analyze_source(blade, source.text).symbols {
         if symbol.kind != SymbolKind::Section {
             continue;
@@ -243,7 +251,12 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
     let text = source.text;
     let all_blocks = blocks(source);
     let line_range = |(first, last): (usize, usize)| -> Range<usize> {
-        source.lines.start_of(first)..source.lines.start_of(last + 1).max(source.lines.start_of(first)).min(text.len())
+        source.lines.start_of(first)
+            ..source
+                .lines
+                .start_of(last + 1)
+                .max(source.lines.start_of(first))
+                .min(text.len())
     };
     // Outermost blocks become chunks; nested ones (a slot inside a component) stay inside.
     let mut units: Vec<Unit> = Vec::new();
@@ -253,10 +266,18 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
         if range.end <= range.start {
             range.end = text.len();
         }
-        if covered.iter().any(|c| c.start <= range.start && range.end <= c.end) {
+        if covered
+            .iter()
+            .any(|c| c.start <= range.start && range.end <= c.end)
+        {
             continue;
         }
-        let first_line = text[range.clone()].lines().next().unwrap_or("").trim().to_string();
+        let first_line = text[range.clone()]
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
         let mut unit = Unit::new(ChunkKind::BladeSection, block.name.clone(), range.clone())
             .key(format!("{}:{}", block.directive, block.name))
             .elide(Elide::Whole {
@@ -286,11 +307,9 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
     };
     let mut root = Unit::new(kind, name, 0..text.len()).key("template");
     root.meta.set("view", &view);
-    if let Some(component) = view.strip_prefix("components.") {
-        if let Some(class) = component_class(component) {
-            root.meta.relate([class.clone()]);
-            root.meta.set("component_class", class);
-        }
+    if let Some(class) = view.strip_prefix("components.").and_then(component_class) {
+        root.meta.relate([class.clone()]);
+        root.meta.set("component_class", class);
     }
     if let Some(livewire) = view.strip_prefix("livewire.") {
         let class = livewire_class(livewire);
@@ -312,11 +331,20 @@ mod tests {
 
     #[test]
     fn component_and_livewire_names_map_to_classes() {
-        assert_eq!(component_class("product-card").unwrap(), "App\\View\\Components\\ProductCard");
-        assert_eq!(component_class("forms.text-input").unwrap(), "App\\View\\Components\\Forms\\TextInput");
+        assert_eq!(
+            component_class("product-card").unwrap(),
+            "App\\View\\Components\\ProductCard"
+        );
+        assert_eq!(
+            component_class("forms.text-input").unwrap(),
+            "App\\View\\Components\\Forms\\TextInput"
+        );
         assert_eq!(component_class("mail::message"), None);
         assert_eq!(livewire_class("cart-counter"), "App\\Livewire\\CartCounter");
-        assert_eq!(view_name("resources/views/checkout/partials/totals.blade.php"), "checkout.partials.totals");
+        assert_eq!(
+            view_name("resources/views/checkout/partials/totals.blade.php"),
+            "checkout.partials.totals"
+        );
     }
 }
 
@@ -336,16 +364,35 @@ mod fixture_tests {
             field(template, "components"),
             &json!([{"tag": "x-product-card", "class": "App\\View\\Components\\ProductCard", "view": "components.product-card"}])
         );
-        assert!(template.metadata.related_symbols.contains(&"App\\View\\Components\\ProductCard".to_string()));
+        assert!(
+            template
+                .metadata
+                .related_symbols
+                .contains(&"App\\View\\Components\\ProductCard".to_string())
+        );
         let title = find(&result.chunks, ChunkKind::BladeSection, "title");
         assert_eq!((title.line_start, title.line_end), (3, 3));
-        let content: Vec<_> = result.chunks.iter().filter(|c| c.kind == ChunkKind::BladeSection && c.name == "content").collect();
+        let content: Vec<_> = result
+            .chunks
+            .iter()
+            .filter(|c| c.kind == ChunkKind::BladeSection && c.name == "content")
+            .collect();
         assert_eq!(content[0].line_start, 5);
         assert_eq!(content.last().unwrap().line_end, 51);
         assert_eq!(field(content[0], "directive"), "section");
-        assert!(content.iter().any(|c| c.metadata.fields.get("routes") == Some(&json!(["products.index"]))), "{}", outline(&result.chunks).join("\n"));
+        assert!(
+            content
+                .iter()
+                .any(|c| c.metadata.fields.get("routes") == Some(&json!(["products.index"]))),
+            "{}",
+            outline(&result.chunks).join("\n")
+        );
         // The template keeps a stub for each section.
-        assert!(template.content.contains("@section('content') …"), "{}", template.content);
+        assert!(
+            template.content.contains("@section('content') …"),
+            "{}",
+            template.content
+        );
     }
 
     #[test]
@@ -354,20 +401,41 @@ mod fixture_tests {
         let template = find(&layout.chunks, ChunkKind::Template, "layouts.app");
         assert_eq!(strings(template, "yields"), ["title", "content"]);
         assert_eq!(strings(template, "stacks"), ["head", "scripts"]);
-        assert_eq!(field(template, "livewire"), &json!([{"name": "cart-counter", "class": "App\\Livewire\\CartCounter"}]));
-        assert_eq!(strings(template, "routes"), ["products.index", "cart.index"]);
+        assert_eq!(
+            field(template, "livewire"),
+            &json!([{"name": "cart-counter", "class": "App\\Livewire\\CartCounter"}])
+        );
+        assert_eq!(
+            strings(template, "routes"),
+            ["products.index", "cart.index"]
+        );
         let main = find(&layout.chunks, ChunkKind::Element, "main#content");
         assert_eq!((main.line_start, main.line_end), (23, 25));
         let navbar = find(&layout.chunks, ChunkKind::Element, "x-navbar");
-        assert_eq!(field(navbar, "components")[0]["class"], "App\\View\\Components\\Navbar");
+        assert_eq!(
+            field(navbar, "components")[0]["class"],
+            "App\\View\\Components\\Navbar"
+        );
 
-        let card = fixture("laravel-shop", "resources/views/components/product-card.blade.php");
+        let card = fixture(
+            "laravel-shop",
+            "resources/views/components/product-card.blade.php",
+        );
         let component = find(&card.chunks, ChunkKind::BladeComponent, "x-product-card");
-        assert_eq!(field(component, "component_class"), "App\\View\\Components\\ProductCard");
+        assert_eq!(
+            field(component, "component_class"),
+            "App\\View\\Components\\ProductCard"
+        );
         assert!(strings(component, "routes").contains(&"products.show".to_string()));
 
-        let counter = fixture("laravel-shop", "resources/views/livewire/cart-counter.blade.php");
-        assert_eq!(field(&counter.chunks[0], "livewire_class"), "App\\Livewire\\CartCounter");
+        let counter = fixture(
+            "laravel-shop",
+            "resources/views/livewire/cart-counter.blade.php",
+        );
+        assert_eq!(
+            field(&counter.chunks[0], "livewire_class"),
+            "App\\Livewire\\CartCounter"
+        );
 
         let cart = fixture("laravel-shop", "resources/views/cart/index.blade.php");
         let template = find(&cart.chunks, ChunkKind::Template, "cart.index");

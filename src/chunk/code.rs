@@ -22,7 +22,11 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 /// Chunks a whole file of a tree-sitter language.
-pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitter) -> (Vec<Chunk>, usize) {
+pub(crate) fn chunk(
+    source: &Source,
+    lang: &'static LanguageDef,
+    emitter: &Emitter,
+) -> (Vec<Chunk>, usize) {
     let parsed = syntax::parse(lang, source.text);
     let errors = parsed.errors.len();
     let Some(tree) = &parsed.tree else {
@@ -30,9 +34,13 @@ pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitt
     };
     let root = tree.root_node();
     let code = CodeUnits::build(source, parsed.code_lang, root);
-    let mut module = Unit::new(ChunkKind::Module, module_name(source.file), 0..source.text.len())
-        .key("module")
-        .node(root);
+    let mut module = Unit::new(
+        ChunkKind::Module,
+        module_name(source.file),
+        0..source.text.len(),
+    )
+    .key("module")
+    .node(root);
     module.meta.docstring = module_docstring(parsed.code_lang.id, root, source.text);
     module.meta.imports = code.imports.list.clone();
     module.meta.set(
@@ -43,7 +51,12 @@ pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitt
             .map(|u| u.name.clone())
             .collect::<Vec<_>>(),
     );
-    if let Some(ns) = code.imports.namespace.as_ref().filter(|_| lang.id == "php" || lang.id == "java") {
+    if let Some(ns) = code
+        .imports
+        .namespace
+        .as_ref()
+        .filter(|_| lang.id == "php" || lang.id == "java")
+    {
         module.meta.set("namespace", ns);
     }
     if errors > 0 {
@@ -91,8 +104,12 @@ impl<'t> CodeUnits<'t> {
         let mut units: Vec<Unit<'t>> = Vec::new();
         let mut impls: Vec<Node<'t>> = Vec::new();
         for symbol in &symbols {
-            let Some(kind) = unit_kind(symbol.kind) else { continue };
-            let Some(node) = definition_node(root, symbol, source) else { continue };
+            let Some(kind) = unit_kind(symbol.kind) else {
+                continue;
+            };
+            let Some(node) = definition_node(root, symbol, source) else {
+                continue;
+            };
             if kind == ChunkKind::Module && body_node(node).is_none() {
                 // `mod ledger;` declares a file; it is not a unit of this one.
                 continue;
@@ -132,13 +149,16 @@ impl<'t> CodeUnits<'t> {
             let skip: Vec<Range<usize>> = skips
                 .iter()
                 .filter(|(outer, _)| {
-                    *outer != unit.range && unit.range.start <= outer.start && outer.end <= unit.range.end
+                    *outer != unit.range
+                        && unit.range.start <= outer.start
+                        && outer.end <= unit.range.end
                 })
                 .map(|(_, body)| body.clone())
                 .collect();
             let refs = imports.references(node, text, &skip);
             let own = unit.meta.fqcn.clone().or(unit.meta.qualified_name.clone());
-            unit.meta.relate(refs.into_iter().filter(|r| Some(r) != own.as_ref()));
+            unit.meta
+                .relate(refs.into_iter().filter(|r| Some(r) != own.as_ref()));
         }
         CodeUnits { units, imports }
     }
@@ -249,7 +269,12 @@ fn outer_node(node: Node) -> Node {
 fn is_lead_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "comment" | "line_comment" | "block_comment" | "attribute_item" | "decorator" | "annotation"
+        "comment"
+            | "line_comment"
+            | "block_comment"
+            | "attribute_item"
+            | "decorator"
+            | "annotation"
     )
 }
 
@@ -277,8 +302,14 @@ pub(crate) fn leading<'t>(outer: Node<'t>) -> Vec<Node<'t>> {
 
 fn body_node<'t>(node: Node<'t>) -> Option<Node<'t>> {
     node.child_by_field_name("body")
-        .or_else(|| node.child_by_field_name("value").and_then(|v| v.child_by_field_name("body")))
-        .or_else(|| node.child_by_field_name("right").and_then(|v| v.child_by_field_name("body")))
+        .or_else(|| {
+            node.child_by_field_name("value")
+                .and_then(|v| v.child_by_field_name("body"))
+        })
+        .or_else(|| {
+            node.child_by_field_name("right")
+                .and_then(|v| v.child_by_field_name("body"))
+        })
         .or_else(|| {
             // Go `type X struct { … }`: the field list.
             let ty = node.child_by_field_name("type")?;
@@ -316,7 +347,8 @@ fn definition_unit<'t>(
                 .map(|i| outer.start_byte() + i);
             match first_line_end {
                 Some(end) => Elide::Body {
-                    lead: (lead_start < outer.start_byte()).then_some(lead_start..outer.start_byte()),
+                    lead: (lead_start < outer.start_byte())
+                        .then_some(lead_start..outer.start_byte()),
                     body: end..outer.end_byte(),
                     stub: " …".to_string(),
                 },
@@ -344,7 +376,12 @@ fn definition_unit<'t>(
         .header(symbol.signature.clone());
     unit.mergeable = matches!(
         kind,
-        ChunkKind::Function | ChunkKind::Method | ChunkKind::Type | ChunkKind::Interface | ChunkKind::Enum | ChunkKind::Struct
+        ChunkKind::Function
+            | ChunkKind::Method
+            | ChunkKind::Type
+            | ChunkKind::Interface
+            | ChunkKind::Enum
+            | ChunkKind::Struct
     );
     unit.meta.qualified_name = Some(key);
     unit.meta.signature = Some(symbol.signature.clone());
@@ -369,24 +406,32 @@ fn impl_unit<'t>(source: &Source, node: Node<'t>) -> Unit<'t> {
         .unwrap_or("")
         .trim()
         .to_string();
-    let trait_name = node.child_by_field_name("trait").map(|t| node_text(t, text).to_string());
+    let trait_name = node
+        .child_by_field_name("trait")
+        .map(|t| node_text(t, text).to_string());
     let name = match &trait_name {
         Some(t) => format!("impl {t} for {ty}"),
         None => format!("impl {ty}"),
     };
     let signature = node
         .child_by_field_name("body")
-        .map_or(node_text(node, text), |b| &text[node.start_byte()..b.start_byte()])
+        .map_or(node_text(node, text), |b| {
+            &text[node.start_byte()..b.start_byte()]
+        })
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
     let lead = leading(node);
     let lead_start = lead.first().map_or(node.start_byte(), |n| n.start_byte());
     let body = node.child_by_field_name("body");
-    let mut unit = Unit::new(ChunkKind::Impl, name.clone(), line_start_if_indented(source, lead_start)..node.end_byte())
-        .key(name)
-        .node(node)
-        .header(signature.clone());
+    let mut unit = Unit::new(
+        ChunkKind::Impl,
+        name.clone(),
+        line_start_if_indented(source, lead_start)..node.end_byte(),
+    )
+    .key(name)
+    .node(node)
+    .header(signature.clone());
     if let Some(body) = body {
         unit.elide = Elide::Body {
             lead: (lead_start < node.start_byte()).then_some(lead_start..node.start_byte()),
@@ -428,12 +473,20 @@ fn contains_jsx(node: Node) -> bool {
 /// Drops definitions nested in functions (they stay in their function's chunk) and members of
 /// kinds that do not split into members (an interface's method signatures).
 fn keep_chunkable(mut units: Vec<Unit>) -> Vec<Unit> {
-    units.sort_by(|a, b| a.range.start.cmp(&b.range.start).then(b.range.end.cmp(&a.range.end)));
+    units.sort_by(|a, b| {
+        a.range
+            .start
+            .cmp(&b.range.start)
+            .then(b.range.end.cmp(&a.range.end))
+    });
     let mut kept: Vec<Unit> = Vec::new();
     // (end, is container) of the kept units enclosing the current one.
     let mut stack: Vec<(usize, bool)> = Vec::new();
     for unit in units {
-        while stack.last().is_some_and(|(end, _)| *end <= unit.range.start) {
+        while stack
+            .last()
+            .is_some_and(|(end, _)| *end <= unit.range.start)
+        {
             stack.pop();
         }
         if let Some((_, container)) = stack.last()
@@ -468,13 +521,31 @@ pub(crate) fn error_units<'t>(source: &Source, root: Node<'t>, units: &mut Vec<U
         !bad
     });
     // Units inside a broken one go with it.
-    units.retain(|u| !broken.iter().any(|b| b.start <= u.range.start && u.range.end <= b.end));
+    units.retain(|u| {
+        !broken
+            .iter()
+            .any(|b| b.start <= u.range.start && u.range.end <= b.end)
+    });
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         if node.is_error() || node.is_missing() {
-            let range = line_start_if_indented(source, node.start_byte())..node.end_byte();
-            if !units.iter().any(|u| u.range.start <= range.start && range.end <= u.range.end && u.kind.is_callable_kind())
-                && !broken.iter().any(|b| b.start <= range.start && range.end <= b.end)
+            // Whole lines: the broken text is kept verbatim, never cut inside a line.
+            let end_line = source
+                .lines
+                .line_of(node.end_byte().saturating_sub(1).max(node.start_byte()));
+            let end = source
+                .lines
+                .start_of(end_line + 1)
+                .min(source.text.len())
+                .max(node.end_byte());
+            let range = source.lines.line_start_at(node.start_byte())..end;
+            if !units.iter().any(|u| {
+                u.range.start <= range.start
+                    && range.end <= u.range.end
+                    && u.kind.is_callable_kind()
+            }) && !broken
+                .iter()
+                .any(|b| b.start <= range.start && range.end <= b.end)
             {
                 broken.push(range);
             }
@@ -627,7 +698,12 @@ fn dedent(text: &str) -> String {
         if i == 0 {
             out.push(line.trim().to_string());
         } else {
-            out.push(line.get(indent..).unwrap_or(line.trim()).trim_end().to_string());
+            out.push(
+                line.get(indent..)
+                    .unwrap_or(line.trim())
+                    .trim_end()
+                    .to_string(),
+            );
         }
     }
     out.join("\n").trim().chars().take(600).collect()
@@ -677,22 +753,38 @@ def default_hasher() -> Hasher:
     return Hasher()
 "#,
             "
-            module pkg/auth @1-26
-            class Hasher @5-21
-            method hash @10-16
-            method verify @18-21
-            function default_hasher @24-26
+            module pkg/auth @1-25
+            class Hasher @5-20
+            method hash @10-15
+            method verify @17-20
+            function default_hasher @23-25
             ",
         );
-        let result = chunk("pkg/auth.py", "\"\"\"Auth helpers.\"\"\"\nimport hashlib\n\nclass Hasher:\n    \"\"\"Hashes passwords.\"\"\"\n    def hash(self, p: str) -> str:\n        \"\"\"One-way hash.\"\"\"\n        return p\n");
+        let result = chunk(
+            "pkg/auth.py",
+            "\"\"\"Auth helpers.\"\"\"\nimport hashlib\n\nclass Hasher:\n    \"\"\"Hashes passwords.\"\"\"\n    def hash(self, p: str) -> str:\n        \"\"\"One-way hash.\"\"\"\n        return p\n",
+        );
         let module = find(&result.chunks, ChunkKind::Module, "pkg/auth");
         assert_eq!(module.metadata.docstring.as_deref(), Some("Auth helpers."));
         assert_eq!(module.metadata.imports, vec!["hashlib"]);
         assert_eq!(strings(module, "symbols"), vec!["Hasher"]);
-        assert!(module.content.contains("class Hasher:\n    ..."), "{}", module.content);
+        assert!(
+            module.content.contains("class Hasher:\n    ..."),
+            "{}",
+            module.content
+        );
         let class = find(&result.chunks, ChunkKind::Class, "Hasher");
-        assert_eq!(class.metadata.docstring.as_deref(), Some("Hashes passwords."));
-        assert!(class.content.contains("def hash(self, p: str) -> str:\n        ..."), "{}", class.content);
+        assert_eq!(
+            class.metadata.docstring.as_deref(),
+            Some("Hashes passwords.")
+        );
+        assert!(
+            class
+                .content
+                .contains("def hash(self, p: str) -> str:\n        ..."),
+            "{}",
+            class.content
+        );
     }
 
     #[test]
@@ -703,22 +795,48 @@ def default_hasher() -> Hasher:
         let deps = field(service, "injected_dependencies");
         assert_eq!(deps[0]["class"], "orderly.db.repository.OrderRepository");
         assert_eq!(deps[0]["variable"], "orders");
-        assert_eq!(deps[1]["class"], "orderly.services.email_service.EmailService");
+        assert_eq!(
+            deps[1]["class"],
+            "orderly.services.email_service.EmailService"
+        );
         assert_eq!(
             service.metadata.related_symbols[..2],
-            ["orderly.db.repository.OrderRepository", "orderly.services.email_service.EmailService"]
+            [
+                "orderly.db.repository.OrderRepository",
+                "orderly.services.email_service.EmailService"
+            ]
         );
         let place = find(&result.chunks, ChunkKind::Method, "place_order");
         assert_eq!((place.line_start, place.line_end), (31, 50));
-        assert_eq!(place.metadata.qualified_name.as_deref(), Some("OrderService.place_order"));
-        assert_eq!(place.metadata.docstring.as_deref(), Some("Create an order for ``user`` and send the confirmation e-mail."));
+        assert_eq!(
+            place.metadata.qualified_name.as_deref(),
+            Some("OrderService.place_order")
+        );
+        assert_eq!(
+            place.metadata.docstring.as_deref(),
+            Some("Create an order for ``user`` and send the confirmation e-mail.")
+        );
         assert_eq!(
             place.metadata.signature.as_deref(),
             Some("async def place_order(self, user: User, payload: OrderCreate) -> Order:")
         );
-        assert!(place.metadata.related_symbols.contains(&"orderly.models.order.OrderLine".to_string()));
-        let module = find(&result.chunks, ChunkKind::Module, "src/orderly/services/order_service");
-        assert!(module.metadata.imports.contains(&"orderly.utils.pagination.PageParams".to_string()));
+        assert!(
+            place
+                .metadata
+                .related_symbols
+                .contains(&"orderly.models.order.OrderLine".to_string())
+        );
+        let module = find(
+            &result.chunks,
+            ChunkKind::Module,
+            "src/orderly/services/order_service",
+        );
+        assert!(
+            module
+                .metadata
+                .imports
+                .contains(&"orderly.utils.pagination.PageParams".to_string())
+        );
     }
 
     #[test]
@@ -760,7 +878,10 @@ export class CartApi {
             method constructor, load @20-24
             ",
         );
-        let result = chunk("src/Cart.tsx", "import { useState } from 'react';\n\n/** A cart line. */\nexport interface Line {\n  sku: string;\n}\n");
+        let result = chunk(
+            "src/Cart.tsx",
+            "import { useState } from 'react';\n\n/** A cart line. */\nexport interface Line {\n  sku: string;\n}\n",
+        );
         let line = find(&result.chunks, ChunkKind::Interface, "Line");
         assert_eq!(line.metadata.docstring.as_deref(), Some("A cart line."));
         assert_eq!(field(line, "exported"), true);
@@ -770,12 +891,25 @@ export class CartApi {
     fn ts_fixture_resolves_imports_to_workspace_paths() {
         let result = fixture("ts-app", "src/services/api.ts");
         let client = find(&result.chunks, ChunkKind::Class, "ApiClient");
-        assert_eq!(client.metadata.signature.as_deref(), Some("export class ApiClient extends HttpClient"));
-        assert!(client.metadata.related_symbols.contains(&"src/services/api#HttpClient".to_string()));
+        assert_eq!(
+            client.metadata.signature.as_deref(),
+            Some("class ApiClient extends HttpClient")
+        );
+        assert!(
+            client
+                .metadata
+                .related_symbols
+                .contains(&"src/services/api#HttpClient".to_string())
+        );
         let list = fixture("ts-app", "src/components/ProductList.tsx");
         let component = find(&list.chunks, ChunkKind::Component, "ProductList");
         assert!(
-            component.metadata.related_symbols.iter().any(|s| s.ends_with("ProductCard#ProductCard") || s.ends_with("ProductCard#default")),
+            component
+                .metadata
+                .related_symbols
+                .iter()
+                .any(|s| s.ends_with("ProductCard#ProductCard")
+                    || s.ends_with("ProductCard#default")),
             "{:?}",
             component.metadata.related_symbols
         );
@@ -787,15 +921,25 @@ export class CartApi {
         let quoter = find(&go.chunks, ChunkKind::Struct, "Quoter");
         assert_eq!((quoter.line_start, quoter.line_end), (17, 22));
         let offers = find(&go.chunks, ChunkKind::Method, "Offers");
-        assert_eq!(offers.metadata.qualified_name.as_deref(), Some("Quoter.Offers"));
+        assert_eq!(
+            offers.metadata.qualified_name.as_deref(),
+            Some("Quoter.Offers")
+        );
 
-        let java = fixture("polyglot", "java/src/main/java/com/example/inventory/InventoryService.java");
+        let java = fixture(
+            "polyglot",
+            "java/src/main/java/com/example/inventory/InventoryService.java",
+        );
         let service = find(&java.chunks, ChunkKind::Class, "InventoryService");
         assert_eq!(
             field(service, "injected_dependencies")[0]["class"],
             "com.example.inventory.InventoryRepository"
         );
-        let module = java.chunks.iter().find(|c| c.kind == ChunkKind::Module).unwrap();
+        let module = java
+            .chunks
+            .iter()
+            .find(|c| c.kind == ChunkKind::Module)
+            .unwrap();
         assert_eq!(field(module, "namespace"), "com.example.inventory");
 
         let rust = fixture("polyglot", "rust/src/money.rs");
@@ -804,13 +948,21 @@ export class CartApi {
         let fmt = rust
             .chunks
             .iter()
-            .find(|c| c.name == "fmt" && c.line_start > imp.line_start && c.line_end <= imp.line_end)
+            .find(|c| {
+                c.name == "fmt" && c.line_start > imp.line_start && c.line_end <= imp.line_end
+            })
             .expect("fmt inside the impl");
         assert_eq!(fmt.kind, ChunkKind::Method);
-        assert!(imp.content.contains("fn fmt(") && imp.content.contains("{ … }"), "{}", imp.content);
+        assert!(
+            imp.content.contains("fn fmt(") && imp.content.contains("{ … }"),
+            "{}",
+            imp.content
+        );
         let lib = fixture("polyglot", "rust/src/lib.rs");
         assert!(
-            !lib.chunks.iter().any(|c| c.kind == ChunkKind::Module && c.name == "money"),
+            !lib.chunks
+                .iter()
+                .any(|c| c.kind == ChunkKind::Module && c.name == "money"),
             "`mod money;` is a declaration, not a unit: {}",
             outline(&lib.chunks).join("\n")
         );

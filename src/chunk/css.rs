@@ -22,7 +22,11 @@ static APPLY: LazyLock<Regex> =
 /// Longest selector kept as a chunk name.
 const MAX_NAME_CHARS: usize = 100;
 
-pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitter) -> (Vec<Chunk>, usize) {
+pub(crate) fn chunk(
+    source: &Source,
+    lang: &'static LanguageDef,
+    emitter: &Emitter,
+) -> (Vec<Chunk>, usize) {
     let parsed = syntax::parse(lang, source.text);
     let errors = parsed.errors.len();
     let Some(tree) = &parsed.tree else {
@@ -37,9 +41,13 @@ pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitt
         }
     }
     error_units(source, root, &mut units);
-    let mut module = Unit::new(ChunkKind::Module, module_name(source.file), 0..source.text.len())
-        .key("module")
-        .node(root);
+    let mut module = Unit::new(
+        ChunkKind::Module,
+        module_name(source.file),
+        0..source.text.len(),
+    )
+    .key("module")
+    .node(root);
     module.meta.set(
         "selectors",
         units
@@ -76,7 +84,11 @@ pub(crate) fn rule_unit<'t>(source: &Source, node: Node<'t>) -> Option<Unit<'t>>
             let name = node
                 .child_by_field_name("name")
                 .map_or_else(|| prelude(node, text), |n| node_text(n, text).to_string());
-            let at = if node.kind() == "mixin_statement" { "@mixin" } else { "@function" };
+            let at = if node.kind() == "mixin_statement" {
+                "@mixin"
+            } else {
+                "@function"
+            };
             (ChunkKind::CssRule, format!("{at} {name}"))
         }
         "at_rule" => {
@@ -104,14 +116,18 @@ pub(crate) fn rule_unit<'t>(source: &Source, node: Node<'t>) -> Option<Unit<'t>>
         .key(key)
         .node(node)
         // The module keeps only what is outside rules (imports, `@tailwind`, variables).
-        .elide(Elide::Whole { stub: String::new() })
+        .elide(Elide::Whole {
+            stub: String::new(),
+        })
         .header(format!("{} {{", prelude(node, text)));
     if matches!(kind, ChunkKind::CssRule) {
         unit.mergeable = true;
         if node.kind() == "rule_set" {
             unit.meta.set(
                 "selectors",
-                name.split(',').map(|s| s.trim().to_string()).collect::<Vec<_>>(),
+                name.split(',')
+                    .map(|s| s.trim().to_string())
+                    .collect::<Vec<_>>(),
             );
         }
     }
@@ -124,11 +140,11 @@ pub(crate) fn rule_unit<'t>(source: &Source, node: Node<'t>) -> Option<Unit<'t>>
     if !vars.is_empty() {
         unit.meta.set("variables_used", vars);
     }
-    let applied: Vec<String> = unique(
-        APPLY
-            .captures_iter(body_text)
-            .flat_map(|c| c[1].split_whitespace().map(str::to_string).collect::<Vec<_>>()),
-    );
+    let applied: Vec<String> = unique(APPLY.captures_iter(body_text).flat_map(|c| {
+        c[1].split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    }));
     if !applied.is_empty() {
         unit.meta.set("apply", applied);
     }
@@ -145,7 +161,8 @@ pub(crate) fn rule_unit<'t>(source: &Source, node: Node<'t>) -> Option<Unit<'t>>
 
 fn block_of(node: Node) -> Option<Node> {
     let mut cursor = node.walk();
-    node.named_children(&mut cursor).find(|c| c.kind() == "block")
+    node.named_children(&mut cursor)
+        .find(|c| c.kind() == "block")
 }
 
 /// The text before a block (`@media (max-width: 640px)`), on one line.
@@ -157,7 +174,9 @@ fn prelude(node: Node, text: &str) -> String {
 /// The first selector inside an at-rule: distinguishes two `@media (max-width: 640px)` blocks
 /// without using their position.
 fn first_inner_selector(node: Node, text: &str) -> String {
-    let Some(block) = block_of(node) else { return String::new() };
+    let Some(block) = block_of(node) else {
+        return String::new();
+    };
     let mut cursor = block.walk();
     block
         .named_children(&mut cursor)
@@ -194,36 +213,79 @@ mod tests {
         assert_eq!((theme.line_start, theme.line_end), (5, 18));
         assert_eq!(field(theme, "colors")["brand-500"], "#2f63ea");
         assert_eq!(field(theme, "colors")["accent"], "#f59e0b");
-        assert_eq!(field(theme, "fonts")["display"], "\"Lexend Deca\", ui-sans-serif, system-ui");
+        assert_eq!(
+            field(theme, "fonts")["display"],
+            "\"Lexend Deca\", ui-sans-serif, system-ui"
+        );
         assert_eq!(field(theme, "radius")["card"], "0.75rem");
-        assert!(theme.metadata.docstring.as_deref().unwrap().starts_with("Design tokens."));
+        assert!(
+            theme
+                .metadata
+                .docstring
+                .as_deref()
+                .unwrap()
+                .starts_with("Design tokens.")
+        );
 
         let button = find(&result.chunks, ChunkKind::CssRule, ".btn-primary");
-        assert_eq!(strings(button, "apply")[..2], ["inline-flex", "items-center"]);
-        let hover = find(&result.chunks, ChunkKind::CssRule, ".btn-primary:hover, .btn-primary:focus-visible");
-        assert_eq!(strings(hover, "selectors"), [".btn-primary:hover", ".btn-primary:focus-visible"]);
-        assert_eq!(strings(hover, "variables_used"), ["--color-brand-500"]);
+        assert_eq!(
+            strings(button, "apply")[..2],
+            ["inline-flex", "items-center"]
+        );
+        // Two tiny adjacent rules are merged; each keeps its facts as a member.
+        let states = find(
+            &result.chunks,
+            ChunkKind::CssRule,
+            ".btn-primary:hover, .btn-primary:focus-visible, .btn-primary:disabled",
+        );
+        assert_eq!((states.line_start, states.line_end), (33, 41));
+        let hover = &field(states, "members")[0];
+        assert_eq!(
+            hover["selectors"],
+            json!([".btn-primary:hover", ".btn-primary:focus-visible"])
+        );
+        assert_eq!(hover["variables_used"], json!(["--color-brand-500"]));
         find(&result.chunks, ChunkKind::CssKeyframes, "pulse-soft");
-        let media = find(&result.chunks, ChunkKind::CssMedia, "@media (max-width: 640px)");
+        let media = find(
+            &result.chunks,
+            ChunkKind::CssMedia,
+            "@media (max-width: 640px)",
+        );
         assert_eq!((media.line_start, media.line_end), (96, 104));
         // The module keeps what is outside rules.
         let module = find(&result.chunks, ChunkKind::Module, "resources/css/app");
-        assert!(module.content.starts_with("@tailwind base;"), "{}", module.content);
+        assert!(
+            module.content.starts_with("@tailwind base;"),
+            "{}",
+            module.content
+        );
         assert!(!module.content.contains("btn-primary"));
     }
 
     #[test]
     fn tiny_adjacent_rules_merge_and_media_blocks_split_at_rules() {
-        let mut text = String::from(".a { color: red; }\n.b { color: blue; }\n\n@media (min-width: 640px) {\n");
+        let mut text = String::from(
+            ".a { color: red; }\n.b { color: blue; }\n\n@media (min-width: 640px) {\n",
+        );
         for i in 0..80 {
             text.push_str(&format!("  .grid-{i} {{ display: grid; grid-template-columns: repeat({i}, minmax(0, 1fr)); }}\n"));
         }
         text.push_str("}\n");
         let result = chunk("site.css", &text);
         find(&result.chunks, ChunkKind::CssRule, ".a, .b");
-        let parts: Vec<_> = result.chunks.iter().filter(|c| c.kind == ChunkKind::CssMedia).collect();
+        let parts: Vec<_> = result
+            .chunks
+            .iter()
+            .filter(|c| c.kind == ChunkKind::CssMedia)
+            .collect();
         assert!(parts.len() > 1, "{}", outline(&result.chunks).join("\n"));
-        assert!(parts[1].content.starts_with("@media (min-width: 640px) { …\n  .grid-"), "{}", parts[1].content);
+        assert!(
+            parts[1]
+                .content
+                .starts_with("@media (min-width: 640px) { …\n  .grid-"),
+            "{}",
+            parts[1].content
+        );
         assert_eq!(field(parts[1], "part")["count"], json!(parts.len()));
     }
 }

@@ -18,7 +18,11 @@ const SEMANTIC: &[&str] = &[
     "section", "article", "nav", "header", "footer", "main", "form", "aside", "dialog", "template",
 ];
 
-pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitter) -> (Vec<Chunk>, usize) {
+pub(crate) fn chunk(
+    source: &Source,
+    lang: &'static LanguageDef,
+    emitter: &Emitter,
+) -> (Vec<Chunk>, usize) {
     let parsed = syntax::parse(lang, source.text);
     let errors = parsed.errors.len();
     let Some(tree) = &parsed.tree else {
@@ -26,9 +30,13 @@ pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitt
     };
     let root = tree.root_node();
     let units = element_units(source, root, &[]);
-    let mut module = Unit::new(ChunkKind::Module, module_name(source.file), 0..source.text.len())
-        .key("module")
-        .node(root);
+    let mut module = Unit::new(
+        ChunkKind::Module,
+        module_name(source.file),
+        0..source.text.len(),
+    )
+    .key("module")
+    .node(root);
     if let Some(title) = first_element(root, "title", source.text) {
         module.meta.set("title", title);
     }
@@ -42,7 +50,11 @@ pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitt
 
 /// Element units under `root`, leaving out elements that overlap `excluded` ranges (a Blade
 /// section already covers them).
-pub(crate) fn element_units<'t>(source: &Source, root: Node<'t>, excluded: &[Range<usize>]) -> Vec<Unit<'t>> {
+pub(crate) fn element_units<'t>(
+    source: &Source,
+    root: Node<'t>,
+    excluded: &[Range<usize>],
+) -> Vec<Unit<'t>> {
     let text = source.text;
     let mut out = Vec::new();
     let mut stack = vec![root];
@@ -60,15 +72,22 @@ pub(crate) fn element_units<'t>(source: &Source, root: Node<'t>, excluded: &[Ran
         if overlaps {
             continue;
         }
-        let Some(tag) = node.named_child(0).filter(|t| matches!(t.kind(), "start_tag" | "self_closing_tag")) else {
+        let Some(tag) = node
+            .named_child(0)
+            .filter(|t| matches!(t.kind(), "start_tag" | "self_closing_tag"))
+        else {
             continue;
         };
-        let Some(tag_name) = child_of_kind(tag, "tag_name").map(|n| node_text(n, text).to_ascii_lowercase()) else {
+        let Some(tag_name) =
+            child_of_kind(tag, "tag_name").map(|n| node_text(n, text).to_ascii_lowercase())
+        else {
             continue;
         };
         let id = attribute(tag, "id", text);
         let custom = tag_name.contains('-') || tag_name.contains(':');
-        if !(SEMANTIC.contains(&tag_name.as_str()) || id.is_some() || custom) || tag_name.starts_with("x-slot") {
+        if !(SEMANTIC.contains(&tag_name.as_str()) || id.is_some() || custom)
+            || tag_name.starts_with("x-slot")
+        {
             continue;
         }
         let name = match &id {
@@ -84,13 +103,21 @@ pub(crate) fn element_units<'t>(source: &Source, root: Node<'t>, excluded: &[Ran
             },
             _ => Elide::Keep,
         };
-        let header = node_text(tag, text).split_whitespace().collect::<Vec<_>>().join(" ");
-        let mut unit = Unit::new(ChunkKind::Element, name.clone(), line_start_if_indented(source, node.start_byte())..node.end_byte())
-            .key(name)
-            .node(node)
-            .elide(elide)
-            .header(header.chars().take(200).collect::<String>())
-            .mergeable();
+        let header = node_text(tag, text)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut unit = Unit::new(
+            ChunkKind::Element,
+            name.clone(),
+            line_start_if_indented(source, node.start_byte())..node.end_byte(),
+        )
+        .key(name)
+        .node(node)
+        .elide(elide)
+        .header(header.chars().take(200).collect::<String>());
+        // Elements with an id are addressed by it: never folded into a merged chunk.
+        unit.mergeable = id.is_none();
         unit.meta.set("tag", &tag_name);
         if let Some(id) = id {
             unit.meta.set("id", id);
@@ -98,7 +125,11 @@ pub(crate) fn element_units<'t>(source: &Source, root: Node<'t>, excluded: &[Ran
         if let Some(class) = attribute(tag, "class", text) {
             unit.meta.set(
                 "classes",
-                class.split_whitespace().take(20).map(str::to_string).collect::<Vec<_>>(),
+                class
+                    .split_whitespace()
+                    .take(20)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>(),
             );
         }
         if tag_name == "form" {
@@ -142,7 +173,8 @@ fn first_element(root: Node, tag: &str, text: &str) -> Option<String> {
     while let Some(node) = stack.pop() {
         if node.kind() == "element"
             && let Some(start) = node.named_child(0)
-            && child_of_kind(start, "tag_name").is_some_and(|n| node_text(n, text).eq_ignore_ascii_case(tag))
+            && child_of_kind(start, "tag_name")
+                .is_some_and(|n| node_text(n, text).eq_ignore_ascii_case(tag))
         {
             let text_node = child_of_kind(node, "text")?;
             return Some(node_text(text_node, text).trim().to_string());
@@ -169,7 +201,12 @@ mod tests {
         let main = find(&result.chunks, ChunkKind::Element, "main#shipping");
         assert_eq!((main.line_start, main.line_end), (21, 52));
         // Nested elements are their own chunks and appear in their parent as a stub.
-        assert!(main.content.contains("<section id=\"rates\" class=\"card\">…</section>"), "{}", main.content);
+        assert!(
+            main.content
+                .contains("<section id=\"rates\" class=\"card\">…</section>"),
+            "{}",
+            main.content
+        );
         let rates = find(&result.chunks, ChunkKind::Element, "section#rates");
         assert!(rates.content.contains("Shipping rates"));
         find(&result.chunks, ChunkKind::Element, "form#estimate-form");

@@ -23,39 +23,119 @@ pub(crate) struct Imports {
 
 /// PHP names that are not classes.
 const PHP_BUILTIN_TYPES: &[&str] = &[
-    "self", "static", "parent", "string", "int", "float", "bool", "array", "mixed", "void",
-    "null", "callable", "iterable", "object", "never", "false", "true", "integer", "double",
-    "boolean",
+    "self", "static", "parent", "string", "int", "float", "bool", "array", "mixed", "void", "null",
+    "callable", "iterable", "object", "never", "false", "true", "integer", "double", "boolean",
 ];
 
 /// Python annotations that are not project types.
 const PYTHON_BUILTIN_TYPES: &[&str] = &[
-    "str", "int", "float", "bool", "bytes", "dict", "list", "set", "tuple", "frozenset", "object",
-    "None", "Any", "Optional", "Union", "List", "Dict", "Set", "Tuple", "Callable", "Iterable",
-    "Iterator", "Sequence", "Mapping", "Type", "self", "cls", "type",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "bytes",
+    "dict",
+    "list",
+    "set",
+    "tuple",
+    "frozenset",
+    "object",
+    "None",
+    "Any",
+    "Optional",
+    "Union",
+    "List",
+    "Dict",
+    "Set",
+    "Tuple",
+    "Callable",
+    "Iterable",
+    "Iterator",
+    "Sequence",
+    "Mapping",
+    "Type",
+    "self",
+    "cls",
+    "type",
 ];
 
 /// TypeScript/JavaScript names that are never project symbols.
 const TS_BUILTIN_TYPES: &[&str] = &[
-    "string", "number", "boolean", "any", "unknown", "never", "void", "object", "undefined",
-    "null", "Promise", "Array", "Record", "Partial", "Readonly", "Pick", "Omit", "Map", "Set",
-    "Date", "Error", "RegExp", "JSX", "React",
+    "string",
+    "number",
+    "boolean",
+    "any",
+    "unknown",
+    "never",
+    "void",
+    "object",
+    "undefined",
+    "null",
+    "Promise",
+    "Array",
+    "Record",
+    "Partial",
+    "Readonly",
+    "Pick",
+    "Omit",
+    "Map",
+    "Set",
+    "Date",
+    "Error",
+    "RegExp",
+    "JSX",
+    "React",
 ];
 
 /// `java.lang` types used without an import.
 const JAVA_LANG_TYPES: &[&str] = &[
-    "String", "Object", "Integer", "Long", "Double", "Float", "Short", "Byte", "Character",
-    "Boolean", "Number", "Void", "Exception", "RuntimeException", "Error", "Throwable",
-    "IllegalArgumentException", "IllegalStateException", "Override", "Math", "System",
-    "StringBuilder", "Iterable", "Comparable", "Runnable", "Class", "Enum", "Record",
-    "Deprecated", "FunctionalInterface", "SuppressWarnings", "Thread",
-    "UnsupportedOperationException", "NullPointerException", "IndexOutOfBoundsException",
+    "String",
+    "Object",
+    "Integer",
+    "Long",
+    "Double",
+    "Float",
+    "Short",
+    "Byte",
+    "Character",
+    "Boolean",
+    "Number",
+    "Void",
+    "Exception",
+    "RuntimeException",
+    "Error",
+    "Throwable",
+    "IllegalArgumentException",
+    "IllegalStateException",
+    "Override",
+    "Math",
+    "System",
+    "StringBuilder",
+    "Iterable",
+    "Comparable",
+    "Runnable",
+    "Class",
+    "Enum",
+    "Record",
+    "Deprecated",
+    "FunctionalInterface",
+    "SuppressWarnings",
+    "Thread",
+    "UnsupportedOperationException",
+    "NullPointerException",
+    "IndexOutOfBoundsException",
 ];
 
 impl Imports {
     /// Reads the import statements at the top level of `root` (and inside PHP namespaces).
     /// `locals` are the file's own top-level type and function names.
-    pub fn read(lang: &'static str, root: Node, text: &str, file: &str, locals: &[String]) -> Imports {
+    pub fn read(
+        lang: &'static str,
+        root: Node,
+        text: &str,
+        file: &str,
+        locals: &[String],
+    ) -> Imports {
         let mut imports = Imports {
             lang,
             list: Vec::new(),
@@ -65,7 +145,9 @@ impl Imports {
         };
         match lang {
             "python" => imports.namespace = Some(python_module(file)),
-            "typescript" | "tsx" | "javascript" => imports.namespace = Some(strip_ext(file).to_string()),
+            "typescript" | "tsx" | "javascript" => {
+                imports.namespace = Some(strip_ext(file).to_string())
+            }
             "rust" => imports.namespace = Some(rust_module(file)),
             _ => {}
         }
@@ -75,12 +157,10 @@ impl Imports {
             for child in node.named_children(&mut cursor) {
                 imports.statement(child, text, file);
                 // PHP `namespace X { … }` blocks and Go import lists nest their statements.
-                if matches!(child.kind(), "namespace_definition" | "compound_statement")
-                    && child.child_by_field_name("body").is_some()
+                if child.kind() == "namespace_definition"
+                    && let Some(body) = child.child_by_field_name("body")
                 {
-                    if let Some(body) = child.child_by_field_name("body") {
-                        stack.push(body);
-                    }
+                    stack.push(body);
                 }
             }
         }
@@ -116,7 +196,9 @@ impl Imports {
                 }
             }
             ("python", "import_from_statement") => {
-                let Some(rest) = src.strip_prefix("from") else { return };
+                let Some(rest) = src.strip_prefix("from") else {
+                    return;
+                };
                 let Some((module, names)) = rest.split_once(" import ") else {
                     return;
                 };
@@ -135,7 +217,9 @@ impl Imports {
                     self.add(alias.unwrap_or(name), full);
                 }
             }
-            ("typescript" | "tsx" | "javascript", "import_statement") => self.ts_import(node, text, file),
+            ("typescript" | "tsx" | "javascript", "import_statement") => {
+                self.ts_import(node, text, file)
+            }
             ("go", "package_clause") => {
                 let mut cursor = node.walk();
                 if let Some(name) = node.named_children(&mut cursor).next() {
@@ -146,7 +230,9 @@ impl Imports {
                 let mut specs = Vec::new();
                 collect_kind(node, "import_spec", &mut specs);
                 for spec in specs {
-                    let Some(path) = spec.child_by_field_name("path") else { continue };
+                    let Some(path) = spec.child_by_field_name("path") else {
+                        continue;
+                    };
                     let path = node_text(path, text).trim_matches(['"', '`']).to_string();
                     let local = match spec.child_by_field_name("name") {
                         Some(name) => node_text(name, text).to_string(),
@@ -158,11 +244,19 @@ impl Imports {
                 }
             }
             ("java", "package_declaration") => {
-                let name = src.trim_start_matches("package").trim().trim_end_matches(';').trim();
+                let name = src
+                    .trim_start_matches("package")
+                    .trim()
+                    .trim_end_matches(';')
+                    .trim();
                 self.namespace = Some(name.to_string());
             }
             ("java", "import_declaration") => {
-                let name = src.trim_start_matches("import").trim().trim_end_matches(';').trim();
+                let name = src
+                    .trim_start_matches("import")
+                    .trim()
+                    .trim_end_matches(';')
+                    .trim();
                 if name.starts_with("static ") || name.ends_with(".*") {
                     return;
                 }
@@ -185,7 +279,12 @@ impl Imports {
     }
 
     fn php_use(&mut self, src: &str) {
-        let body = src.trim().trim_start_matches("use").trim().trim_end_matches(';').trim();
+        let body = src
+            .trim()
+            .trim_start_matches("use")
+            .trim()
+            .trim_end_matches(';')
+            .trim();
         if body.starts_with("function ") || body.starts_with("const ") {
             return;
         }
@@ -214,11 +313,15 @@ impl Imports {
     }
 
     fn ts_import(&mut self, node: Node, text: &str, file: &str) {
-        let Some(source) = node.child_by_field_name("source") else { return };
+        let Some(source) = node.child_by_field_name("source") else {
+            return;
+        };
         let spec = node_text(source, text).trim_matches(['"', '\'', '`']);
         let module = resolve_ts_module(spec, file);
         let mut cursor = node.walk();
-        let Some(clause) = node.named_children(&mut cursor).find(|c| c.kind() == "import_clause")
+        let Some(clause) = node
+            .named_children(&mut cursor)
+            .find(|c| c.kind() == "import_clause")
         else {
             return;
         };
@@ -231,14 +334,19 @@ impl Imports {
                 }
                 "namespace_import" => {
                     let mut c = part.walk();
-                    if let Some(id) = part.named_children(&mut c).find(|n| n.kind() == "identifier") {
+                    if let Some(id) = part
+                        .named_children(&mut c)
+                        .find(|n| n.kind() == "identifier")
+                    {
                         self.add(node_text(id, text), format!("{module}#*"));
                     }
                 }
                 "named_imports" => {
                     let mut c = part.walk();
                     for spec in part.named_children(&mut c) {
-                        let Some(name) = spec.child_by_field_name("name") else { continue };
+                        let Some(name) = spec.child_by_field_name("name") else {
+                            continue;
+                        };
                         let name = node_text(name, text);
                         let local = spec
                             .child_by_field_name("alias")
@@ -292,7 +400,10 @@ impl Imports {
                 };
                 let builtins: &[&str] = match self.lang {
                     "python" => PYTHON_BUILTIN_TYPES,
-                    "rust" => &["Self", "self", "crate", "super", "String", "Vec", "Option", "Result", "Box"],
+                    "rust" => &[
+                        "Self", "self", "crate", "super", "String", "Vec", "Option", "Result",
+                        "Box",
+                    ],
                     _ => TS_BUILTIN_TYPES,
                 };
                 if builtins.contains(&first) {
@@ -378,7 +489,9 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
         "php" => match kind {
             "named_type" | "qualified_name" => true,
             "name" => match parent_kind {
-                "base_clause" | "class_interface_clause" | "object_creation_expression"
+                "base_clause"
+                | "class_interface_clause"
+                | "object_creation_expression"
                 | "use_declaration" => true,
                 "scoped_call_expression" | "class_constant_access_expression" => {
                     node.parent().and_then(|p| p.named_child(0)).map(|n| n.id()) == Some(node.id())
@@ -395,9 +508,15 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
             "identifier" | "attribute" => {
                 matches!(parent_kind, "type" | "generic_type" | "argument_list")
                     && (parent_kind != "argument_list"
-                        || node.parent().and_then(|p| p.parent()).is_some_and(|g| g.kind() == "class_definition"))
+                        || node
+                            .parent()
+                            .and_then(|p| p.parent())
+                            .is_some_and(|g| g.kind() == "class_definition"))
                     || (parent_kind == "call"
-                        && node.parent().and_then(|p| p.child_by_field_name("function")).map(|f| f.id())
+                        && node
+                            .parent()
+                            .and_then(|p| p.child_by_field_name("function"))
+                            .map(|f| f.id())
                             == Some(node.id()))
                     || parent_kind == "decorator"
             }
@@ -409,9 +528,15 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
             "identifier" | "member_expression" => {
                 matches!(
                     parent_kind,
-                    "new_expression" | "extends_clause" | "jsx_opening_element" | "jsx_self_closing_element"
+                    "new_expression"
+                        | "extends_clause"
+                        | "jsx_opening_element"
+                        | "jsx_self_closing_element"
                 ) || (parent_kind == "call_expression"
-                    && node.parent().and_then(|p| p.child_by_field_name("function")).map(|f| f.id())
+                    && node
+                        .parent()
+                        .and_then(|p| p.child_by_field_name("function"))
+                        .map(|f| f.id())
                         == Some(node.id()))
             }
             _ => false,
@@ -423,7 +548,14 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
             _ => false,
         },
         "rust" => match kind {
-            "type_identifier" => !matches!(parent_kind, "scoped_type_identifier" | "struct_item" | "enum_item" | "type_parameter" | "trait_item"),
+            "type_identifier" => !matches!(
+                parent_kind,
+                "scoped_type_identifier"
+                    | "struct_item"
+                    | "enum_item"
+                    | "type_parameter"
+                    | "trait_item"
+            ),
             "scoped_type_identifier" => true,
             "scoped_identifier" => parent_kind == "call_expression",
             _ => false,
@@ -442,7 +574,14 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
         if !name.is_empty() && !name.contains(['(', '<', ' ', '[']) {
             out.push(name.to_string());
         }
-        if matches!(kind, "named_type" | "qualified_name" | "qualified_type" | "nested_type_identifier" | "scoped_type_identifier") {
+        if matches!(
+            kind,
+            "named_type"
+                | "qualified_name"
+                | "qualified_type"
+                | "nested_type_identifier"
+                | "scoped_type_identifier"
+        ) {
             return;
         }
     }
@@ -590,7 +729,13 @@ mod tests {
         let language = by_id(lang).unwrap();
         let parsed = crate::syntax::parse(language, text);
         let tree = parsed.tree.unwrap();
-        Imports::read(language.id, tree.root_node(), text, file, &["Local".to_string()])
+        Imports::read(
+            language.id,
+            tree.root_node(),
+            text,
+            file,
+            &["Local".to_string()],
+        )
     }
 
     #[test]
@@ -600,7 +745,14 @@ mod tests {
             "app/Http/A.php",
             "<?php\nnamespace App\\Http;\nuse App\\Models\\{Product, Category as Cat};\nuse Illuminate\\Support\\Str;\n",
         );
-        assert_eq!(i.list, vec!["App\\Models\\Product", "App\\Models\\Category", "Illuminate\\Support\\Str"]);
+        assert_eq!(
+            i.list,
+            vec![
+                "App\\Models\\Product",
+                "App\\Models\\Category",
+                "Illuminate\\Support\\Str"
+            ]
+        );
         assert_eq!(i.resolve("Cat").unwrap(), "App\\Models\\Category");
         assert_eq!(i.resolve("Str").unwrap(), "Illuminate\\Support\\Str");
         assert_eq!(i.resolve("Helper").unwrap(), "App\\Http\\Helper");
@@ -616,8 +768,14 @@ mod tests {
             "import os.path as osp, json\nfrom ..db.repository import (UserRepository, OrderRepo as OR)\nfrom . import tokens\n",
         );
         assert_eq!(i.resolve("OR").unwrap(), "orderly.db.repository.OrderRepo");
-        assert_eq!(i.resolve("UserRepository").unwrap(), "orderly.db.repository.UserRepository");
-        assert_eq!(i.resolve("tokens.decode").unwrap(), "orderly.auth.tokens.decode");
+        assert_eq!(
+            i.resolve("UserRepository").unwrap(),
+            "orderly.db.repository.UserRepository"
+        );
+        assert_eq!(
+            i.resolve("tokens.decode").unwrap(),
+            "orderly.auth.tokens.decode"
+        );
         assert_eq!(i.resolve("osp.join").unwrap(), "os.path.join");
         assert_eq!(i.resolve("Local").unwrap(), "orderly.auth.service.Local");
         assert_eq!(i.resolve("str"), None);
@@ -638,14 +796,29 @@ mod tests {
 
     #[test]
     fn go_java_rust() {
-        let g = imports("go", "go/internal/quote/quote.go", "package quote\n\nimport (\n\t\"fmt\"\n\tr \"github.com/x/shipping/internal/rates\"\n)\n");
-        assert_eq!(g.resolve("r.Table").unwrap(), "github.com/x/shipping/internal/rates.Table");
+        let g = imports(
+            "go",
+            "go/internal/quote/quote.go",
+            "package quote\n\nimport (\n\t\"fmt\"\n\tr \"github.com/x/shipping/internal/rates\"\n)\n",
+        );
+        assert_eq!(
+            g.resolve("r.Table").unwrap(),
+            "github.com/x/shipping/internal/rates.Table"
+        );
         assert_eq!(g.resolve("Local").unwrap(), "quote.Local");
-        let j = imports("java", "A.java", "package com.example;\nimport java.util.List;\nclass A {}\n");
+        let j = imports(
+            "java",
+            "A.java",
+            "package com.example;\nimport java.util.List;\nclass A {}\n",
+        );
         assert_eq!(j.resolve("List").unwrap(), "java.util.List");
         assert_eq!(j.resolve("Item").unwrap(), "com.example.Item");
         assert_eq!(j.resolve("String"), None);
-        let r = imports("rust", "src/report.rs", "use crate::money::{Money, Currency as C};\nuse std::fmt;\n");
+        let r = imports(
+            "rust",
+            "src/report.rs",
+            "use crate::money::{Money, Currency as C};\nuse std::fmt;\n",
+        );
         assert_eq!(r.resolve("C").unwrap(), "crate::money::Currency");
         assert_eq!(r.resolve("fmt::Display").unwrap(), "std::fmt::Display");
         assert_eq!(r.resolve("Local").unwrap(), "crate::report::Local");

@@ -41,8 +41,12 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Option<Vec<Chunk>> {
         return None;
     };
     let spans = top_level_spans(source.text);
-    let mut root = Unit::new(ChunkKind::Module, source.file.to_string(), 0..source.text.len())
-        .key("manifest");
+    let mut root = Unit::new(
+        ChunkKind::Module,
+        source.file.to_string(),
+        0..source.text.len(),
+    )
+    .key("manifest");
     root.meta.set("manager", manager.as_str());
     for key in ["name", "description", "type", "license", "version"] {
         if let Some(Value::String(value)) = doc.get(key) {
@@ -51,7 +55,9 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Option<Vec<Chunk>> {
     }
     let mut units = Vec::new();
     for (key, value) in &doc {
-        let Some(range) = spans.get(key.as_str()).cloned() else { continue };
+        let Some(range) = spans.get(key.as_str()).cloned() else {
+            continue;
+        };
         let unit = |kind: ChunkKind, name: &str| {
             Unit::new(kind, name, range.clone())
                 .key(format!("{}:{key}", manager.as_str()))
@@ -62,26 +68,53 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Option<Vec<Chunk>> {
         };
         match (manager, key.as_str()) {
             (Manager::Composer, "require") | (Manager::Npm, "dependencies") => {
-                units.push(dependencies(unit(ChunkKind::Dependencies, "production_dependencies"), value, "production", manager));
+                units.push(dependencies(
+                    unit(ChunkKind::Dependencies, "production_dependencies"),
+                    value,
+                    "production",
+                    manager,
+                ));
             }
             (Manager::Composer, "require-dev") | (Manager::Npm, "devDependencies") => {
-                units.push(dependencies(unit(ChunkKind::Dependencies, "dev_dependencies"), value, "development", manager));
+                units.push(dependencies(
+                    unit(ChunkKind::Dependencies, "dev_dependencies"),
+                    value,
+                    "development",
+                    manager,
+                ));
             }
             (Manager::Npm, "peerDependencies") => {
-                units.push(dependencies(unit(ChunkKind::Dependencies, "peer_dependencies"), value, "peer", manager));
+                units.push(dependencies(
+                    unit(ChunkKind::Dependencies, "peer_dependencies"),
+                    value,
+                    "peer",
+                    manager,
+                ));
             }
             (Manager::Npm, "optionalDependencies") => {
-                units.push(dependencies(unit(ChunkKind::Dependencies, "optional_dependencies"), value, "optional", manager));
+                units.push(dependencies(
+                    unit(ChunkKind::Dependencies, "optional_dependencies"),
+                    value,
+                    "optional",
+                    manager,
+                ));
             }
             (Manager::Composer, "autoload") | (Manager::Composer, "autoload-dev") => {
-                let name = if key == "autoload" { "psr4_autoload" } else { "psr4_autoload_dev" };
+                let name = if key == "autoload" {
+                    "psr4_autoload"
+                } else {
+                    "psr4_autoload_dev"
+                };
                 let mut u = unit(ChunkKind::NamespaceMapping, name);
                 let psr4 = value.get("psr-4").and_then(Value::as_object);
                 let mapping: BTreeMap<String, Value> = psr4
                     .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
                     .unwrap_or_default();
                 u.meta.set("namespaces", mapping.keys().collect::<Vec<_>>());
-                u.meta.set("paths", mapping.values().flat_map(paths).collect::<Vec<_>>());
+                u.meta.set(
+                    "paths",
+                    mapping.values().flat_map(paths).collect::<Vec<_>>(),
+                );
                 u.meta.set("mapping", &mapping);
                 if let Some(classmap) = value.get("classmap") {
                     u.meta.set("classmap", classmap);
@@ -109,7 +142,11 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Option<Vec<Chunk>> {
 fn paths(value: &Value) -> Vec<String> {
     match value {
         Value::String(s) => vec![s.clone()],
-        Value::Array(items) => items.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -117,7 +154,8 @@ fn paths(value: &Value) -> Vec<String> {
 fn dependencies<'t>(mut unit: Unit<'t>, value: &Value, kind: &str, manager: Manager) -> Unit<'t> {
     let empty = Map::new();
     let packages = value.as_object().unwrap_or(&empty);
-    unit.meta.set("packages", packages.keys().collect::<Vec<_>>());
+    unit.meta
+        .set("packages", packages.keys().collect::<Vec<_>>());
     unit.meta.set("versions", packages);
     unit.meta.set("dependency_type", kind);
     unit.meta.set("manager", manager.as_str());
@@ -196,7 +234,10 @@ mod tests {
         let text = "{\n  \"name\": \"x\",\n  \"require\": {\n    \"a/b\": \"^1\"\n  },\n  \"last\": [1, 2]\n}\n";
         let spans = super::top_level_spans(text);
         assert_eq!(&text[spans["name"].clone()], "  \"name\": \"x\",\n");
-        assert_eq!(&text[spans["require"].clone()], "  \"require\": {\n    \"a/b\": \"^1\"\n  },\n");
+        assert_eq!(
+            &text[spans["require"].clone()],
+            "  \"require\": {\n    \"a/b\": \"^1\"\n  },\n"
+        );
         assert_eq!(&text[spans["last"].clone()], "  \"last\": [1, 2]\n");
     }
 }
@@ -210,19 +251,37 @@ mod fixture_tests {
     fn composer_dependencies_and_psr4_mapping() {
         let result = fixture("laravel-shop", "composer.json");
         assert_eq!(result.language, "json");
-        let production = find(&result.chunks, ChunkKind::Dependencies, "production_dependencies");
+        let production = find(
+            &result.chunks,
+            ChunkKind::Dependencies,
+            "production_dependencies",
+        );
         assert_eq!((production.line_start, production.line_end), (7, 16));
-        assert!(strings(production, "packages").contains(&"spatie/laravel-translatable".to_string()));
+        assert!(
+            strings(production, "packages").contains(&"spatie/laravel-translatable".to_string())
+        );
         assert_eq!(field(production, "versions")["filament/filament"], "^3.2");
         assert_eq!(field(production, "dependency_type"), "production");
-        assert!(!production.metadata.related_symbols.contains(&"php".to_string()));
+        assert!(
+            !production
+                .metadata
+                .related_symbols
+                .contains(&"php".to_string())
+        );
         let dev = find(&result.chunks, ChunkKind::Dependencies, "dev_dependencies");
         assert!(strings(dev, "packages").contains(&"phpunit/phpunit".to_string()));
         let autoload = find(&result.chunks, ChunkKind::NamespaceMapping, "psr4_autoload");
-        assert_eq!(strings(autoload, "namespaces"), ["App\\", "Database\\Factories\\", "Database\\Seeders\\"]);
+        assert_eq!(
+            strings(autoload, "namespaces"),
+            ["App\\", "Database\\Factories\\", "Database\\Seeders\\"]
+        );
         assert_eq!(field(autoload, "mapping")["App\\"], "app/");
         assert_eq!(strings(autoload, "classmap"), ["database/legacy"]);
-        find(&result.chunks, ChunkKind::NamespaceMapping, "psr4_autoload_dev");
+        find(
+            &result.chunks,
+            ChunkKind::NamespaceMapping,
+            "psr4_autoload_dev",
+        );
         let module = find(&result.chunks, ChunkKind::Module, "composer.json");
         assert_eq!(field(module, "name"), "northwind-goods/shop");
     }
@@ -232,9 +291,13 @@ mod fixture_tests {
         let result = fixture("laravel-shop", "package.json");
         let dev = find(&result.chunks, ChunkKind::Dependencies, "dev_dependencies");
         assert!(strings(dev, "packages").contains(&"tailwindcss".to_string()));
-        let prod = find(&result.chunks, ChunkKind::Dependencies, "production_dependencies");
+        let prod = find(
+            &result.chunks,
+            ChunkKind::Dependencies,
+            "production_dependencies",
+        );
         assert_eq!(strings(prod, "packages"), ["alpinejs"]);
         let scripts = find(&result.chunks, ChunkKind::Scripts, "scripts");
-        assert_eq!(strings(scripts, "scripts"), ["dev", "build"]);
+        assert_eq!(strings(scripts, "scripts"), ["build", "dev"]);
     }
 }

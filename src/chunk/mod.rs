@@ -47,7 +47,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// What a chunk is. Serialized in snake_case (`table_schema`, `filament_form`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ChunkKind {
     /// A file's summary: docstring, imports, top-level statements and an outline of the rest.
@@ -333,10 +335,11 @@ impl Chunker {
             max_tokens: ws.config.chunk_max_tokens.max(64),
             ..ChunkOptions::default()
         };
-        let tokens = match crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()) {
-            Ok(dir) => TokenCounter::load(Some(&dir.path)),
-            Err(err) => TokenCounter::estimate(&err.to_string()),
-        };
+        let tokens =
+            match crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()) {
+                Ok(dir) => TokenCounter::load(Some(&dir.path)),
+                Err(err) => TokenCounter::estimate(&err.to_string()),
+            };
         Chunker::new(opts, tokens)
     }
 
@@ -411,14 +414,15 @@ pub fn link(files: &mut [FileChunks]) {
 /// Picks the strategy: framework files by path and content, then the registry's chunking, then
 /// line windows.
 fn dispatch(source: &Source, emitter: &split::Emitter) -> FileChunks {
-    let done = |language: &str, strategy: &str, chunks: Vec<Chunk>, syntax_errors: usize| FileChunks {
-        file: source.file.to_string(),
-        language: language.to_string(),
-        strategy: strategy.to_string(),
-        chunks,
-        syntax_errors,
-        truncated: false,
-    };
+    let done =
+        |language: &str, strategy: &str, chunks: Vec<Chunk>, syntax_errors: usize| FileChunks {
+            file: source.file.to_string(),
+            language: language.to_string(),
+            strategy: strategy.to_string(),
+            chunks,
+            syntax_errors,
+            truncated: false,
+        };
     if lines::is_generated(source.text) {
         let mut out = done(
             lang::detect(source.file).map_or("text", |l| l.id),

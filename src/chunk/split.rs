@@ -58,6 +58,11 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Tokens available to one chunk's content.
+    pub(crate) fn budget(&self) -> usize {
+        self.opts.content_budget()
+    }
+
     fn text(&self) -> &'a str {
         self.source.text
     }
@@ -118,7 +123,9 @@ impl<'a> Emitter<'a> {
             };
             match tiny {
                 Some(tokens)
-                    if group.first().is_none_or(|(first, _)| first.kind == child.kind)
+                    if group
+                        .first()
+                        .is_none_or(|(first, _)| first.kind == child.kind)
                         && group.iter().map(|(_, t)| t).sum::<usize>() + tokens <= cap =>
                 {
                     group.push((child, tokens));
@@ -194,7 +201,10 @@ impl<'a> Emitter<'a> {
             .fqcn
             .as_ref()
             .and_then(|f| f.split("::").next().map(str::to_string));
-        meta.set("merged", units.iter().map(|u| u.name.as_str()).collect::<Vec<_>>());
+        meta.set(
+            "merged",
+            units.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(),
+        );
         meta.set("members", members);
         let start = self.trim(units[0].range.clone());
         let end = self.trim(units[units.len() - 1].range.clone());
@@ -282,7 +292,6 @@ impl<'a> Emitter<'a> {
             }
         }
         let parts = pack(&pieces, low);
-        if std::env::var("CHUNK_DEBUG").is_ok() { for (r, t) in &pieces { eprintln!("piece {}-{} {t} room {room} cap {low}", self.source.lines.line_of(r.start), self.source.lines.line_of(r.end.saturating_sub(1))); } }
         let count = parts.len();
         for (i, part) in parts.into_iter().enumerate() {
             let part = self.trim(part);
@@ -293,7 +302,11 @@ impl<'a> Emitter<'a> {
             if body.trim().is_empty() {
                 continue;
             }
-            let content = if i == 0 { body } else { format!("{header}{body}") };
+            let content = if i == 0 {
+                body
+            } else {
+                format!("{header}{body}")
+            };
             let key = if i == 0 {
                 unit.key.clone()
             } else {
@@ -314,7 +327,9 @@ impl<'a> Emitter<'a> {
         out: &mut Vec<(Range<usize>, usize)>,
     ) {
         let candidates = match node {
-            Some(node) if depth < MAX_SPLIT_DEPTH => self.node_pieces(range.clone(), node, elisions),
+            Some(node) if depth < MAX_SPLIT_DEPTH => {
+                self.node_pieces(range.clone(), node, elisions)
+            }
             _ => Vec::new(),
         };
         let candidates = if candidates.len() > 1 {
@@ -363,7 +378,9 @@ impl<'a> Emitter<'a> {
         for child in children {
             let at = self.snap_to_line_start(child.start_byte());
             let last = cuts.last().map_or(range.start, |(c, _)| *c);
-            if at > last && at < range.end && !inside_elision(at, elisions) {
+            // Parts start on whole lines: a child that starts mid-line stays with what precedes.
+            let at_line_start = self.source.lines.line_start_at(at) == at;
+            if at_line_start && at > last && at < range.end && !inside_elision(at, elisions) {
                 cuts.push((at, Some(child)));
             } else if let Some(prev) = cuts.last_mut()
                 && prev.1.is_none()

@@ -82,7 +82,11 @@ pub fn css_theme(block: &str) -> Theme {
                 theme.screens.insert(name, value);
             }
             other => {
-                theme.other.entry(other.to_string()).or_default().insert(name, value);
+                theme
+                    .other
+                    .entry(other.to_string())
+                    .or_default()
+                    .insert(name, value);
             }
         }
     }
@@ -103,7 +107,10 @@ fn is_config(file_name: &str) -> Option<&'static str> {
 }
 
 /// Chunks a Tailwind config file; `None` when the file is not one (by name *and* content).
-pub(crate) fn chunk_config(source: &Source, emitter: &Emitter) -> Option<(&'static str, Vec<Chunk>)> {
+pub(crate) fn chunk_config(
+    source: &Source,
+    emitter: &Emitter,
+) -> Option<(&'static str, Vec<Chunk>)> {
     let language = is_config(source.file_name())?;
     let lang = crate::lang::by_id(language)?;
     let parsed = syntax::parse(lang, source.text);
@@ -119,7 +126,8 @@ pub(crate) fn chunk_config(source: &Source, emitter: &Emitter) -> Option<(&'stat
     let mut keys = Vec::new();
     for (key, value, pair) in pairs(config, text) {
         keys.push(key.clone());
-        let range = line_start_if_indented(source, pair.start_byte())..pair.end_byte();
+        let range = line_start_if_indented(source, pair.start_byte())
+            ..with_trailing_comma(text, pair.end_byte());
         let unit = |name: &str| {
             Unit::new(ChunkKind::UiConfig, name, range.clone())
                 .key(format!("tailwind:{key}"))
@@ -155,7 +163,10 @@ pub(crate) fn chunk_config(source: &Source, emitter: &Emitter) -> Option<(&'stat
                 units.push(u);
             }
             "darkMode" | "prefix" | "important" | "separator" => {
-                module.meta.set(&snake(&key), collapse(node_text(value, text)).trim_matches(['\'', '"']));
+                module.meta.set(
+                    &snake(&key),
+                    collapse(node_text(value, text)).trim_matches(['\'', '"']),
+                );
             }
             _ => {}
         }
@@ -192,10 +203,15 @@ fn pairs<'t>(object: Node<'t>, text: &str) -> Vec<(String, Node<'t>, Node<'t>)> 
         if pair.kind() != "pair" {
             continue;
         }
-        let (Some(key), Some(value)) = (pair.child_by_field_name("key"), pair.child_by_field_name("value")) else {
+        let (Some(key), Some(value)) = (
+            pair.child_by_field_name("key"),
+            pair.child_by_field_name("value"),
+        ) else {
             continue;
         };
-        let key = node_text(key, text).trim_matches(['\'', '"', '`']).to_string();
+        let key = node_text(key, text)
+            .trim_matches(['\'', '"', '`'])
+            .to_string();
         out.push((key, value, pair));
     }
     out
@@ -312,6 +328,18 @@ fn plugin_names(array: Node, text: &str, imports: &Imports) -> Vec<String> {
     out
 }
 
+/// A pair's range including the `,` that follows it on its line, so the comma is not left
+/// alone in the parent.
+fn with_trailing_comma(text: &str, end: usize) -> usize {
+    let rest = &text[end..];
+    let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    if rest[spaces..].starts_with(',') {
+        end + spaces + 1
+    } else {
+        end
+    }
+}
+
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -360,12 +388,28 @@ mod fixture_tests {
         assert_eq!(field(theme, "colors")["brand-500"], "#2f63ea");
         assert_eq!(field(theme, "colors")["accent"], "#f59e0b");
         assert_eq!(field(theme, "screens")["xs"], "420px");
-        assert_eq!(field(theme, "fonts")["sans"], "Inter var, ...defaultTheme.fontFamily.sans");
-        assert_eq!(strings(theme, "extends"), ["colors", "fontFamily", "screens", "boxShadow"]);
+        assert_eq!(
+            field(theme, "fonts")["sans"],
+            "Inter var, ...defaultTheme.fontFamily.sans"
+        );
+        assert_eq!(
+            strings(theme, "extends"),
+            ["colors", "fontFamily", "screens", "boxShadow"]
+        );
         let plugins = find(&result.chunks, ChunkKind::UiConfig, "tailwind_plugins");
-        assert_eq!(strings(plugins, "plugins"), ["@tailwindcss/forms", "@tailwindcss/typography"]);
-        let content = find(&result.chunks, ChunkKind::UiConfig, "tailwind_content_paths");
-        assert_eq!(strings(content, "scan_patterns")[0], "./resources/views/**/*.blade.php");
+        assert_eq!(
+            strings(plugins, "plugins"),
+            ["@tailwindcss/forms", "@tailwindcss/typography"]
+        );
+        let content = find(
+            &result.chunks,
+            ChunkKind::UiConfig,
+            "tailwind_content_paths",
+        );
+        assert_eq!(
+            strings(content, "scan_patterns")[0],
+            "./resources/views/**/*.blade.php"
+        );
         let module = find(&result.chunks, ChunkKind::Module, "tailwind.config");
         assert_eq!(field(module, "dark_mode"), "class");
     }
@@ -383,6 +427,9 @@ mod fixture_tests {
         let plugins = find(&result.chunks, ChunkKind::UiConfig, "tailwind_plugins");
         assert_eq!(strings(plugins, "plugins"), ["@tailwindcss/forms"]);
         // Any other file named like a config but without one is ordinary code.
-        assert_eq!(chunk("src/tailwind.ts", "export const x = 1;\n").strategy, "code");
+        assert_eq!(
+            chunk("src/tailwind.ts", "export const x = 1;\n").strategy,
+            "code"
+        );
     }
 }

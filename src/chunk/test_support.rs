@@ -29,7 +29,15 @@ pub(crate) fn fixture(project: &str, rel: &str) -> FileChunks {
 pub(crate) fn outline(chunks: &[Chunk]) -> Vec<String> {
     chunks
         .iter()
-        .map(|c| format!("{} {} @{}-{}", c.kind.as_str(), c.name, c.line_start, c.line_end))
+        .map(|c| {
+            format!(
+                "{} {} @{}-{}",
+                c.kind.as_str(),
+                c.name,
+                c.line_start,
+                c.line_end
+            )
+        })
         .collect()
 }
 
@@ -38,16 +46,25 @@ pub(crate) fn find<'a>(chunks: &'a [Chunk], kind: ChunkKind, name: &str) -> &'a 
     chunks
         .iter()
         .find(|c| c.kind == kind && c.name == name)
-        .unwrap_or_else(|| panic!("no {} {name} in:\n{}", kind.as_str(), outline(chunks).join("\n")))
+        .unwrap_or_else(|| {
+            panic!(
+                "no {} {name} in:\n{}",
+                kind.as_str(),
+                outline(chunks).join("\n")
+            )
+        })
 }
 
 /// A metadata field as JSON.
 pub(crate) fn field<'a>(chunk: &'a Chunk, key: &str) -> &'a serde_json::Value {
-    chunk
-        .metadata
-        .fields
-        .get(key)
-        .unwrap_or_else(|| panic!("{} {} has no {key}: {:?}", chunk.kind.as_str(), chunk.name, chunk.metadata))
+    chunk.metadata.fields.get(key).unwrap_or_else(|| {
+        panic!(
+            "{} {} has no {key}: {:?}",
+            chunk.kind.as_str(),
+            chunk.name,
+            chunk.metadata
+        )
+    })
 }
 
 /// A metadata field that is a list of strings.
@@ -56,6 +73,10 @@ pub(crate) fn strings(chunk: &Chunk, key: &str) -> Vec<String> {
         .as_array()
         .unwrap_or_else(|| panic!("{key} is not a list"))
         .iter()
-        .map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))
+        .map(|v| {
+            v.as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| v.to_string())
+        })
         .collect()
 }

@@ -19,23 +19,61 @@ pub const MAX_HEADER_CHARS: usize = 340;
 
 /// Metadata fields that say nothing to a reader, or repeat another field.
 const SKIPPED_FIELDS: &[&str] = &[
-    "exported", "part", "members", "versions", "file_module", "resource_source", "traits",
-    "symbols", "schema_class", "qualified_name", "merged",
+    "exported",
+    "part",
+    "members",
+    "versions",
+    "file_module",
+    "resource_source",
+    "traits",
+    "symbols",
+    "schema_class",
+    "qualified_name",
+    "merged",
 ];
 
 /// Fields worth their header space first, in this order; the rest follow alphabetically.
 const FIRST_FIELDS: &[&str] = &[
-    "role", "table", "operation", "columns", "translatable", "relations", "relation", "fillable",
-    "casts", "model", "resource", "delegates_to", "fields", "filters", "actions", "entries",
-    "injected_dependencies", "directive", "components", "routes", "livewire", "packages",
-    "namespaces", "colors", "fonts", "screens", "plugins", "scan_patterns",
+    "role",
+    "table",
+    "operation",
+    "columns",
+    "translatable",
+    "relations",
+    "relation",
+    "fillable",
+    "casts",
+    "model",
+    "resource",
+    "delegates_to",
+    "fields",
+    "filters",
+    "actions",
+    "entries",
+    "injected_dependencies",
+    "directive",
+    "components",
+    "routes",
+    "livewire",
+    "packages",
+    "namespaces",
+    "colors",
+    "fonts",
+    "screens",
+    "plugins",
+    "scan_patterns",
 ];
 
 pub fn embedding_text(chunk: &Chunk) -> String {
     let m = &chunk.metadata;
     let mut lines: Vec<String> = Vec::new();
     let mut title = format!("{} {}", chunk.kind.as_str().replace('_', " "), chunk.name);
-    if let Some(q) = m.fqcn.as_ref().or(m.qualified_name.as_ref()).filter(|q| **q != chunk.name) {
+    if let Some(q) = m
+        .fqcn
+        .as_ref()
+        .or(m.qualified_name.as_ref())
+        .filter(|q| **q != chunk.name)
+    {
         let _ = write!(title, " ({q})");
     }
     lines.push(title);
@@ -44,10 +82,22 @@ pub fn embedding_text(chunk: &Chunk) -> String {
         lines.push(format!("signature: {}", clip(sig)));
     }
     if let Some(doc) = &m.docstring {
-        lines.push(format!("doc: {}", clip(&doc.split_whitespace().collect::<Vec<_>>().join(" "))));
+        lines.push(format!(
+            "doc: {}",
+            clip(&doc.split_whitespace().collect::<Vec<_>>().join(" "))
+        ));
     }
-    let mut keys: Vec<&String> = m.fields.keys().filter(|k| !SKIPPED_FIELDS.contains(&k.as_str())).collect();
-    keys.sort_by_key(|k| FIRST_FIELDS.iter().position(|f| f == k).unwrap_or(FIRST_FIELDS.len()));
+    let mut keys: Vec<&String> = m
+        .fields
+        .keys()
+        .filter(|k| !SKIPPED_FIELDS.contains(&k.as_str()))
+        .collect();
+    keys.sort_by_key(|k| {
+        FIRST_FIELDS
+            .iter()
+            .position(|f| f == k)
+            .unwrap_or(FIRST_FIELDS.len())
+    });
     for key in keys {
         let rendered = render(&m.fields[key]);
         if !rendered.is_empty() {
@@ -80,7 +130,13 @@ pub fn embedding_text(chunk: &Chunk) -> String {
 fn render(value: &Value) -> String {
     match value {
         Value::Null => String::new(),
-        Value::Bool(b) => if *b { "yes".into() } else { "no".into() },
+        Value::Bool(b) => {
+            if *b {
+                "yes".into()
+            } else {
+                "no".into()
+            }
+        }
         Value::Number(n) => n.to_string(),
         Value::String(s) => s.clone(),
         Value::Array(items) => items

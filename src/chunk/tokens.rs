@@ -57,8 +57,8 @@ impl TokenCounter {
         if !path.is_file() {
             return TokenCounter::estimate(&format!("{} not found", path.display()));
         }
-        static LOADED: LazyLock<Mutex<Vec<(PathBuf, Arc<tokenizers::Tokenizer>)>>> =
-            LazyLock::new(Default::default);
+        type Loaded = Vec<(PathBuf, Arc<tokenizers::Tokenizer>)>;
+        static LOADED: LazyLock<Mutex<Loaded>> = LazyLock::new(Default::default);
         let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, tokenizer)) = loaded.iter().find(|(p, _)| *p == path) {
             return TokenCounter {

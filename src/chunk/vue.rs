@@ -14,18 +14,28 @@ use std::sync::LazyLock;
 use tree_sitter::Node;
 
 /// Component tags in a template: PascalCase or kebab-case with a dash.
-static COMPONENT_TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"<([A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*-[a-z0-9-]+)[\s/>]").expect("valid regex"));
+static COMPONENT_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"<([A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*-[a-z0-9-]+)[\s/>]").expect("valid regex")
+});
 static SELECTOR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^\s*([^{}@/\n][^{}\n]*?)\s*\{").expect("valid regex"));
 
-pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitter) -> (Vec<Chunk>, usize) {
+pub(crate) fn chunk(
+    source: &Source,
+    lang: &'static LanguageDef,
+    emitter: &Emitter,
+) -> (Vec<Chunk>, usize) {
     let text = source.text;
     let parsed = syntax::parse(lang, text);
     let errors = parsed.errors.len();
     let host = syntax::parse_host(lang, text);
     let mut units: Vec<Unit> = Vec::new();
-    let mut root = Unit::new(ChunkKind::VueComponent, component_name(source.file), 0..text.len()).key("component");
+    let mut root = Unit::new(
+        ChunkKind::VueComponent,
+        component_name(source.file),
+        0..text.len(),
+    )
+    .key("component");
     if let Some(tree) = &parsed.tree {
         let code = CodeUnits::build(source, parsed.code_lang, tree.root_node());
         root.meta.imports = code.imports.list.clone();
@@ -56,7 +66,11 @@ pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitt
                 }
                 "style_element" => {
                     let start = block.named_child(0).map_or("", |t| node_text(t, text));
-                    let name = if start.contains("scoped") { "style scoped" } else { "style" };
+                    let name = if start.contains("scoped") {
+                        "style scoped"
+                    } else {
+                        "style"
+                    };
                     if let Some(mut unit) = block_unit(source, block, ChunkKind::Style, name) {
                         let inner = &text[unit.range.clone()];
                         let selectors: Vec<String> = SELECTOR
@@ -83,22 +97,31 @@ pub(crate) fn chunk(source: &Source, lang: &'static LanguageDef, emitter: &Emitt
 }
 
 /// A `<template>` or `<style>` block; its body is elided from the component summary.
-fn block_unit<'t>(source: &Source, block: Node<'t>, kind: ChunkKind, name: &str) -> Option<Unit<'t>> {
+fn block_unit<'t>(
+    source: &Source,
+    block: Node<'t>,
+    kind: ChunkKind,
+    name: &str,
+) -> Option<Unit<'t>> {
     let mut cursor = block.walk();
     let children: Vec<Node> = block.named_children(&mut cursor).collect();
     let start_tag = children.first().filter(|c| c.kind() == "start_tag")?;
     let end_tag = children.last().filter(|c| c.kind() == "end_tag")?;
     let header = node_text(*start_tag, source.text).to_string();
     Some(
-        Unit::new(kind, name, line_start_if_indented(source, block.start_byte())..block.end_byte())
-            .key(name)
-            .node(block)
-            .elide(Elide::Body {
-                lead: None,
-                body: start_tag.end_byte()..end_tag.start_byte(),
-                stub: "…".into(),
-            })
-            .header(header),
+        Unit::new(
+            kind,
+            name,
+            line_start_if_indented(source, block.start_byte())..block.end_byte(),
+        )
+        .key(name)
+        .node(block)
+        .elide(Elide::Body {
+            lead: None,
+            body: start_tag.end_byte()..end_tag.start_byte(),
+            stub: "…".into(),
+        })
+        .header(header),
     )
 }
 
@@ -120,8 +143,20 @@ mod tests {
         assert_eq!((component.line_start, component.line_end), (1, 85));
         assert_eq!(field(component, "script_lang"), "typescript");
         assert_eq!(field(component, "script_setup"), true);
-        assert_eq!(component.metadata.imports, ["vue#computed", "vue#ref", "vue#watch", "src/stores/cart#useCartStore"]);
-        assert!(component.content.contains("<template>…</template>"), "{}", component.content);
+        assert_eq!(
+            component.metadata.imports,
+            [
+                "vue#computed",
+                "vue#ref",
+                "vue#watch",
+                "src/stores/cart#useCartStore"
+            ]
+        );
+        assert!(
+            component.content.contains("<template>…</template>"),
+            "{}",
+            component.content
+        );
         assert!(component.content.contains("const cart = useCartStore();"));
         let props = find(&result.chunks, ChunkKind::Interface, "Props");
         assert_eq!((props.line_start, props.line_end), (5, 8));

@@ -112,7 +112,11 @@ fn summary(run: &ChunkRun, chunker: &Chunker, seconds: f64, over: usize) -> Stri
         seconds * 1000.0,
         chunker.tokens().describe(),
         chunker.options().max_tokens,
-        if over > 0 { format!("; {over} embedding texts over it") } else { String::new() },
+        if over > 0 {
+            format!("; {over} embedding texts over it")
+        } else {
+            String::new()
+        },
     );
     for (file, reason) in &run.skipped {
         text.push_str(&format!("\nskipped {file}: {reason}"));

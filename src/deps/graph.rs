@@ -266,8 +266,11 @@ pub struct GraphStore {
     current: Mutex<Option<Current>>,
     loaded: Mutex<bool>,
     /// The resolver of the last build, reused for single files while its inputs are unchanged.
-    resolver: Mutex<Option<([u8; 32], [u8; 32], Arc<Resolver>)>>,
+    resolver: Mutex<Option<CachedResolver>>,
 }
+
+/// A resolver with the layout and file-set fingerprints it was built for.
+type CachedResolver = ([u8; 32], [u8; 32], Arc<Resolver>);
 
 impl GraphStore {
     pub fn new(root: &Path, state_dir: &Path) -> GraphStore {

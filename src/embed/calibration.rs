@@ -302,6 +302,35 @@ impl Logistic {
         1.0 / (1.0 + (-(self.slope * x + self.intercept)).exp())
     }
 
+    /// The logistic curve through two operating points, chosen from the labelled samples so
+    /// that the seeds' thresholds have fixed error rates: 0.6 where only `false_fact` of the
+    /// unrelated pairs score higher, 0.3 where only `false_reject` of the related pairs score
+    /// lower. (When the two classes are that well apart the points swap roles: 0.3 at the
+    /// unrelated quantile, 0.6 at the related one.) Falls back to [`Logistic::fit`] when the
+    /// two points coincide.
+    pub fn fit_to_error_rates(samples: &[(f64, bool)], false_fact: f64, false_reject: f64) -> Logistic {
+        let mut related: Vec<f64> = samples.iter().filter(|s| s.1).map(|s| s.0).collect();
+        let mut unrelated: Vec<f64> = samples.iter().filter(|s| !s.1).map(|s| s.0).collect();
+        if related.is_empty() || unrelated.is_empty() {
+            return Logistic::fit(samples);
+        }
+        related.sort_by(f64::total_cmp);
+        unrelated.sort_by(f64::total_cmp);
+        let quantile = |v: &[f64], q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+        let a = quantile(&related, false_reject);
+        let b = quantile(&unrelated, 1.0 - false_fact);
+        let (lo, hi) = (a.min(b), a.max(b));
+        if hi - lo < 1e-6 {
+            return Logistic::fit(samples);
+        }
+        let logit = |p: f64| (p / (1.0 - p)).ln();
+        let slope = (logit(0.6) - logit(0.3)) / (hi - lo);
+        Logistic {
+            slope,
+            intercept: logit(0.3) - slope * lo,
+        }
+    }
+
     /// Class-balanced logistic regression on one feature (Newton's method), with a small ridge
     /// on the slope so perfectly separated data still gives finite parameters.
     pub fn fit(samples: &[(f64, bool)]) -> Logistic {
@@ -380,12 +409,12 @@ pub struct CalibrationParams {
 /// the data makes them stale.
 pub const FITTED: CalibrationParams = CalibrationParams {
     passage: Logistic {
-        slope: 38.94,
-        intercept: -0.984,
+        slope: 43.23,
+        intercept: -1.211,
     },
     query: Logistic {
-        slope: 30.88,
-        intercept: -1.213,
+        slope: 21.35,
+        intercept: -1.106,
     },
 };
 
@@ -550,13 +579,19 @@ fn scored_pairs(
     (passage_pairs, query_pairs)
 }
 
+/// Target share of unrelated pairs scoring above 0.6 (accepted as fact) on the fit split.
+pub const FALSE_FACT_RATE: f64 = 0.03;
+/// Target share of related pairs scoring below 0.3 (rejected as hallucination) on the fit
+/// split.
+pub const FALSE_REJECT_RATE: f64 = 0.04;
+
 fn fit_one(pairs: &[Scored]) -> Logistic {
     let samples: Vec<(f64, bool)> = pairs
         .iter()
         .filter(|s| s.split == Split::Fit)
         .map(|s| (s.cos - s.baseline, s.related))
         .collect();
-    Logistic::fit(&samples)
+    Logistic::fit_to_error_rates(&samples, FALSE_FACT_RATE, FALSE_REJECT_RATE)
 }
 
 /// Refits the parameters on the fit split and reports separation for the committed ones.
@@ -771,28 +806,6 @@ mod tests {
             let s = scorer.passage(i as f32 / 10.0);
             assert!((0.0..=1.0).contains(&s) && s >= last, "{i}: {s}");
             last = s;
-        }
-    }
-}
-#[cfg(test)]
-mod scratch {
-    use super::*;
-    #[test]
-    fn scratch_quantiles() {
-        let model = crate::embed::test_model::real();
-        let set = RelevanceSet::builtin();
-        let cal = Calibration::new(&*model).unwrap();
-        let emb = EmbeddedSet::embed(&set, &*model).unwrap();
-        let (pp, qp) = scored_pairs(&set, &emb, &cal);
-        for (name, pairs) in [("passage", &pp), ("query", &qp)] {
-            for split in [Split::Fit, Split::Held] {
-                for rel in [true, false] {
-                    let mut x: Vec<f64> = pairs.iter().filter(|s| s.split == split && s.related == rel).map(|s| s.cos - s.baseline).collect();
-                    x.sort_by(f64::total_cmp);
-                    let q = |p: f64| x[((x.len() - 1) as f64 * p) as usize];
-                    eprintln!("{name} {split:?} rel={rel} n={} p05 {:.4} p10 {:.4} p20 {:.4} p50 {:.4} p80 {:.4} p90 {:.4} p95 {:.4} p99 {:.4}", x.len(), q(0.05), q(0.1), q(0.2), q(0.5), q(0.8), q(0.9), q(0.95), q(0.99));
-                }
-            }
         }
     }
 }

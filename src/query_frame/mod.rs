@@ -258,13 +258,19 @@ pub struct RejectedSlot {
     pub similarity: Option<f32>,
 }
 
+/// Share of a paraphrased quote's words that must occur in the request (see [`validate_slot`]).
+pub const MIN_QUOTE_COVERAGE: f32 = 0.5;
+
 /// Validates one slot against the request (seed 000 `validate_slot`, seed 003 step 2):
 ///
 /// 1. empty value or quote → rejected;
 /// 2. quote in the request after normalisation → FACT (confidence 1.0);
 /// 3. otherwise the quote is a paraphrase: accepted as FACT with a note when the calibrated
-///    similarity of value and quote is ≥ 0.6 **and** the quote is as close (≥ 0.6) to some clause
-///    of the request, so a quote the request does not contain cannot be invented;
+///    similarity of value and quote is ≥ 0.6 (seed 003) **and** the quote is grounded in the
+///    request: at least half of its words (character bigrams for Japanese) occur in it and it is
+///    as close (≥ 0.6) to some clause. Measured with the real model, calibrated similarity alone
+///    accepted invented quotes on the request's topic (「パスワードの再設定メール」 scored 0.76
+///    against a request about empty passwords), so an invented quote needs both to fail;
 /// 4. otherwise rejected with the reason (and rejected when no relevance model is available to
 ///    check the paraphrase).
 pub fn validate_slot(
@@ -318,6 +324,18 @@ pub fn validate_slot(
             format!(
                 "the quote is not in the request, and the value does not say what the quote says \
                  (similarity {value_quote:.2} < {FACT_THRESHOLD})"
+            ),
+            Some(value_quote),
+        );
+    }
+    let covered = normalize::coverage(raw_query, quote_t);
+    if covered < MIN_QUOTE_COVERAGE {
+        return reject(
+            format!(
+                "the quote is not in the request ({:.0}% of its words occur there, {:.0}% needed); \
+                 copy the words from the request",
+                covered * 100.0,
+                MIN_QUOTE_COVERAGE * 100.0
             ),
             Some(value_quote),
         );
@@ -404,6 +422,9 @@ mod tests {
             .with("ログイン", "サインイン", 0.75)
             .with("サインイン", "ログイン", 0.7)
             .with("sign-in", "login", 0.8)
+            .with("errors", "login form", 0.8)
+            // On topic for the embedding model, but not in the request.
+            .with("二段階", "", 0.9)
             // An invented quote: the value agrees with it, but nothing in the request does.
             .with("決済", "決済", 0.9);
         let cases = [
@@ -412,7 +433,10 @@ mod tests {
             ("ログイン", "ﾛｸﾞｲﾝ機能", QUERY_JA, true, 1.0),
             ("login form", "Login Form", QUERY_EN, true, 1.0),
             ("ログイン機能", "サインイン機能", QUERY_JA, true, 0.7),
-            ("sign-in form", "sign-in form", QUERY_EN, true, 0.8),
+            ("login form shows no errors", "login form shows no errors", QUERY_EN, true, 0.8),
+            // Paraphrases too far from the request's own words are rejected (copy the words).
+            ("sign-in form", "sign-in form", QUERY_EN, false, 1.0),
+            ("二段階認証", "二段階認証を導入", QUERY_JA, false, 0.9),
             ("決済機能", "決済処理", QUERY_JA, false, 0.0),
             (
                 "password reset",

@@ -52,6 +52,17 @@ impl EmbedRelevance {
     }
 }
 
+/// The project's model handle: the provisioned model directory (`$CODE_INTEL_MODEL_DIR`, then
+/// `model_dir` in `.code-intel/config.json`, then the default location), loaded lazily on
+/// first need. A directory that cannot even be located gives a disabled handle whose reason
+/// says how to fix it.
+pub fn project_embedder(ws: &crate::workspace::Workspace) -> EmbedderHandle {
+    match crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()) {
+        Ok(dir) => EmbedderHandle::for_model_dir(dir, crate::embed::E5Options::default()),
+        Err(err) => EmbedderHandle::disabled(err.to_string()),
+    }
+}
+
 fn unavailable(err: EmbedError) -> RelevanceError {
     match err {
         EmbedError::Inference(message) => RelevanceError::Failed(message),

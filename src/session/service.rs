@@ -483,7 +483,7 @@ pub fn set_query_frame(
         Ok(s.clone())
     })?;
     let (_, stamp) = now();
-    let indexed = env.symbols.snapshot().files.len();
+    let indexed = env.snapshot()?.files.len();
     let plan = create_plan(
         &state.query_frame,
         state.intent,

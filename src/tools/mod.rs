@@ -50,6 +50,8 @@ pub struct Context {
     pub graph: crate::deps::GraphStore,
     /// The phase-gated sessions of this project (`crate::session`).
     pub sessions: crate::session::Sessions,
+    /// The embedding model (lazy; shared by everything that embeds in this process).
+    pub embedder: crate::embed::EmbedderHandle,
 }
 
 impl Context {
@@ -59,12 +61,17 @@ impl Context {
         let outlines = crate::index::outlines::OutlineIndex::new(&ws.state_dir());
         let graph = crate::deps::GraphStore::new(ws.root(), &ws.state_dir());
         let sessions = crate::session::Sessions::open(&ws.state_dir());
+        let embedder = crate::relevance::embedded::project_embedder(&ws);
+        sessions.relevance().set(Arc::new(
+            crate::relevance::embedded::EmbedRelevance::new(embedder.clone()),
+        ));
         Ok(Context {
             ws,
             symbols,
             outlines,
             graph,
             sessions,
+            embedder,
         })
     }
 

@@ -37,7 +37,12 @@ pub(crate) fn apply(lang: &str, unit: &mut Unit, text: &str, imports: &Imports) 
     unit.meta.set("injected_dependencies", deps);
 }
 
-pub(crate) fn dependencies(lang: &str, class: Node, text: &str, imports: &Imports) -> Vec<Dependency> {
+pub(crate) fn dependencies(
+    lang: &str,
+    class: Node,
+    text: &str,
+    imports: &Imports,
+) -> Vec<Dependency> {
     let Some(constructor) = constructor(lang, class, text) else {
         return Vec::new();
     };
@@ -71,11 +76,15 @@ fn constructor<'t>(lang: &str, class: Node<'t>, text: &str) -> Option<Node<'t>> 
         } else {
             member
         };
-        let name = member.child_by_field_name("name").map(|n| node_text(n, text));
+        let name = member
+            .child_by_field_name("name")
+            .map(|n| node_text(n, text));
         let found = match lang {
             "php" => member.kind() == "method_declaration" && name == Some("__construct"),
             "python" => member.kind() == "function_definition" && name == Some("__init__"),
-            "typescript" | "tsx" | "javascript" => member.kind() == "method_definition" && name == Some("constructor"),
+            "typescript" | "tsx" | "javascript" => {
+                member.kind() == "method_definition" && name == Some("constructor")
+            }
             "java" => member.kind() == "constructor_declaration",
             _ => false,
         };
@@ -113,9 +122,17 @@ fn parameter(lang: &str, param: Node, text: &str) -> Option<(String, String, boo
             let var = node_text(param.child_by_field_name("pattern")?, text);
             let annotation = param.child_by_field_name("type")?;
             let ty = annotation.named_child(0).filter(|t| {
-                matches!(t.kind(), "type_identifier" | "nested_type_identifier" | "generic_type")
+                matches!(
+                    t.kind(),
+                    "type_identifier" | "nested_type_identifier" | "generic_type"
+                )
             })?;
-            let ty = node_text(ty, text).split('<').next().unwrap_or("").trim().to_string();
+            let ty = node_text(ty, text)
+                .split('<')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
             let mut c = param.walk();
             let promoted = param
                 .children(&mut c)
@@ -127,10 +144,18 @@ fn parameter(lang: &str, param: Node, text: &str) -> Option<(String, String, boo
                 return None;
             }
             let ty = param.child_by_field_name("type")?;
-            if !matches!(ty.kind(), "type_identifier" | "scoped_type_identifier" | "generic_type") {
+            if !matches!(
+                ty.kind(),
+                "type_identifier" | "scoped_type_identifier" | "generic_type"
+            ) {
                 return None;
             }
-            let ty = node_text(ty, text).split('<').next().unwrap_or("").trim().to_string();
+            let ty = node_text(ty, text)
+                .split('<')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
             let var = node_text(param.child_by_field_name("name")?, text);
             Some((ty, var.to_string(), false))
         }
@@ -150,7 +175,10 @@ fn class_type(ty: Node, text: &str) -> Option<String> {
 /// `Optional[EmailService]`, `EmailService | None`, `"EmailService"` → `EmailService`.
 fn python_type(raw: &str) -> Option<String> {
     let mut ty = raw.trim().trim_matches(['"', '\'']).to_string();
-    if let Some(inner) = ty.strip_prefix("Optional[").and_then(|r| r.strip_suffix(']')) {
+    if let Some(inner) = ty
+        .strip_prefix("Optional[")
+        .and_then(|r| r.strip_suffix(']'))
+    {
         ty = inner.trim().to_string();
     }
     if let Some((left, right)) = ty.split_once('|') {
@@ -168,7 +196,10 @@ mod tests {
 
     #[test]
     fn php_promoted_and_plain_parameters_resolve_through_use_statements() {
-        let result = fixture("laravel-shop", "app/Http/Controllers/CheckoutController.php");
+        let result = fixture(
+            "laravel-shop",
+            "app/Http/Controllers/CheckoutController.php",
+        );
         let controller = find(&result.chunks, ChunkKind::Class, "CheckoutController");
         assert_eq!(field(controller, "role"), "controller");
         assert_eq!(
@@ -182,7 +213,12 @@ mod tests {
         );
         assert_eq!(
             controller.metadata.related_symbols[..4],
-            ["App\\Services\\CartService", "App\\Services\\CheckoutService", "App\\Services\\PricingService", "App\\Repositories\\OrderRepository"]
+            [
+                "App\\Services\\CartService",
+                "App\\Services\\CheckoutService",
+                "App\\Services\\PricingService",
+                "App\\Repositories\\OrderRepository"
+            ]
         );
         let plain = chunk(
             "app/Jobs/Sync.php",

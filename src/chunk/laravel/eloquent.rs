@@ -4,7 +4,10 @@
 //! so "which product columns are translatable" and "how are orders related to payments" are
 //! answered by the model's chunk itself.
 
-use super::{array_items, base_class, call_args, class_method, class_traits, descendants, literal, methods_of, property_value, returned_array};
+use super::{
+    array_items, base_class, call_args, class_method, class_traits, descendants, literal,
+    methods_of, property_value, returned_array,
+};
 use crate::chunk::imports::Imports;
 use crate::chunk::unit::Unit;
 use crate::chunk::{ChunkKind, Source};
@@ -62,19 +65,27 @@ pub(crate) fn enrich(source: &Source, imports: &Imports, units: &mut [Unit]) {
         if units[index].kind != ChunkKind::Class {
             continue;
         }
-        let Some(class) = units[index].node else { continue };
-        let Some(base) = base_class(class, text, imports) else { continue };
+        let Some(class) = units[index].node else {
+            continue;
+        };
+        let Some(base) = base_class(class, text, imports) else {
+            continue;
+        };
         if !is_model(source, &base) {
             continue;
         }
         let mut relations = Vec::new();
         for m in methods_of(units, index) {
-            let Some(method) = units[m].node else { continue };
+            let Some(method) = units[m].node else {
+                continue;
+            };
             let name = method
                 .child_by_field_name("name")
                 .map_or("", |n| node_text(n, text))
                 .to_string();
-            let Some(relation) = relation_of(method, &name, text, imports) else { continue };
+            let Some(relation) = relation_of(method, &name, text, imports) else {
+                continue;
+            };
             units[m].meta.set("relation", &relation);
             if let Some(related) = &relation.related {
                 units[m].meta.relate([related.clone()]);
@@ -114,7 +125,8 @@ pub(crate) fn enrich(source: &Source, imports: &Imports, units: &mut [Unit]) {
             unit.meta.set("hidden", hidden);
         }
         if let Some(casts) = casts {
-            unit.meta.relate(casts.values().filter(|v| v.contains('\\')).cloned());
+            unit.meta
+                .relate(casts.values().filter(|v| v.contains('\\')).cloned());
             unit.meta.set("casts", casts);
         }
         if traits.iter().any(|t| t == TRANSLATABLE_TRAIT)
@@ -125,16 +137,24 @@ pub(crate) fn enrich(source: &Source, imports: &Imports, units: &mut [Unit]) {
         if !traits.is_empty() {
             unit.meta.set("traits", &traits);
         }
-        unit.meta.relate(relations.iter().filter_map(|r| r.related.clone()));
+        unit.meta
+            .relate(relations.iter().filter_map(|r| r.related.clone()));
         unit.meta.set("relations", relations);
     }
 }
 
 /// `return $this->hasMany(OrderItem::class)…` inside a method.
-fn relation_of(method: tree_sitter::Node, name: &str, text: &str, imports: &Imports) -> Option<Relation> {
+fn relation_of(
+    method: tree_sitter::Node,
+    name: &str,
+    text: &str,
+    imports: &Imports,
+) -> Option<Relation> {
     for call in descendants(method, &["member_call_expression"]) {
         let object = call.child_by_field_name("object")?;
-        let call_name = call.child_by_field_name("name").map_or("", |n| node_text(n, text));
+        let call_name = call
+            .child_by_field_name("name")
+            .map_or("", |n| node_text(n, text));
         if node_text(object, text) != "$this" || !RELATIONS.contains(&call_name) {
             continue;
         }
@@ -169,7 +189,10 @@ mod tests {
     fn product_model_relations_fillable_casts_and_translatable() {
         let result = fixture("laravel-shop", "app/Models/Product.php");
         let product = find(&result.chunks, ChunkKind::Class, "Product");
-        assert_eq!(product.metadata.fqcn.as_deref(), Some("App\\Models\\Product"));
+        assert_eq!(
+            product.metadata.fqcn.as_deref(),
+            Some("App\\Models\\Product")
+        );
         assert_eq!(field(product, "role"), "eloquent_model");
         assert_eq!(strings(product, "translatable"), ["name", "description"]);
         assert_eq!(strings(product, "fillable").len(), 11);
@@ -183,11 +206,21 @@ mod tests {
                 {"method": "reviews", "type": "hasMany", "related": "App\\Models\\Review"}
             ])
         );
-        assert!(strings(product, "traits").contains(&"Spatie\\Translatable\\HasTranslations".to_string()));
+        assert!(
+            strings(product, "traits")
+                .contains(&"Spatie\\Translatable\\HasTranslations".to_string())
+        );
         // The four one-line relation methods are merged into one chunk that keeps each relation.
-        let merged = find(&result.chunks, ChunkKind::Method, "category, orderItems, tags, reviews");
+        let merged = find(
+            &result.chunks,
+            ChunkKind::Method,
+            "category, orderItems, tags, reviews",
+        );
         assert_eq!((merged.line_start, merged.line_end), (47, 65));
-        assert_eq!(field(merged, "members")[2]["relation"]["related"], "App\\Models\\Tag");
+        assert_eq!(
+            field(merged, "members")[2]["relation"]["related"],
+            "App\\Models\\Tag"
+        );
     }
 
     #[test]
@@ -201,13 +234,19 @@ mod tests {
             .find(|r| r["method"] == "payments")
             .unwrap()
             .clone();
-        assert_eq!(payments, json!({"method": "payments", "type": "morphMany", "related": "App\\Models\\Payment", "morph_name": "payable"}));
+        assert_eq!(
+            payments,
+            json!({"method": "payments", "type": "morphMany", "related": "App\\Models\\Payment", "morph_name": "payable"})
+        );
         assert_eq!(field(class, "casts")["status"], "App\\Enums\\OrderStatus");
         assert!(!class.metadata.fields.contains_key("translatable"));
 
         let user = fixture("laravel-shop", "app/Models/User.php");
         let class = find(&user.chunks, ChunkKind::Class, "User");
-        assert_eq!(field(class, "extends"), "Illuminate\\Foundation\\Auth\\User");
+        assert_eq!(
+            field(class, "extends"),
+            "Illuminate\\Foundation\\Auth\\User"
+        );
         assert_eq!(field(class, "casts")["password"], "hashed");
         assert_eq!(strings(class, "hidden"), ["password", "remember_token"]);
     }
@@ -215,6 +254,11 @@ mod tests {
     #[test]
     fn non_models_are_left_alone() {
         let service = fixture("laravel-shop", "app/Services/CartService.php");
-        assert!(service.chunks.iter().all(|c| c.metadata.fields.get("role") != Some(&json!("eloquent_model"))));
+        assert!(
+            service
+                .chunks
+                .iter()
+                .all(|c| c.metadata.fields.get("role") != Some(&json!("eloquent_model")))
+        );
     }
 }

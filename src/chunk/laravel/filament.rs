@@ -13,7 +13,10 @@
 //! its resource: within one file the resource is inferred from the generator's layout, and
 //! [`link`] confirms it from the resource's own delegation when a whole project is chunked.
 
-use super::{array_items, base_class, call_args, class_method, class_traits, descendants, literal, methods_of, property_value, short_name, string_value};
+use super::{
+    array_items, base_class, call_args, class_method, class_traits, descendants, literal,
+    methods_of, property_value, short_name, string_value,
+};
 use crate::chunk::imports::Imports;
 use crate::chunk::unit::Unit;
 use crate::chunk::{ChunkKind, FileChunks, Source};
@@ -52,8 +55,23 @@ const ACTION_LISTS: &[(&str, &str)] = &[
 
 /// Layout components: they group fields, they are not fields.
 const LAYOUT: &[&str] = &[
-    "Section", "Grid", "Fieldset", "Tabs", "Tab", "Wizard", "Step", "Group", "Split", "Card",
-    "Placeholder", "Actions", "Flex", "Callout", "Text", "View", "Livewire",
+    "Section",
+    "Grid",
+    "Fieldset",
+    "Tabs",
+    "Tab",
+    "Wizard",
+    "Step",
+    "Group",
+    "Split",
+    "Card",
+    "Placeholder",
+    "Actions",
+    "Flex",
+    "Callout",
+    "Text",
+    "View",
+    "Livewire",
 ];
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -128,21 +146,31 @@ pub(crate) fn enrich(source: &Source, imports: &Imports, units: &mut [Unit]) {
         if units[index].kind != ChunkKind::Class {
             continue;
         }
-        let Some(class) = units[index].node else { continue };
+        let Some(class) = units[index].node else {
+            continue;
+        };
         let fqcn = units[index].meta.fqcn.clone().unwrap_or_default();
         let base = base_class(class, text, imports).unwrap_or_default();
         if base == RESOURCE {
             resource(source, imports, units, index, class, &fqcn);
         } else if base == RELATION_MANAGER {
-            let relationship = property_value(class, "relationship", text).map(|v| literal(v, text, imports));
+            let relationship =
+                property_value(class, "relationship", text).map(|v| literal(v, text, imports));
             let unit = &mut units[index];
             unit.meta.set("role", "filament_relation_manager");
             if let Some(r) = &relationship {
                 unit.meta.set("relationship", r);
             }
-            parts(source, imports, units, index, &[("relation_manager", json!(fqcn))]);
+            parts(
+                source,
+                imports,
+                units,
+                index,
+                &[("relation_manager", json!(fqcn))],
+            );
         } else if base.starts_with(PAGES) {
-            let resource = property_value(class, "resource", text).map(|v| literal(v, text, imports));
+            let resource =
+                property_value(class, "resource", text).map(|v| literal(v, text, imports));
             let unit = &mut units[index];
             unit.meta.set("role", "filament_page");
             unit.meta.set("page_type", short_name(&base));
@@ -160,7 +188,14 @@ pub(crate) fn enrich(source: &Source, imports: &Imports, units: &mut [Unit]) {
 }
 
 /// A v3/v4 resource class and its methods.
-fn resource(source: &Source, imports: &Imports, units: &mut [Unit], index: usize, class: Node, fqcn: &str) {
+fn resource(
+    source: &Source,
+    imports: &Imports,
+    units: &mut [Unit],
+    index: usize,
+    class: Node,
+    fqcn: &str,
+) {
     let text = source.text;
     let prop = |name: &str| property_value(class, name, text).map(|v| literal(v, text, imports));
     let model = prop("model");
@@ -172,7 +207,12 @@ fn resource(source: &Source, imports: &Imports, units: &mut [Unit], index: usize
     let built = parts(source, imports, units, index, &extra);
     let relations: Vec<String> = class_method(class, "getRelations", text)
         .and_then(super::returned_array)
-        .map(|a| array_items(a, text, imports).into_iter().map(|(_, v)| v).collect())
+        .map(|a| {
+            array_items(a, text, imports)
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect()
+        })
         .unwrap_or_default();
     let pages: BTreeMap<String, String> = class_method(class, "getPages", text)
         .and_then(super::returned_array)
@@ -199,7 +239,9 @@ fn resource(source: &Source, imports: &Imports, units: &mut [Unit], index: usize
     }
     unit.meta.set(
         "translatable",
-        traits.iter().any(|t| t.ends_with("\\Concerns\\Translatable")),
+        traits
+            .iter()
+            .any(|t| t.ends_with("\\Concerns\\Translatable")),
     );
     for (part, (method_name, built)) in built {
         let key = match part {
@@ -235,7 +277,9 @@ fn pages_of(array: Node, text: &str, imports: &Imports) -> BTreeMap<String, Stri
         let (Some(key), Some(value)) = (element.named_child(0), element.named_child(1)) else {
             continue;
         };
-        let Some(key) = string_value(key, text) else { continue };
+        let Some(key) = string_value(key, text) else {
+            continue;
+        };
         if value.kind() == "scoped_call_expression"
             && let Some(scope) = value.child_by_field_name("scope")
             && let Some(class) = imports.resolve(node_text(scope, text))
@@ -258,12 +302,16 @@ fn parts(
     let text = source.text;
     let mut out = Vec::new();
     for m in methods_of(units, index) {
-        let Some(method) = units[m].node else { continue };
+        let Some(method) = units[m].node else {
+            continue;
+        };
         let name = method
             .child_by_field_name("name")
             .map_or("", |n| node_text(n, text))
             .to_string();
-        let Some(part) = Part::of_method(&name) else { continue };
+        let Some(part) = Part::of_method(&name) else {
+            continue;
+        };
         let built = analyse(method, part, text, imports);
         apply(&mut units[m], part, &built, extra);
         out.push((part, (name, built)));
@@ -305,10 +353,15 @@ fn apply(unit: &mut Unit, part: Part, built: &Built, extra: &[(&str, Value)]) {
 fn analyse(method: Node, part: Part, text: &str, imports: &Imports) -> Built {
     let mut built = Built::default();
     for call in descendants(method, &["scoped_call_expression"]) {
-        let (Some(scope), Some(name)) = (call.child_by_field_name("scope"), call.child_by_field_name("name")) else {
+        let (Some(scope), Some(name)) = (
+            call.child_by_field_name("scope"),
+            call.child_by_field_name("name"),
+        ) else {
             continue;
         };
-        let Some(class) = imports.resolve(node_text(scope, text)) else { continue };
+        let Some(class) = imports.resolve(node_text(scope, text)) else {
+            continue;
+        };
         let call_name = node_text(name, text);
         if call_name == "configure" && matches!(part, Part::Form | Part::Table | Part::Infolist) {
             built.delegates_to = Some(class);
@@ -320,7 +373,9 @@ fn analyse(method: Node, part: Part, text: &str, imports: &Imports) -> Built {
         let short = short_name(&class).to_string();
         let arg = call_args(call).first().and_then(|a| string_value(*a, text));
         let context = enclosing_list(call, method, text);
-        let in_action_form = context.as_deref().is_some_and(|c| matches!(c, "form" | "schema"))
+        let in_action_form = context
+            .as_deref()
+            .is_some_and(|c| matches!(c, "form" | "schema"))
             && part == Part::Table
             && !class.contains("\\Tables\\");
         if class.contains("\\Tables\\Columns\\") {
@@ -347,7 +402,8 @@ fn analyse(method: Node, part: Part, text: &str, imports: &Imports) -> Built {
         } else if in_action_form {
             // Fields of an action's modal form inside a table are not the table's.
         } else if class.contains("\\Components\\") {
-            let layout = LAYOUT.contains(&short.as_str()) || class.contains("\\Schemas\\Components\\");
+            let layout =
+                LAYOUT.contains(&short.as_str()) || class.contains("\\Schemas\\Components\\");
             if !layout && let Some(arg) = &arg {
                 if class.contains("\\Infolists\\Components\\") {
                     built.entries.push(arg.clone());
@@ -403,7 +459,11 @@ fn enclosing_list(node: Node, stop: Node, text: &str) -> Option<String> {
 }
 
 /// A v4 schema/table class: `public static function configure(Schema $schema): Schema`.
-fn configure_method<'t>(class: Node<'t>, text: &str, imports: &Imports) -> Option<(String, Node<'t>)> {
+fn configure_method<'t>(
+    class: Node<'t>,
+    text: &str,
+    imports: &Imports,
+) -> Option<(String, Node<'t>)> {
     let method = class_method(class, "configure", text)?;
     let params = method.child_by_field_name("parameters")?;
     let first = params.named_child(0)?;
@@ -411,12 +471,23 @@ fn configure_method<'t>(class: Node<'t>, text: &str, imports: &Imports) -> Optio
     let resolved = imports.resolve(node_text(ty, text).trim_start_matches('?'))?;
     matches!(
         resolved.as_str(),
-        "Filament\\Schemas\\Schema" | "Filament\\Tables\\Table" | "Filament\\Forms\\Form" | "Filament\\Infolists\\Infolist"
+        "Filament\\Schemas\\Schema"
+            | "Filament\\Tables\\Table"
+            | "Filament\\Forms\\Form"
+            | "Filament\\Infolists\\Infolist"
     )
     .then_some((resolved, method))
 }
 
-fn schema_class(source: &Source, imports: &Imports, units: &mut [Unit], index: usize, fqcn: &str, param: &str, method: Node) {
+fn schema_class(
+    source: &Source,
+    imports: &Imports,
+    units: &mut [Unit],
+    index: usize,
+    fqcn: &str,
+    param: &str,
+    method: Node,
+) {
     let text = source.text;
     let class_name = short_name(fqcn).to_string();
     let part = if param.ends_with("\\Table") {
@@ -466,7 +537,10 @@ fn resource_by_convention(fqcn: &str) -> Option<String> {
         .iter()
         .find_map(|suffix| class.strip_suffix(suffix))
         .unwrap_or(class);
-    let singular = stem.strip_suffix('s').filter(|s| !s.is_empty()).unwrap_or(stem);
+    let singular = stem
+        .strip_suffix('s')
+        .filter(|s| !s.is_empty())
+        .unwrap_or(stem);
     Some(format!("{parent}\\{singular}Resource"))
 }
 
@@ -497,15 +571,24 @@ pub fn link(files: &mut [FileChunks]) {
                     owned.insert(rm.to_string(), resource.clone());
                 }
             }
-            resources.insert(resource, ResourceFacts { model: fields.get("model").cloned() });
+            resources.insert(
+                resource,
+                ResourceFacts {
+                    model: fields.get("model").cloned(),
+                },
+            );
         }
         if let Some(class) = field("schema_class")
-            && matches!(chunk.kind, ChunkKind::FilamentForm | ChunkKind::FilamentTable | ChunkKind::FilamentInfolist)
+            && matches!(
+                chunk.kind,
+                ChunkKind::FilamentForm | ChunkKind::FilamentTable | ChunkKind::FilamentInfolist
+            )
         {
-            let copied: BTreeMap<String, Value> = ["fields", "columns", "filters", "actions", "entries"]
-                .iter()
-                .filter_map(|k| fields.get(*k).map(|v| (k.to_string(), v.clone())))
-                .collect();
+            let copied: BTreeMap<String, Value> =
+                ["fields", "columns", "filters", "actions", "entries"]
+                    .iter()
+                    .filter_map(|k| fields.get(*k).map(|v| (k.to_string(), v.clone())))
+                    .collect();
             schema_facts.insert(class, copied);
         }
     }
@@ -559,11 +642,13 @@ mod tests {
     #[test]
     fn v4_schema_classes_map_to_their_resource_by_layout() {
         assert_eq!(
-            resource_by_convention("App\\Filament\\Resources\\Orders\\Schemas\\OrderForm").as_deref(),
+            resource_by_convention("App\\Filament\\Resources\\Orders\\Schemas\\OrderForm")
+                .as_deref(),
             Some("App\\Filament\\Resources\\Orders\\OrderResource")
         );
         assert_eq!(
-            resource_by_convention("App\\Filament\\Resources\\Orders\\Tables\\OrdersTable").as_deref(),
+            resource_by_convention("App\\Filament\\Resources\\Orders\\Tables\\OrdersTable")
+                .as_deref(),
             Some("App\\Filament\\Resources\\Orders\\OrderResource")
         );
         assert_eq!(resource_by_convention("App\\Services\\OrderForm"), None);
@@ -586,23 +671,36 @@ mod fixture_tests {
 
     /// All parts of a split method, as one list of chunks.
     fn all<'a>(chunks: &'a [Chunk], kind: ChunkKind, name: &str) -> Vec<&'a Chunk> {
-        chunks.iter().filter(|c| c.kind == kind && c.name == name).collect()
+        chunks
+            .iter()
+            .filter(|c| c.kind == kind && c.name == name)
+            .collect()
     }
 
     #[test]
     fn v3_resource_with_form_table_infolist_and_actions() {
         let result = fixture("laravel-shop", "app/Filament/Resources/ProductResource.php");
-        let resource = find(&result.chunks, ChunkKind::FilamentResource, "ProductResource");
+        let resource = find(
+            &result.chunks,
+            ChunkKind::FilamentResource,
+            "ProductResource",
+        );
         assert_eq!(field(resource, "model"), "App\\Models\\Product");
         assert_eq!(field(resource, "navigation_group"), "Catalog");
-        assert_eq!(field(resource, "navigation_icon"), "heroicon-o-shopping-bag");
+        assert_eq!(
+            field(resource, "navigation_icon"),
+            "heroicon-o-shopping-bag"
+        );
         assert_eq!(field(resource, "translatable"), true);
         assert_eq!(field(resource, "form"), "inline");
         assert_eq!(
             strings(resource, "relation_managers"),
             ["App\\Filament\\Resources\\ProductResource\\RelationManagers\\ReviewsRelationManager"]
         );
-        assert_eq!(field(resource, "pages")["edit"], "App\\Filament\\Resources\\ProductResource\\Pages\\EditProduct");
+        assert_eq!(
+            field(resource, "pages")["edit"],
+            "App\\Filament\\Resources\\ProductResource\\Pages\\EditProduct"
+        );
 
         let form = all(&result.chunks, ChunkKind::FilamentForm, "form");
         assert!(!form.is_empty());
@@ -611,13 +709,40 @@ mod fixture_tests {
         let fields = strings(form[0], "fields");
         assert_eq!(
             fields,
-            ["name", "slug", "description", "price", "compare_at_price", "stock", "sku", "category_id", "tags", "is_active", "is_featured", "published_at"]
+            [
+                "name",
+                "slug",
+                "description",
+                "price",
+                "compare_at_price",
+                "stock",
+                "sku",
+                "category_id",
+                "tags",
+                "is_active",
+                "is_featured",
+                "published_at"
+            ]
         );
-        assert_eq!(field(form[0], "resource"), "App\\Filament\\Resources\\ProductResource");
+        assert_eq!(
+            field(form[0], "resource"),
+            "App\\Filament\\Resources\\ProductResource"
+        );
         assert_eq!(field(form[0], "model"), "App\\Models\\Product");
 
         let table = all(&result.chunks, ChunkKind::FilamentTable, "table")[0];
-        assert_eq!(strings(table, "columns"), ["sku", "name", "category.name", "price", "stock", "is_active", "updated_at"]);
+        assert_eq!(
+            strings(table, "columns"),
+            [
+                "sku",
+                "name",
+                "category.name",
+                "price",
+                "stock",
+                "is_active",
+                "updated_at"
+            ]
+        );
         assert_eq!(
             field(table, "filters"),
             &json!([
@@ -640,41 +765,122 @@ mod fixture_tests {
         // The restock action's modal fields are not table columns.
         assert!(!strings(table, "columns").contains(&"quantity".to_string()));
         let infolist = find(&result.chunks, ChunkKind::FilamentInfolist, "infolist");
-        assert_eq!(strings(infolist, "entries"), ["name", "sku", "category.name", "price", "stock", "is_active", "description"]);
+        assert_eq!(
+            strings(infolist, "entries"),
+            [
+                "name",
+                "sku",
+                "category.name",
+                "price",
+                "stock",
+                "is_active",
+                "description"
+            ]
+        );
     }
 
     #[test]
     fn v4_resource_delegates_to_schema_and_table_classes() {
-        let resource = fixture("laravel-shop", "app/Filament/Resources/Orders/OrderResource.php");
-        let class = find(&resource.chunks, ChunkKind::FilamentResource, "OrderResource");
-        assert_eq!(field(class, "form"), "App\\Filament\\Resources\\Orders\\Schemas\\OrderForm");
-        assert_eq!(field(class, "table"), "App\\Filament\\Resources\\Orders\\Tables\\OrdersTable");
-        assert_eq!(field(class, "infolist"), "App\\Filament\\Resources\\Orders\\Schemas\\OrderInfolist");
+        let resource = fixture(
+            "laravel-shop",
+            "app/Filament/Resources/Orders/OrderResource.php",
+        );
+        let class = find(
+            &resource.chunks,
+            ChunkKind::FilamentResource,
+            "OrderResource",
+        );
+        assert_eq!(
+            field(class, "form"),
+            "App\\Filament\\Resources\\Orders\\Schemas\\OrderForm"
+        );
+        assert_eq!(
+            field(class, "table"),
+            "App\\Filament\\Resources\\Orders\\Tables\\OrdersTable"
+        );
+        assert_eq!(
+            field(class, "infolist"),
+            "App\\Filament\\Resources\\Orders\\Schemas\\OrderInfolist"
+        );
         assert_eq!(field(class, "navigation_group"), "Sales");
-        assert_eq!(field(class, "navigation_icon"), "Heroicon::OutlinedShoppingCart");
+        assert_eq!(
+            field(class, "navigation_icon"),
+            "Heroicon::OutlinedShoppingCart"
+        );
         let form = find(&resource.chunks, ChunkKind::FilamentForm, "form");
-        assert_eq!(field(form, "delegates_to"), "App\\Filament\\Resources\\Orders\\Schemas\\OrderForm");
+        assert_eq!(
+            field(form, "delegates_to"),
+            "App\\Filament\\Resources\\Orders\\Schemas\\OrderForm"
+        );
 
-        let schema = fixture("laravel-shop", "app/Filament/Resources/Orders/Schemas/OrderForm.php");
+        let schema = fixture(
+            "laravel-shop",
+            "app/Filament/Resources/Orders/Schemas/OrderForm.php",
+        );
         let configure = find(&schema.chunks, ChunkKind::FilamentForm, "configure");
-        assert_eq!(strings(configure, "fields"), ["number", "customer_id", "status", "tracking_number", "shipped_at", "notes"]);
+        assert_eq!(
+            strings(configure, "fields"),
+            [
+                "number",
+                "customer_id",
+                "status",
+                "tracking_number",
+                "shipped_at",
+                "notes"
+            ]
+        );
         // On its own the file does not name its resource: the generator's layout does.
-        assert_eq!(field(configure, "resource"), "App\\Filament\\Resources\\Orders\\OrderResource");
+        assert_eq!(
+            field(configure, "resource"),
+            "App\\Filament\\Resources\\Orders\\OrderResource"
+        );
         assert_eq!(field(configure, "resource_source"), "convention");
-        let table = fixture("laravel-shop", "app/Filament/Resources/Orders/Tables/OrdersTable.php");
-        let configure = &table.chunks.iter().find(|c| c.kind == ChunkKind::FilamentTable).unwrap();
-        assert_eq!(strings(configure, "columns"), ["number", "customer.last_name", "status", "grand_total", "placed_at"]);
-        assert_eq!(field(configure, "actions")[2], json!({"type": "Action", "name": "markShipped", "group": "record"}));
-        assert_eq!(field(configure, "actions")[4], json!({"type": "BulkAction", "name": "export", "group": "toolbar"}));
-        let infolist = fixture("laravel-shop", "app/Filament/Resources/Orders/Schemas/OrderInfolist.php");
-        assert!(infolist.chunks.iter().any(|c| c.kind == ChunkKind::FilamentInfolist));
+        let table = fixture(
+            "laravel-shop",
+            "app/Filament/Resources/Orders/Tables/OrdersTable.php",
+        );
+        let configure = &table
+            .chunks
+            .iter()
+            .find(|c| c.kind == ChunkKind::FilamentTable)
+            .unwrap();
+        assert_eq!(
+            strings(configure, "columns"),
+            [
+                "number",
+                "customer.last_name",
+                "status",
+                "grand_total",
+                "placed_at"
+            ]
+        );
+        assert_eq!(
+            field(configure, "actions")[2],
+            json!({"type": "Action", "name": "markShipped", "group": "record"})
+        );
+        assert_eq!(
+            field(configure, "actions")[4],
+            json!({"type": "BulkAction", "name": "export", "group": "toolbar"})
+        );
+        let infolist = fixture(
+            "laravel-shop",
+            "app/Filament/Resources/Orders/Schemas/OrderInfolist.php",
+        );
+        assert!(
+            infolist
+                .chunks
+                .iter()
+                .any(|c| c.kind == ChunkKind::FilamentInfolist)
+        );
     }
 
     #[test]
     fn linking_a_project_joins_resources_schemas_models_and_pages() {
         let root = fixtures().join("laravel-shop");
         let ws = Workspace::open(&root).unwrap();
-        let run = chunker().chunk_workspace(&ws, &root.join("app/Filament")).unwrap();
+        let run = chunker()
+            .chunk_workspace(&ws, &root.join("app/Filament"))
+            .unwrap();
         let chunks: Vec<&Chunk> = run.files.iter().flat_map(|f| f.chunks.iter()).collect();
         let by = |kind: ChunkKind, file: &str| {
             chunks
@@ -690,10 +896,16 @@ mod fixture_tests {
         let resource_table = by(ChunkKind::FilamentTable, "Orders/OrderResource.php");
         assert_eq!(strings(resource_table, "columns")[0], "number");
         let rm = by(ChunkKind::Class, "ReviewsRelationManager.php");
-        assert_eq!(field(rm, "resource"), "App\\Filament\\Resources\\ProductResource");
+        assert_eq!(
+            field(rm, "resource"),
+            "App\\Filament\\Resources\\ProductResource"
+        );
         assert_eq!(field(rm, "model"), "App\\Models\\Product");
         let page = by(ChunkKind::FilamentActions, "Orders/Pages/ViewOrder.php");
         assert_eq!(field(page, "model"), "App\\Models\\Order");
-        assert_eq!(field(page, "actions"), &json!([{"type": "EditAction", "name": "edit"}]));
+        assert_eq!(
+            field(page, "actions"),
+            &json!([{"type": "EditAction", "name": "edit"}])
+        );
     }
 }

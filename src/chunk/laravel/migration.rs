@@ -51,7 +51,14 @@ struct Table {
     renamed_columns: Vec<(String, String)>,
 }
 
-const INDEX_METHODS: &[&str] = &["index", "unique", "primary", "fullText", "fulltext", "spatialIndex"];
+const INDEX_METHODS: &[&str] = &[
+    "index",
+    "unique",
+    "primary",
+    "fullText",
+    "fulltext",
+    "spatialIndex",
+];
 
 /// Whether a file is a migration: under `migrations/` or a class extending `Migration`, and it
 /// uses the schema builder.
@@ -60,18 +67,26 @@ fn is_migration(source: &Source) -> bool {
         && source.text.contains("Schema::")
 }
 
-pub(crate) fn enrich<'t>(source: &Source, root: Node<'t>, imports: &Imports, units: &mut Vec<Unit<'t>>) {
+pub(crate) fn enrich<'t>(
+    source: &Source,
+    root: Node<'t>,
+    imports: &Imports,
+    units: &mut Vec<Unit<'t>>,
+) {
     if !is_migration(source) {
         return;
     }
     let text = source.text;
     for call in descendants(root, &["scoped_call_expression"]) {
-        let (Some(scope), Some(name)) = (call.child_by_field_name("scope"), call.child_by_field_name("name")) else {
+        let (Some(scope), Some(name)) = (
+            call.child_by_field_name("scope"),
+            call.child_by_field_name("name"),
+        ) else {
             continue;
         };
-        let is_schema = imports
-            .resolve(node_text(scope, text))
-            .is_some_and(|s| s == "Illuminate\\Support\\Facades\\Schema" || s == "Schema" || s.ends_with("\\Schema"));
+        let is_schema = imports.resolve(node_text(scope, text)).is_some_and(|s| {
+            s == "Illuminate\\Support\\Facades\\Schema" || s == "Schema" || s.ends_with("\\Schema")
+        });
         let operation = match node_text(name, text) {
             "create" => "create",
             "table" => "alter",
@@ -93,7 +108,9 @@ pub(crate) fn enrich<'t>(source: &Source, root: Node<'t>, imports: &Imports, uni
             .filter(|p| p.kind() == "expression_statement")
             .unwrap_or(call);
         let body = closure.and_then(|c| c.child_by_field_name("body"));
-        let blueprint = closure.and_then(blueprint_variable).map(|v| node_text(v, text).to_string());
+        let blueprint = closure
+            .and_then(blueprint_variable)
+            .map(|v| node_text(v, text).to_string());
         let parsed = body
             .map(|b| parse_blueprint(b, blueprint.as_deref(), text))
             .unwrap_or_default();
@@ -103,13 +120,23 @@ pub(crate) fn enrich<'t>(source: &Source, root: Node<'t>, imports: &Imports, uni
         } else {
             statement.start_byte()
         };
-        let verb = if operation == "create" { "create" } else { "table" };
-        let mut unit = Unit::new(ChunkKind::TableSchema, table.clone(), start..statement.end_byte())
-            .key(format!("table:{table}:{operation}"))
-            .elide(Elide::Whole {
-                stub: format!("Schema::{verb}('{table}', …); // table_schema chunk"),
-            })
-            .header(format!("Schema::{verb}('{table}', function (Blueprint $table) {{"));
+        let verb = if operation == "create" {
+            "create"
+        } else {
+            "table"
+        };
+        let mut unit = Unit::new(
+            ChunkKind::TableSchema,
+            table.clone(),
+            start..statement.end_byte(),
+        )
+        .key(format!("table:{table}:{operation}"))
+        .elide(Elide::Whole {
+            stub: format!("Schema::{verb}('{table}', …); // table_schema chunk"),
+        })
+        .header(format!(
+            "Schema::{verb}('{table}', function (Blueprint $table) {{"
+        ));
         if let Some(body) = body {
             unit = unit.node(body);
         }
@@ -121,7 +148,12 @@ pub(crate) fn enrich<'t>(source: &Source, root: Node<'t>, imports: &Imports, uni
         }
         if !parsed.foreign_keys.is_empty() {
             unit.meta.set("foreign_keys", &parsed.foreign_keys);
-            unit.meta.relate(parsed.foreign_keys.iter().map(|fk| format!("table:{}", fk.on)));
+            unit.meta.relate(
+                parsed
+                    .foreign_keys
+                    .iter()
+                    .map(|fk| format!("table:{}", fk.on)),
+            );
         }
         if !parsed.dropped_columns.is_empty() {
             unit.meta.set("dropped_columns", &parsed.dropped_columns);
@@ -144,7 +176,10 @@ fn blueprint_variable(closure: Node) -> Option<Node> {
 }
 
 /// One `$table->type('name', …)->modifier()…;` statement as (call name, args) innermost first.
-fn call_chain<'t>(expr: Node<'t>, text: &str) -> Option<(String, Vec<(String, Vec<Node<'t>>)>)> {
+/// A method call in a chain: its name and argument nodes.
+type Call<'t> = (String, Vec<Node<'t>>);
+
+fn call_chain<'t>(expr: Node<'t>, text: &str) -> Option<(String, Vec<Call<'t>>)> {
     let mut calls = Vec::new();
     let mut current = expr;
     loop {
@@ -166,8 +201,12 @@ fn parse_blueprint(body: Node, blueprint: Option<&str>, text: &str) -> Table {
         if statement.kind() != "expression_statement" {
             continue;
         }
-        let Some(expr) = statement.named_child(0) else { continue };
-        let Some((var, calls)) = call_chain(expr, text) else { continue };
+        let Some(expr) = statement.named_child(0) else {
+            continue;
+        };
+        let Some((var, calls)) = call_chain(expr, text) else {
+            continue;
+        };
         if blueprint.is_some_and(|b| b != var) {
             continue;
         }
@@ -210,33 +249,55 @@ fn apply(table: &mut Table, calls: &[(String, Vec<Node>)], text: &str) {
             foreign_modifiers(&mut fk, modifiers, text);
             table.foreign_keys.push(fk);
         }
-        "dropColumn" | "dropColumns" => table.dropped_columns.extend(
-            args.iter().flat_map(|a| strings(Some(a), text)),
-        ),
+        "dropColumn" | "dropColumns" => table
+            .dropped_columns
+            .extend(args.iter().flat_map(|a| strings(Some(a), text))),
         "dropIndex" | "dropUnique" | "dropPrimary" | "dropForeign" | "dropFullText" => {
-            let what = args.first().map(|a| node_text(*a, text).to_string()).unwrap_or_default();
+            let what = args
+                .first()
+                .map(|a| node_text(*a, text).to_string())
+                .unwrap_or_default();
             table.dropped_indexes.push(format!("{method}({what})"));
         }
         "renameColumn" => {
-            let from = args.first().and_then(|a| string_value(*a, text)).unwrap_or_default();
-            let to = args.get(1).and_then(|a| string_value(*a, text)).unwrap_or_default();
+            let from = args
+                .first()
+                .and_then(|a| string_value(*a, text))
+                .unwrap_or_default();
+            let to = args
+                .get(1)
+                .and_then(|a| string_value(*a, text))
+                .unwrap_or_default();
             table.renamed_columns.push((from, to));
         }
         "timestamps" | "timestampsTz" | "nullableTimestamps" => {
             for name in ["created_at", "updated_at"] {
-                table.columns.push(implicit(name, "timestamp", &["nullable"]));
+                table
+                    .columns
+                    .push(implicit(name, "timestamp", &["nullable"]));
             }
         }
         "softDeletes" | "softDeletesTz" => {
-            let name = first.first().cloned().unwrap_or_else(|| "deleted_at".into());
-            table.columns.push(implicit(&name, "timestamp", &["nullable"]));
+            let name = first
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "deleted_at".into());
+            table
+                .columns
+                .push(implicit(&name, "timestamp", &["nullable"]));
         }
-        "rememberToken" => table.columns.push(implicit("remember_token", "string", &["nullable"])),
+        "rememberToken" => table
+            .columns
+            .push(implicit("remember_token", "string", &["nullable"])),
         "id" if first.is_empty() => table.columns.push(implicit("id", "id", &["primary"])),
         "morphs" | "nullableMorphs" | "uuidMorphs" | "ulidMorphs" => {
             if let Some(base) = first.first() {
-                table.columns.push(implicit(&format!("{base}_id"), "unsignedBigInteger", &[]));
-                table.columns.push(implicit(&format!("{base}_type"), "string", &[]));
+                table
+                    .columns
+                    .push(implicit(&format!("{base}_id"), "unsignedBigInteger", &[]));
+                table
+                    .columns
+                    .push(implicit(&format!("{base}_type"), "string", &[]));
                 table.indexes.push(Index {
                     index_type: "index".into(),
                     columns: vec![format!("{base}_type"), format!("{base}_id")],
@@ -247,7 +308,14 @@ fn apply(table: &mut Table, calls: &[(String, Vec<Node>)], text: &str) {
             // `foreignIdFor(Customer::class)`: the column follows the model name.
             let name = if method == "foreignIdFor" {
                 args.first()
-                    .map(|a| node_text(*a, text).trim_end_matches("::class").rsplit('\\').next().unwrap_or("").to_string())
+                    .map(|a| {
+                        node_text(*a, text)
+                            .trim_end_matches("::class")
+                            .rsplit('\\')
+                            .next()
+                            .unwrap_or("")
+                            .to_string()
+                    })
                     .filter(|m| !m.is_empty())
                     .map(|m| format!("{}_id", snake(&m)))
             } else {
@@ -398,7 +466,11 @@ mod fixture_tests {
         let result = fixture("laravel-shop", ORDERS);
         let orders = find(&result.chunks, ChunkKind::TableSchema, "orders");
         assert_eq!((orders.line_start, orders.line_end), (11, 30));
-        assert!(orders.content.starts_with("        Schema::create('orders', function (Blueprint $table) {"));
+        assert!(
+            orders
+                .content
+                .starts_with("        Schema::create('orders', function (Blueprint $table) {")
+        );
         assert_eq!(field(orders, "operation"), "create");
         let columns: Vec<&str> = field(orders, "columns")
             .as_array()
@@ -409,9 +481,22 @@ mod fixture_tests {
         assert_eq!(
             columns,
             [
-                "id", "customer_id", "coupon_id", "number", "status", "subtotal", "discount_total",
-                "tax_total", "shipping_total", "grand_total", "currency", "shipping_address", "notes",
-                "placed_at", "created_at", "updated_at"
+                "id",
+                "customer_id",
+                "coupon_id",
+                "number",
+                "status",
+                "subtotal",
+                "discount_total",
+                "tax_total",
+                "shipping_total",
+                "grand_total",
+                "currency",
+                "shipping_address",
+                "notes",
+                "placed_at",
+                "created_at",
+                "updated_at"
             ]
         );
         assert_eq!(
@@ -439,13 +524,21 @@ mod fixture_tests {
         );
         // `up()` keeps a stub where the table was: the schema lives in its own chunk.
         let up = find(&result.chunks, ChunkKind::Method, "up");
-        assert!(up.content.contains("Schema::create('orders', …); // table_schema chunk"), "{}", up.content);
+        assert!(
+            up.content
+                .contains("Schema::create('orders', …); // table_schema chunk"),
+            "{}",
+            up.content
+        );
         assert!(!up.content.contains("grand_total"));
     }
 
     #[test]
     fn several_tables_in_one_migration_and_alterations() {
-        let products = fixture("laravel-shop", "database/migrations/2024_01_10_100100_create_products_table.php");
+        let products = fixture(
+            "laravel-shop",
+            "database/migrations/2024_01_10_100100_create_products_table.php",
+        );
         let tables: Vec<&str> = products
             .chunks
             .iter()
@@ -459,11 +552,26 @@ mod fixture_tests {
             &json!([{"type": "primary", "columns": ["product_id", "tag_id"]}])
         );
         let product = find(&products.chunks, ChunkKind::TableSchema, "products");
-        let deleted = field(product, "columns").as_array().unwrap().last().unwrap().clone();
-        assert_eq!(deleted, json!({"name": "deleted_at", "type": "timestamp", "modifiers": ["nullable"]}));
+        let deleted = field(product, "columns")
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert_eq!(
+            deleted,
+            json!({"name": "deleted_at", "type": "timestamp", "modifiers": ["nullable"]})
+        );
 
-        let alter = fixture("laravel-shop", "database/migrations/2024_03_05_143000_add_tracking_number_to_orders_table.php");
-        let changes: Vec<_> = alter.chunks.iter().filter(|c| c.kind == ChunkKind::TableSchema).collect();
+        let alter = fixture(
+            "laravel-shop",
+            "database/migrations/2024_03_05_143000_add_tracking_number_to_orders_table.php",
+        );
+        let changes: Vec<_> = alter
+            .chunks
+            .iter()
+            .filter(|c| c.kind == ChunkKind::TableSchema)
+            .collect();
         assert_eq!(changes.len(), 2, "{}", outline(&alter.chunks).join("\n"));
         assert_ne!(changes[0].id, changes[1].id);
         assert_eq!(field(changes[0], "operation"), "alter");
@@ -471,6 +579,9 @@ mod fixture_tests {
             field(changes[0], "columns")[0],
             json!({"name": "tracking_number", "type": "string", "params": ["64"], "modifiers": ["nullable", "after('status')"]})
         );
-        assert_eq!(field(changes[1], "dropped_columns"), &json!(["tracking_number", "shipped_at"]));
+        assert_eq!(
+            field(changes[1], "dropped_columns"),
+            &json!(["tracking_number", "shipped_at"])
+        );
     }
 }

@@ -19,7 +19,12 @@ use crate::syntax::node_text;
 use tree_sitter::Node;
 
 /// Applies every Laravel enrichment to the flat unit list of one PHP file.
-pub(crate) fn enrich<'t>(source: &Source, root: Node<'t>, imports: &Imports, units: &mut Vec<Unit<'t>>) {
+pub(crate) fn enrich<'t>(
+    source: &Source,
+    root: Node<'t>,
+    imports: &Imports,
+    units: &mut Vec<Unit<'t>>,
+) {
     migration::enrich(source, root, imports, units);
     eloquent::enrich(source, imports, units);
     filament::enrich(source, imports, units);
@@ -27,7 +32,8 @@ pub(crate) fn enrich<'t>(source: &Source, root: Node<'t>, imports: &Imports, uni
         if unit.kind == ChunkKind::Class
             && !unit.meta.fields.contains_key("role")
             && let Some(base) = unit.node.and_then(|n| base_class(n, source.text, imports))
-            && (base == "Illuminate\\Routing\\Controller" || base.ends_with("\\Http\\Controllers\\Controller"))
+            && (base == "Illuminate\\Routing\\Controller"
+                || base.ends_with("\\Http\\Controllers\\Controller"))
         {
             unit.meta.set("role", "controller");
         }
@@ -116,7 +122,9 @@ pub(crate) fn literal(node: Node, text: &str, imports: &Imports) -> String {
     match node.kind() {
         "string" | "encapsed_string" => {
             let raw = node_text(node, text);
-            raw.get(1..raw.len().saturating_sub(1)).unwrap_or(raw).to_string()
+            raw.get(1..raw.len().saturating_sub(1))
+                .unwrap_or(raw)
+                .to_string()
         }
         "class_constant_access_expression" => {
             let src = node_text(node, text);
@@ -138,12 +146,18 @@ pub(crate) fn string_value(node: Node, text: &str) -> Option<String> {
     };
     matches!(node.kind(), "string" | "encapsed_string").then(|| {
         let raw = node_text(node, text);
-        raw.get(1..raw.len().saturating_sub(1)).unwrap_or(raw).to_string()
+        raw.get(1..raw.len().saturating_sub(1))
+            .unwrap_or(raw)
+            .to_string()
     })
 }
 
 /// The elements of a PHP array literal as `(key, value)` pairs.
-pub(crate) fn array_items(array: Node, text: &str, imports: &Imports) -> Vec<(Option<String>, String)> {
+pub(crate) fn array_items(
+    array: Node,
+    text: &str,
+    imports: &Imports,
+) -> Vec<(Option<String>, String)> {
     let mut out = Vec::new();
     if array.kind() != "array_creation_expression" {
         return out;
@@ -157,7 +171,10 @@ pub(crate) fn array_items(array: Node, text: &str, imports: &Imports) -> Vec<(Op
         let parts: Vec<Node> = element.named_children(&mut inner).collect();
         match parts.as_slice() {
             [value] => out.push((None, literal(*value, text, imports))),
-            [key, value] => out.push((Some(literal(*key, text, imports)), literal(*value, text, imports))),
+            [key, value] => out.push((
+                Some(literal(*key, text, imports)),
+                literal(*value, text, imports),
+            )),
             _ => {}
         }
     }
