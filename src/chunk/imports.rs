@@ -156,7 +156,7 @@ impl Imports {
             let mut cursor = node.walk();
             for child in node.named_children(&mut cursor) {
                 imports.statement(child, text, file);
-                // PHP `namespace X { … }` blocks and Go import lists nest their statements.
+                // PHP `namespace X { … }` blocks nest their statements.
                 if child.kind() == "namespace_definition"
                     && let Some(body) = child.child_by_field_name("body")
                 {

@@ -19,6 +19,7 @@
 //! qualified name (never line numbers) so they survive edits elsewhere in the file.
 //! [`text::embedding_text`] is the one place that builds the text the model embeds.
 
+pub mod bench;
 pub mod blade;
 pub mod code;
 pub mod css;

@@ -20,6 +20,10 @@ pub struct ChunksArgs {
     /// Project root (default: the current directory). Chunk ids and paths are relative to it.
     #[arg(long)]
     pub root: Option<PathBuf>,
+    /// Instead of listing chunks, time chunking against a bare tree-sitter parse of the same
+    /// files (one thread each, files preloaded).
+    #[arg(long)]
+    pub bench: bool,
 }
 
 pub fn run(args: ChunksArgs) -> anyhow::Result<i32> {
@@ -32,6 +36,16 @@ pub fn run(args: ChunksArgs) -> anyhow::Result<i32> {
         .resolve(&args.path.to_string_lossy())
         .map_err(|err| anyhow::anyhow!("{}", err.message))?;
     let chunker = Chunker::for_workspace(&ws);
+    if args.bench {
+        let report =
+            crate::chunk::bench::run(&chunker, &ws, &target.abs).map_err(|e| anyhow::anyhow!(e))?;
+        if args.json {
+            println!("{}", serde_json::to_string(&report)?);
+        } else {
+            println!("{}", report.describe());
+        }
+        return Ok(0);
+    }
     let started = Instant::now();
     let run = chunker
         .chunk_workspace(&ws, &target.abs)

@@ -165,7 +165,9 @@ fn run_raw(session: &mut Session, batch: &RawBatch) -> Result<(), EmbedError> {
         .try_extract_tensor::<f32>()
         .map_err(err)?;
     if out_shape.len() != 3 {
-        return Err(EmbedError::Inference(format!("unexpected output shape {out_shape:?}")));
+        return Err(EmbedError::Inference(format!(
+            "unexpected output shape {out_shape:?}"
+        )));
     }
     Ok(())
 }

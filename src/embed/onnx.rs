@@ -80,7 +80,9 @@ impl E5Options {
             Some("fp32") => Precision::Fp32,
             Some("int8") | None => Precision::Int8,
             Some(other) => {
-                tracing::warn!("embedding_query_precision {other:?} is not \"int8\" or \"fp32\"; using int8");
+                tracing::warn!(
+                    "embedding_query_precision {other:?} is not \"int8\" or \"fp32\"; using int8"
+                );
                 Precision::Int8
             }
         };
@@ -104,6 +106,9 @@ impl Default for E5Options {
         }
     }
 }
+
+/// Token ids and attention mask of one text, padded to its batch.
+pub(crate) type EncodedText = (Vec<i64>, Vec<i64>);
 
 /// The real [`Embedder`].
 pub struct E5Embedder {
@@ -154,15 +159,16 @@ impl E5Embedder {
     pub fn load(dir: &ModelDir, options: E5Options) -> Result<E5Embedder, EmbedError> {
         let start = Instant::now();
         let manifest = dir.verify(options.verify)?;
-        let lib = manifest.runtime_library().ok_or_else(|| EmbedError::ModelInvalid {
-            dir: dir.path.display().to_string(),
-            problems: vec!["the manifest lists no ONNX Runtime library".into()],
-        })?;
+        let lib = manifest
+            .runtime_library()
+            .ok_or_else(|| EmbedError::ModelInvalid {
+                dir: dir.path.display().to_string(),
+                problems: vec!["the manifest lists no ONNX Runtime library".into()],
+            })?;
         let env = ort_environment(&dir.file(lib))?;
         let tokenizer = read_tokenizer_files(dir)?;
-        let session = |precision: Precision| {
-            load_session(dir, precision, &tokenizer, &env, &options)
-        };
+        let session =
+            |precision: Precision| load_session(dir, precision, &tokenizer, &env, &options);
         // Two sessions load in parallel: most of the time is parsing the tokenizer and
         // optimising the graph, each single-threaded.
         let (passages, queries) = if options.query_precision == options.passage_precision {
@@ -173,7 +179,10 @@ impl E5Embedder {
                 let passages = session(options.passage_precision);
                 let queries = queries.join().unwrap_or_else(|_| {
                     Err(EmbedError::Load {
-                        file: dir.file(options.query_precision.file()).display().to_string(),
+                        file: dir
+                            .file(options.query_precision.file())
+                            .display()
+                            .to_string(),
                         reason: "the loading thread panicked".into(),
                     })
                 });
@@ -247,7 +256,7 @@ impl E5Embedder {
     pub(crate) fn encode_passage_batch(
         &self,
         prepared: &[&str],
-    ) -> Result<Vec<(Vec<i64>, Vec<i64>)>, EmbedError> {
+    ) -> Result<Vec<EncodedText>, EmbedError> {
         let session = self.passages.lock().unwrap_or_else(PoisonError::into_inner);
         let encodings = session
             .tokenizer
@@ -286,7 +295,11 @@ impl E5Embedder {
 
     /// Embeds already-prefixed texts with one model, in length-sorted batches, returning them
     /// in input order.
-    fn run(&self, model: &Mutex<TextEmbedding>, texts: Vec<String>) -> Result<Vec<Vector>, EmbedError> {
+    fn run(
+        &self,
+        model: &Mutex<TextEmbedding>,
+        texts: Vec<String>,
+    ) -> Result<Vec<Vector>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
@@ -413,7 +426,9 @@ mod tests {
             ("cos_login_config", cos(&v[0], &v[2])),
         ] {
             let precision = model.options().query_precision.as_str();
-            let want = manifest.check_figure(precision, key).expect("figure in manifest");
+            let want = manifest
+                .check_figure(precision, key)
+                .expect("figure in manifest");
             assert!((got - want).abs() < 0.002, "{key}: {got:.4} vs {want:.4}");
         }
         // Unit length, right size.
@@ -431,19 +446,35 @@ mod tests {
     fn prefixes_and_splitting_are_applied() {
         let model = test_model::real();
         let verbatim = |text: &str, query_side: bool| {
-            model.embed_verbatim(&[text.to_string()], query_side).unwrap().remove(0)
+            model
+                .embed_verbatim(&[text.to_string()], query_side)
+                .unwrap()
+                .remove(0)
         };
         let cases: &[(&str, &str, &str)] = &[
             ("ログイン機能", "query: ログイン機能", "ログイン機能"),
             ("AuthService", "query: Auth Service", "query: AuthService"),
-            ("get_user_name", "query: get user name", "passage: get user name"),
+            (
+                "get_user_name",
+                "query: get user name",
+                "passage: get user name",
+            ),
         ];
         for &(input, same, different) in cases {
             let got = model.embed_queries(&[input]).unwrap().remove(0);
-            assert!(cos(&got, &verbatim(same, true)) > 0.99999, "{input:?} vs {same:?}");
-            assert!(cos(&got, &verbatim(different, true)) < 0.999, "{input:?} vs {different:?}");
+            assert!(
+                cos(&got, &verbatim(same, true)) > 0.99999,
+                "{input:?} vs {same:?}"
+            );
+            assert!(
+                cos(&got, &verbatim(different, true)) < 0.999,
+                "{input:?} vs {different:?}"
+            );
         }
-        let passage = model.embed_passages(&["class ConfigLoader:"]).unwrap().remove(0);
+        let passage = model
+            .embed_passages(&["class ConfigLoader:"])
+            .unwrap()
+            .remove(0);
         assert!(cos(&passage, &verbatim("passage: class Config Loader:", false)) > 0.99999);
         assert!(cos(&passage, &verbatim("query: class Config Loader:", false)) < 0.999);
     }
@@ -481,12 +512,24 @@ mod tests {
     fn related_texts_rank_above_unrelated() {
         let model = test_model::real();
         let cases: &[(&str, &str, &str)] = &[
-            ("ログイン機能", "def login(email, password): check the password and open a session", "def load_yaml(path): read the configuration file"),
+            (
+                "ログイン機能",
+                "def login(email, password): check the password and open a session",
+                "def load_yaml(path): read the configuration file",
+            ),
             // Bare code with no words (a Laravel `Schema::create('orders', …)` migration, even
             // with its path) loses to unrelated code for this request: e5-small does not bridge
             // Japanese to code tokens, which is why ranking also needs lexical and path signals.
-            ("注文データの保存", "class OrderRepository: stores orders and their line items in the database", "function formatDate(d: Date): string — formats a date for display"),
-            ("send an email", "メールを送信する関数。SMTP サーバーに接続して送信します。", "画像のサイズを変更する関数"),
+            (
+                "注文データの保存",
+                "class OrderRepository: stores orders and their line items in the database",
+                "function formatDate(d: Date): string — formats a date for display",
+            ),
+            (
+                "send an email",
+                "メールを送信する関数。SMTP サーバーに接続して送信します。",
+                "画像のサイズを変更する関数",
+            ),
         ];
         for &(query, related, unrelated) in cases {
             let q = model.embed_query(query).unwrap();
@@ -502,6 +545,11 @@ mod tests {
         // "passage: " is 3 pieces plus <s> and </s>; a longer text has more tokens.
         let empty = model.passage_tokens("").unwrap();
         assert!((3..=6).contains(&empty), "{empty}");
-        assert!(model.passage_tokens("fn main() { println!(\"hello\"); }").unwrap() > empty + 5);
+        assert!(
+            model
+                .passage_tokens("fn main() { println!(\"hello\"); }")
+                .unwrap()
+                > empty + 5
+        );
     }
 }

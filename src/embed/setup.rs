@@ -110,7 +110,12 @@ pub struct LoadFigures {
 /// Loads the model as the server does and measures load time, request latency and memory.
 pub fn load_figures(dir: &ModelDir) -> Result<LoadFigures, EmbedError> {
     let model = E5Embedder::load(dir, E5Options::default())?;
-    let requests = ["ログイン機能", "where are orders stored", "パスワードのハッシュ化", "retry failed http requests"];
+    let requests = [
+        "ログイン機能",
+        "where are orders stored",
+        "パスワードのハッシュ化",
+        "retry failed http requests",
+    ];
     let mut times = Vec::new();
     for _ in 0..3 {
         for request in requests {
@@ -168,7 +173,13 @@ pub fn verify(dir: &ModelDir) -> VerifyReport {
         "checksums",
         manifest
             .as_ref()
-            .map(|m| format!("{} files match manifest.json ({:.1}s)", m.files.len(), start.elapsed().as_secs_f64()))
+            .map(|m| {
+                format!(
+                    "{} files match manifest.json ({:.1}s)",
+                    m.files.len(),
+                    start.elapsed().as_secs_f64()
+                )
+            })
             .map_err(ToString::to_string),
     );
     if let (true, Ok(manifest)) = (hashed, manifest) {
@@ -186,7 +197,11 @@ pub fn verify(dir: &ModelDir) -> VerifyReport {
 
 /// Loads one model on both sides and checks the provisioner's figures and the calibrated
 /// anchor pair.
-fn check_model(dir: &ModelDir, manifest: &Manifest, precision: Precision) -> Result<String, String> {
+fn check_model(
+    dir: &ModelDir,
+    manifest: &Manifest,
+    precision: Precision,
+) -> Result<String, String> {
     let options = E5Options {
         passage_precision: precision,
         query_precision: precision,
@@ -205,9 +220,16 @@ fn check_model(dir: &ModelDir, manifest: &Manifest, precision: Precision) -> Res
     ] {
         let want = manifest
             .check_figure(precision.as_str(), key)
-            .ok_or_else(|| format!("manifest.json has no {key} figure for {}", precision.as_str()))?;
+            .ok_or_else(|| {
+                format!(
+                    "manifest.json has no {key} figure for {}",
+                    precision.as_str()
+                )
+            })?;
         if (got - want).abs() > FIGURE_TOLERANCE {
-            return Err(format!("{key} = {got:.4}, the provisioner measured {want:.4}"));
+            return Err(format!(
+                "{key} = {got:.4}, the provisioner measured {want:.4}"
+            ));
         }
         details.push(format!("{key} {got:.4} (provisioner {want:.4})"));
     }
@@ -229,6 +251,8 @@ fn check_model(dir: &ModelDir, manifest: &Manifest, precision: Precision) -> Res
              {config:.2} (want < 0.3)"
         ));
     }
-    details.push(format!("relevance AuthService {auth:.2} ConfigLoader {config:.2}"));
+    details.push(format!(
+        "relevance AuthService {auth:.2} ConfigLoader {config:.2}"
+    ));
     Ok(details.join("; "))
 }

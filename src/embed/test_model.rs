@@ -18,12 +18,14 @@ pub(crate) fn model_dir() -> ModelDir {
 pub(crate) fn real() -> Arc<E5Embedder> {
     static MODEL: OnceLock<Arc<E5Embedder>> = OnceLock::new();
     MODEL
-        .get_or_init(|| match E5Embedder::load(&model_dir(), E5Options::default()) {
-            Ok(model) => Arc::new(model),
-            Err(err) => panic!(
-                "these tests need the provisioned embedding model \
+        .get_or_init(
+            || match E5Embedder::load(&model_dir(), E5Options::default()) {
+                Ok(model) => Arc::new(model),
+                Err(err) => panic!(
+                    "these tests need the provisioned embedding model \
                  (run scripts/model/provision.sh): {err}"
-            ),
-        })
+                ),
+            },
+        )
         .clone()
 }

@@ -9,12 +9,18 @@
 //! path ([`OutlineIndex::file`]) costs one `stat` on a hit; results it adds are persisted with the
 //! next refresh or when the index is dropped.
 //!
+//! A whole-project refresh normally walks the tree. To answer in a few milliseconds, the last walk
+//! also records the mtime of every directory and ignore file: while none of them changed, no file
+//! was added, removed or newly ignored, so stat-ing the known files is enough (the trick of git's
+//! untracked cache). Timestamps are coarse, so a directory or file changed within
+//! [`RACY_SECS`] of being recorded is not trusted: the next call walks or re-hashes it again.
+//!
 //! Stored as JSON rather than bincode because outlines skip empty optional fields when
 //! serialised, which only a self-describing format reads back.
 
 use crate::analysis::outline::{FileOutline, outline_source};
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::workspace::{ResolvedPath, WalkOptions, Workspace, read_source, walk_files};
+use crate::workspace::{ResolvedPath, WalkOptions, Workspace, read_source};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -25,7 +31,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever the stored layout or the outline rules change; older stores are rebuilt.
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
+/// A timestamp this close to the moment it was read may hide a second change in the same tick.
+pub const RACY_SECS: u64 = 2;
 const STORE_FILE: &str = "outlines.json";
 
 /// File names module resolution reads, wherever they are in the project.
@@ -72,6 +80,24 @@ pub struct OutlineSnapshot {
     pub files: HashMap<String, Arc<OutlineEntry>>,
     pub skipped: HashMap<String, String>,
     pub manifests: HashMap<String, Arc<Manifest>>,
+    /// What the last whole-workspace walk saw, when it can vouch for the next call.
+    #[serde(default)]
+    walk: Option<Arc<WalkRecord>>,
+}
+
+/// Directories and ignore files of a whole-workspace walk, with their mtimes.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+struct WalkRecord {
+    dirs: Vec<(String, u128)>,
+    ignore_files: Vec<(String, u64, u128)>,
+}
+
+/// A file found by a walk, or known from the last one.
+struct Found {
+    abs: PathBuf,
+    rel: String,
+    size: u64,
+    mtime_ns: u128,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -100,7 +126,18 @@ pub struct OutlineIndex {
     dirty: AtomicBool,
 }
 
-type Outcome = Result<(Arc<OutlineEntry>, bool), String>;
+/// What a refresh did with one file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// Size and mtime unchanged: the entry is reused as is.
+    Kept,
+    /// Read and hashed again, same content: the outline is reused.
+    Rehashed,
+    /// New content: parsed.
+    Parsed,
+}
+
+type Outcome = Result<(Arc<OutlineEntry>, Fate), String>;
 
 impl OutlineIndex {
     pub fn new(state_dir: &Path) -> OutlineIndex {
@@ -139,11 +176,12 @@ impl OutlineIndex {
             )
             .with("file", path.rel.clone())
         })?;
-        let mtime_ns = meta.modified().ok().map_or(0, nanos);
+        let mtime_ns = stable_nanos(meta.modified().ok());
         let old = self.snapshot().files.get(&path.rel).cloned();
         if let Some(entry) = &old
             && entry.size == meta.len()
             && entry.mtime_ns == mtime_ns
+            && mtime_ns != 0
         {
             return Ok(entry.clone());
         }
@@ -166,6 +204,10 @@ impl OutlineIndex {
             }),
         };
         let mut next = (*self.snapshot()).clone();
+        if !next.files.contains_key(&path.rel) {
+            // A file the last walk did not see (ignored, or new): walk again next time.
+            next.walk = None;
+        }
         next.files.insert(path.rel.clone(), entry.clone());
         next.skipped.remove(&path.rel);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
@@ -184,11 +226,22 @@ impl OutlineIndex {
         let _guard = self.updating.lock().unwrap_or_else(|p| p.into_inner());
         self.load_once();
         let old = self.snapshot();
-        let walked = walk_files(ws, base, &WalkOptions::default())?;
         let prefix = ws.relative(base);
         let max_bytes = ws.config.max_file_bytes;
+        let whole = prefix.is_empty();
+        // Unchanged directories and ignore files: the known files are all there is.
+        let (found, walk) = match old.walk.as_ref().filter(|w| whole && still_valid(ws, w)) {
+            Some(walk) => (known_files(ws, &old), Some(walk.clone())),
+            None => {
+                let (found, walk) = walk_recording(ws, base)?;
+                (found, walk.filter(|_| whole).map(Arc::new))
+            }
+        };
 
-        let mut next = OutlineSnapshot::default();
+        let mut next = OutlineSnapshot {
+            walk,
+            ..OutlineSnapshot::default()
+        };
         for (path, entry) in &old.files {
             if !in_subtree(path, &prefix) {
                 next.files.insert(path.clone(), entry.clone());
@@ -207,24 +260,29 @@ impl OutlineIndex {
 
         let mut changed = false;
         let mut candidates = Vec::new();
-        for file in walked {
+        for file in found {
             let name = file.rel.rsplit('/').next().unwrap_or(&file.rel);
             if is_manifest(name) {
-                let mtime_ns = file.mtime.map_or(0, nanos);
                 let kept = old
                     .manifests
                     .get(&file.rel)
-                    .filter(|m| m.size == file.size && m.mtime_ns == mtime_ns)
+                    .filter(|m| {
+                        m.size == file.size && m.mtime_ns == file.mtime_ns && m.mtime_ns != 0
+                    })
                     .cloned();
                 let manifest = match kept {
                     Some(m) => m,
                     None => match std::fs::read_to_string(&file.abs) {
                         Ok(text) => {
-                            changed = true;
+                            let sha256: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+                            changed |= old
+                                .manifests
+                                .get(&file.rel)
+                                .is_none_or(|m| m.sha256 != sha256);
                             Arc::new(Manifest {
                                 size: file.size,
-                                mtime_ns,
-                                sha256: Sha256::digest(text.as_bytes()).into(),
+                                mtime_ns: file.mtime_ns,
+                                sha256,
                                 text,
                             })
                         }
@@ -245,12 +303,13 @@ impl OutlineIndex {
         let results: Vec<(String, Outcome)> = candidates
             .into_par_iter()
             .map(|(file, lang)| {
-                let mtime_ns = file.mtime.map_or(0, nanos);
+                let mtime_ns = file.mtime_ns;
                 if let Some(entry) = old.files.get(&file.rel)
                     && entry.size == file.size
                     && entry.mtime_ns == mtime_ns
+                    && mtime_ns != 0
                 {
-                    return (file.rel, Ok((entry.clone(), false)));
+                    return (file.rel, Ok((entry.clone(), Fate::Kept)));
                 }
                 if file.size > max_bytes {
                     return (
@@ -272,7 +331,7 @@ impl OutlineIndex {
                         mtime_ns,
                         ..(**entry).clone()
                     };
-                    return (file.rel, Ok((Arc::new(touched), true)));
+                    return (file.rel, Ok((Arc::new(touched), Fate::Rehashed)));
                 }
                 let entry = OutlineEntry {
                     size: file.size,
@@ -282,16 +341,17 @@ impl OutlineIndex {
                     lossy: source.lossy,
                     outline: Arc::new(outline_source(lang, &source.text)),
                 };
-                (file.rel, Ok((Arc::new(entry), true)))
+                (file.rel, Ok((Arc::new(entry), Fate::Parsed)))
             })
             .collect();
 
         let mut stats = OutlineStats::default();
         for (path, result) in results {
             match result {
-                Ok((entry, is_new)) => {
-                    stats.parsed += usize::from(is_new);
-                    changed |= is_new;
+                Ok((entry, fate)) => {
+                    // A re-hashed file only has a new mtime: not worth rewriting the store for.
+                    stats.parsed += usize::from(fate == Fate::Parsed);
+                    changed |= fate == Fate::Parsed || !old.files.contains_key(&path);
                     next.files.insert(path, entry);
                 }
                 Err(reason) => {
@@ -364,6 +424,101 @@ impl Drop for OutlineIndex {
     }
 }
 
+/// A walk of `base` with the workspace's rules that also records every directory and ignore
+/// file; the state is `None` when something was modified too recently to be trusted later.
+fn walk_recording(ws: &Workspace, base: &Path) -> Result<(Vec<Found>, Option<WalkRecord>), String> {
+    let found = Mutex::new((Vec::new(), WalkRecord::default()));
+    ws.walker(base, &WalkOptions::default())?
+        .build_parallel()
+        .run(|| {
+            let found = &found;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return ignore::WalkState::Continue;
+                };
+                let Ok(meta) = entry.metadata() else {
+                    return ignore::WalkState::Continue;
+                };
+                let rel = ws.relative(entry.path());
+                let mtime_ns = meta.modified().ok().map_or(0, nanos);
+                let mut guard = found.lock().unwrap_or_else(|p| p.into_inner());
+                if meta.is_dir() {
+                    guard.1.dirs.push((rel, mtime_ns));
+                } else if meta.is_file() {
+                    let name = rel.rsplit('/').next().unwrap_or(&rel);
+                    if matches!(name, ".gitignore" | ".ignore") {
+                        guard
+                            .1
+                            .ignore_files
+                            .push((rel.clone(), meta.len(), mtime_ns));
+                    }
+                    guard.0.push(Found {
+                        abs: entry.into_path(),
+                        rel,
+                        size: meta.len(),
+                        mtime_ns: stable_nanos(meta.modified().ok()),
+                    });
+                }
+                ignore::WalkState::Continue
+            })
+        });
+    let (files, walk) = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    let racy = nanos(SystemTime::now()).saturating_sub(u128::from(RACY_SECS) * 1_000_000_000);
+    let trusted = walk.dirs.iter().all(|(_, m)| *m < racy)
+        && walk.ignore_files.iter().all(|(_, _, m)| *m < racy);
+    Ok((files, trusted.then_some(walk)))
+}
+
+/// Whether no directory and no ignore file changed since the walk that recorded them.
+fn still_valid(ws: &Workspace, walk: &WalkRecord) -> bool {
+    let dirs_same = walk.dirs.par_iter().all(|(rel, mtime)| {
+        std::fs::metadata(ws.root().join(rel))
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .is_some_and(|m| nanos(m) == *mtime)
+    });
+    dirs_same
+        && walk.ignore_files.iter().all(|(rel, size, mtime)| {
+            std::fs::metadata(ws.root().join(rel)).is_ok_and(|m| {
+                m.len() == *size && m.modified().ok().is_some_and(|t| nanos(t) == *mtime)
+            })
+        })
+}
+
+/// The files the last walk found, stat-ed again (a file gone since then changed its directory,
+/// so it cannot be missing here).
+fn known_files(ws: &Workspace, old: &OutlineSnapshot) -> Vec<Found> {
+    let paths: Vec<&String> = old
+        .files
+        .keys()
+        .chain(old.skipped.keys())
+        .chain(old.manifests.keys().filter(|m| !old.files.contains_key(*m)))
+        .collect();
+    paths
+        .into_par_iter()
+        .filter_map(|rel| {
+            let abs = ws.root().join(rel);
+            let meta = std::fs::metadata(&abs).ok()?;
+            Some(Found {
+                abs,
+                rel: rel.clone(),
+                size: meta.len(),
+                mtime_ns: stable_nanos(meta.modified().ok()),
+            })
+        })
+        .collect()
+}
+
+/// The mtime to store, or 0 when it is too recent to rule out a second change in the same
+/// timestamp tick (0 never matches, so the file is re-hashed next time).
+fn stable_nanos(mtime: Option<SystemTime>) -> u128 {
+    let Some(mtime) = mtime else { return 0 };
+    let settled = SystemTime::now()
+        .duration_since(mtime)
+        .is_ok_and(|age| age.as_secs() >= RACY_SECS);
+    if settled { nanos(mtime) } else { 0 }
+}
+
 fn in_subtree(path: &str, prefix: &str) -> bool {
     prefix.is_empty()
         || path == prefix
@@ -390,7 +545,10 @@ mod tests {
         assert!(snap.manifests.contains_key("tsconfig.json"));
         let a = ws.resolve_file("a.ts").unwrap();
         let first = index.file(&ws, &a).unwrap();
-        assert!(Arc::ptr_eq(&first, &index.file(&ws, &a).unwrap()));
+        assert!(Arc::ptr_eq(
+            &first.outline,
+            &index.file(&ws, &a).unwrap().outline
+        ));
 
         // Same content, new mtime: re-hashed, not re-parsed (the outline is shared).
         std::fs::write(dir.path().join("a.ts"), "export function one() {}\n").unwrap();
@@ -414,5 +572,46 @@ mod tests {
         let (snap, stats) = again.refresh(&ws, ws.root()).unwrap();
         assert_eq!((stats.files, stats.parsed), (1, 0));
         assert_eq!(snap.files["a.ts"].outline.functions[0].name, "two");
+    }
+
+    /// Backdates a file or directory so its mtime is past the racy window.
+    fn settle(path: &Path) {
+        let old = SystemTime::now() - Duration::from_secs(RACY_SECS + 60);
+        std::fs::File::open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_settled_tree_is_refreshed_by_stat_and_new_files_are_still_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.py"), "def a():\n    pass\n").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "gen/\n").unwrap();
+        for p in ["src/a.py", ".gitignore", "src", ""] {
+            settle(&dir.path().join(p));
+        }
+        let ws = Workspace::open(dir.path()).unwrap();
+        let index = OutlineIndex::new(&ws.state_dir());
+        let (snap, _) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(
+            snap.walk.is_some(),
+            "a settled tree can vouch for the next call"
+        );
+        let (again, stats) = index.refresh(&ws, ws.root()).unwrap();
+        assert_eq!((stats.files, stats.parsed), (1, 0));
+        assert!(again.walk.is_some());
+        // A new file changes its directory's mtime: the next refresh walks and finds it.
+        std::fs::write(dir.path().join("src/b.py"), "def b():\n    pass\n").unwrap();
+        let (snap, stats) = index.refresh(&ws, ws.root()).unwrap();
+        assert_eq!((stats.files, stats.parsed), (2, 1));
+        assert!(snap.files.contains_key("src/b.py"));
+        // Newly ignoring a directory is seen through the ignore file's mtime.
+        std::fs::create_dir_all(dir.path().join("gen")).unwrap();
+        std::fs::write(dir.path().join("gen/x.py"), "X = 1\n").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "gen/\nsrc/b.py\n").unwrap();
+        let (snap, _) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(!snap.files.contains_key("src/b.py") && !snap.files.contains_key("gen/x.py"));
     }
 }
