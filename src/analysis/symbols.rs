@@ -142,7 +142,9 @@ pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
     }
     let parsed = syntax::parse(lang, text);
     let symbols = match (&parsed.tree, syntax::tags_query(parsed.code_lang)) {
-        (Some(tree), Some(query)) => extract(parsed.code_lang, query, tree.root_node(), text),
+        (Some(tree), Some(query)) => {
+            extract(parsed.code_lang, query, tree.root_node(), text, None)
+        }
         _ => Vec::new(),
     };
     FileSymbols {
@@ -154,9 +156,17 @@ pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
 
 /// The symbols of an already parsed tree, for callers that need the tree as well (the chunker)
 /// and must not parse the file twice. `code_lang` is [`syntax::Parsed::code_lang`].
-pub fn symbols_in_tree(code_lang: &'static LanguageDef, root: Node, text: &str) -> Vec<Symbol> {
+/// `max_start_depth` skips definitions nested deeper than that many levels below `root` (the
+/// chunker does not need closures inside function bodies, and matching them costs as much as
+/// a good part of the parse).
+pub fn symbols_in_tree(
+    code_lang: &'static LanguageDef,
+    root: Node,
+    text: &str,
+    max_start_depth: Option<u32>,
+) -> Vec<Symbol> {
     match syntax::tags_query(code_lang) {
-        Some(query) => extract(code_lang, query, root, text),
+        Some(query) => extract(code_lang, query, root, text, max_start_depth),
         None => Vec::new(),
     }
 }
@@ -202,10 +212,12 @@ fn extract(
     query: &tree_sitter::Query,
     root: Node,
     text: &str,
+    max_start_depth: Option<u32>,
 ) -> Vec<Symbol> {
     let names = query.capture_names();
     let mut raws = Vec::new();
     let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(max_start_depth);
     let mut matches = cursor.matches(query, root, text.as_bytes());
     while let Some(m) = matches.next() {
         let mut def: Option<(Node, Option<SymbolKind>)> = None;

@@ -83,6 +83,12 @@ fn is_top_level(unit: &Unit, all: &[Unit]) -> bool {
     })
 }
 
+/// Definitions deeper than this below the root are inside function bodies (closures, local
+/// helpers), which stay in their function's chunk; not matching them saves query time. Deep
+/// enough for `namespace { class { method } }`, Rust `mod { impl { fn } }` and a JavaScript
+/// IIFE's `Widget.prototype.render = function …`.
+const MAX_DEFINITION_DEPTH: u32 = 9;
+
 /// The definition units of one parsed tree (flat; the caller nests them) and its imports.
 pub(crate) struct CodeUnits<'t> {
     pub units: Vec<Unit<'t>>,
@@ -93,7 +99,7 @@ pub(crate) struct CodeUnits<'t> {
 impl<'t> CodeUnits<'t> {
     pub fn build(source: &Source, lang: &'static LanguageDef, root: Node<'t>) -> CodeUnits<'t> {
         let text = source.text;
-        let symbols = symbols_in_tree(lang, root, text);
+        let symbols = symbols_in_tree(lang, root, text, Some(MAX_DEFINITION_DEPTH));
         let locals: Vec<String> = symbols
             .iter()
             .filter(|s| s.scope.is_none() || lang.id == "php")

@@ -476,7 +476,36 @@ impl Imports {
     }
 }
 
+/// The node being visited with its parent and grandparent kinds: tree-sitter's `parent()`
+/// walks down from the root each time, far too slow to call for every node of a file.
+struct Visit<'t> {
+    node: Node<'t>,
+    parent: Option<Node<'t>>,
+    grandparent_kind: &'t str,
+}
+
 fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: &mut Vec<String>) {
+    let parent = node.parent();
+    let grandparent_kind = parent.and_then(|p| p.parent()).map_or("", |g| g.kind());
+    visit_refs(
+        lang,
+        Visit {
+            node,
+            parent,
+            grandparent_kind,
+        },
+        text,
+        skip,
+        out,
+    );
+}
+
+fn visit_refs(lang: &str, visit: Visit, text: &str, skip: &[Range<usize>], out: &mut Vec<String>) {
+    let Visit {
+        node,
+        parent,
+        grandparent_kind,
+    } = visit;
     if skip
         .iter()
         .any(|r| r.start <= node.start_byte() && node.end_byte() <= r.end)
@@ -484,7 +513,7 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
         return;
     }
     let kind = node.kind();
-    let parent_kind = node.parent().map_or("", |p| p.kind());
+    let parent_kind = parent.map_or("", |p| p.kind());
     let take = match lang {
         "php" => match kind {
             "named_type" | "qualified_name" => true,
@@ -494,10 +523,9 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
                 | "object_creation_expression"
                 | "use_declaration" => true,
                 "scoped_call_expression" | "class_constant_access_expression" => {
-                    node.parent().and_then(|p| p.named_child(0)).map(|n| n.id()) == Some(node.id())
+                    parent.and_then(|p| p.named_child(0)).map(|n| n.id()) == Some(node.id())
                 }
-                "binary_expression" => node
-                    .parent()
+                "binary_expression" => parent
                     .and_then(|p| p.child_by_field_name("operator"))
                     .is_some_and(|op| op.kind() == "instanceof"),
                 _ => false,
@@ -507,14 +535,9 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
         "python" => match kind {
             "identifier" | "attribute" => {
                 matches!(parent_kind, "type" | "generic_type" | "argument_list")
-                    && (parent_kind != "argument_list"
-                        || node
-                            .parent()
-                            .and_then(|p| p.parent())
-                            .is_some_and(|g| g.kind() == "class_definition"))
+                    && (parent_kind != "argument_list" || grandparent_kind == "class_definition")
                     || (parent_kind == "call"
-                        && node
-                            .parent()
+                        && parent
                             .and_then(|p| p.child_by_field_name("function"))
                             .map(|f| f.id())
                             == Some(node.id()))
@@ -533,8 +556,7 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
                         | "jsx_opening_element"
                         | "jsx_self_closing_element"
                 ) || (parent_kind == "call_expression"
-                    && node
-                        .parent()
+                    && parent
                         .and_then(|p| p.child_by_field_name("function"))
                         .map(|f| f.id())
                         == Some(node.id()))
@@ -587,8 +609,22 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
     }
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
-        collect_refs(lang, child, text, skip, out);
+        visit_refs(
+            lang,
+            Visit {
+                node: child,
+                parent: Some(node),
+                grandparent_kind: kind_of(parent),
+            },
+            text,
+            skip,
+            out,
+        );
     }
+}
+
+fn kind_of<'t>(node: Option<Node<'t>>) -> &'t str {
+    node.map_or("", |n| n.kind())
 }
 
 fn split_alias(part: &str) -> (&str, Option<&str>) {

@@ -19,6 +19,12 @@ pub enum ModelCommand {
         /// Rebuild even if the directory is valid.
         #[arg(long)]
         force: bool,
+        /// Instead of provisioning, let fastembed download the model from its hub into this
+        /// directory and check that it loads (needs network access; ONNX Runtime is taken from
+        /// $ORT_DYLIB_PATH or the provisioned directory).
+        #[cfg(feature = "model-download")]
+        #[arg(long, value_name = "CACHE_DIR")]
+        download: Option<PathBuf>,
     },
     /// Hash every file against manifest.json, load both models and check known similarities.
     Verify {
@@ -81,8 +87,17 @@ impl Location {
 
 pub fn run(command: ModelCommand) -> anyhow::Result<i32> {
     match command {
-        ModelCommand::Install { at, force } => {
+        ModelCommand::Install {
+            at,
+            force,
+            #[cfg(feature = "model-download")]
+            download,
+        } => {
             let (root, dir) = at.resolve()?;
+            #[cfg(feature = "model-download")]
+            if let Some(cache) = download {
+                return download_model(&dir, &cache);
+            }
             if let Err(err) = setup::install(&dir, &root, force) {
                 eprintln!("code-intel: {err}");
                 return Ok(1);
@@ -91,18 +106,20 @@ pub fn run(command: ModelCommand) -> anyhow::Result<i32> {
         }
         ModelCommand::Verify { at } => report(&setup::verify(&at.resolve()?.1), |r| r.ok),
         ModelCommand::Status { at, load } => {
-            let dir = at.resolve()?.1;
+            let (root, dir) = at.resolve()?;
             let status = setup::status(&dir);
             if !load || !status.ok {
                 return report(&status, |s| s.ok);
             }
-            let figures = setup::load_figures(&dir);
-            let ok = figures.is_ok();
-            let value = serde_json::json!({
-                "status": status,
-                "load": figures.map_err(|e| e.to_string()),
-            });
-            report(&value, |_| ok)
+            let options = E5Options::from_config(&Config::load(&root));
+            let (load, ok) = match setup::load_figures(&dir, options) {
+                Ok(figures) => (serde_json::to_value(figures)?, true),
+                Err(err) => (serde_json::json!({ "error": err.to_string() }), false),
+            };
+            report(
+                &serde_json::json!({ "status": status, "load": load }),
+                |_| ok,
+            )
         }
         ModelCommand::Bench {
             at,
@@ -130,6 +147,26 @@ pub fn run(command: ModelCommand) -> anyhow::Result<i32> {
             report(&calibrate(&RelevanceSet::builtin(), &embedder)?, |_| true)
         }
     }
+}
+
+#[cfg(feature = "model-download")]
+fn download_model(dir: &ModelDir, cache: &std::path::Path) -> anyhow::Result<i32> {
+    use crate::embed::Embedder;
+    let runtime = match std::env::var_os("ORT_DYLIB_PATH") {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let manifest = dir.manifest()?;
+            dir.file(manifest.runtime_library().unwrap_or("libonnxruntime.so"))
+        }
+    };
+    let model = E5Embedder::download(cache, &runtime, E5Options::default())?;
+    let v = model.embed_queries(&["ログイン機能", "AuthService"])?;
+    let value = serde_json::json!({
+        "cache_dir": cache.display().to_string(),
+        "load_seconds": model.load_time().as_secs_f64(),
+        "cos_login_auth": crate::embed::cosine(&v[0], &v[1]),
+    });
+    report(&value, |_| true)
 }
 
 fn report<T: serde::Serialize>(value: &T, ok: impl Fn(&T) -> bool) -> anyhow::Result<i32> {

@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 const STORE_FILE: &str = "imports.bin";
 /// Cycles reported per file; more add nothing an agent acts on.
 pub const MAX_CYCLES: usize = 10;
@@ -38,6 +38,8 @@ pub struct ImportGraph {
     pub imports: HashMap<String, Vec<ResolvedImport>>,
     /// File → the files that import it, sorted.
     pub dependents: HashMap<String, Vec<String>>,
+    /// Like `dependents`, over run-time imports only: the reverse edges cycles are found on.
+    runtime_dependents: HashMap<String, Vec<String>>,
 }
 
 impl ImportGraph {
@@ -68,6 +70,7 @@ impl ImportGraph {
 
     fn build_dependents(&mut self) {
         let mut dependents: HashMap<String, Vec<String>> = HashMap::new();
+        let mut runtime: HashMap<String, Vec<String>> = HashMap::new();
         for file in self.imports.keys() {
             for target in self.targets(file) {
                 dependents
@@ -75,31 +78,59 @@ impl ImportGraph {
                     .or_default()
                     .push(file.clone());
             }
+            for target in self.runtime_targets(file) {
+                runtime
+                    .entry(target.to_string())
+                    .or_default()
+                    .push(file.clone());
+            }
         }
-        for list in dependents.values_mut() {
+        for list in dependents.values_mut().chain(runtime.values_mut()) {
             list.sort();
             list.dedup();
         }
         self.dependents = dependents;
+        self.runtime_dependents = runtime;
     }
 
     /// Shortest cycles through `file`, one per imported file that leads back to it:
-    /// `[file, b, c, file]`.
+    /// `[file, b, c, file]`. One breadth-first search backwards from `file` gives every file's
+    /// shortest way back to it.
     pub fn cycles_through(&self, file: &str) -> Vec<Vec<String>> {
         let mut cycles: Vec<Vec<String>> = Vec::new();
-        for first in self.runtime_targets(file) {
-            if let Some(mut path) = self.shortest_path(first, file) {
-                path.insert(0, file.to_string());
-                if !cycles.contains(&path) {
-                    cycles.push(path);
+        if self.imports_itself(file) {
+            cycles.push(vec![file.to_string(), file.to_string()]);
+        }
+        // next_hop[x] = the file x imports on its shortest run-time path to `file`.
+        let mut next_hop: HashMap<&str, &str> = HashMap::new();
+        let mut queue = VecDeque::from([file]);
+        while let Some(node) = queue.pop_front() {
+            for importer in self.runtime_dependents.get(node).into_iter().flatten() {
+                if importer != file && !next_hop.contains_key(importer.as_str()) {
+                    next_hop.insert(importer, node);
+                    queue.push_back(importer);
                 }
+            }
+        }
+        for first in self.runtime_targets(file) {
+            if first == file || !next_hop.contains_key(first) {
+                continue;
+            }
+            let mut cycle = vec![file.to_string(), first.to_string()];
+            let mut at = first;
+            while let Some(&hop) = next_hop.get(at) {
+                cycle.push(hop.to_string());
+                if hop == file {
+                    break;
+                }
+                at = hop;
+            }
+            if !cycles.contains(&cycle) {
+                cycles.push(cycle);
             }
             if cycles.len() >= MAX_CYCLES {
                 break;
             }
-        }
-        if self.imports_itself(file) {
-            cycles.insert(0, vec![file.to_string(), file.to_string()]);
         }
         cycles
     }
@@ -110,32 +141,6 @@ impl ImportGraph {
                 .iter()
                 .any(|i| !i.type_only && i.targets.iter().any(|t| t == file))
         })
-    }
-
-    /// Breadth-first path `from → … → to` over run-time import edges.
-    fn shortest_path(&self, from: &str, to: &str) -> Option<Vec<String>> {
-        let mut previous: HashMap<&str, &str> = HashMap::new();
-        let mut queue = VecDeque::from([from]);
-        let mut seen: HashSet<&str> = HashSet::from([from]);
-        while let Some(node) = queue.pop_front() {
-            if node == to {
-                let mut path = vec![to.to_string()];
-                let mut cursor = to;
-                while let Some(prev) = previous.get(cursor) {
-                    path.push(prev.to_string());
-                    cursor = prev;
-                }
-                path.reverse();
-                return Some(path);
-            }
-            for next in self.runtime_targets(node) {
-                if seen.insert(next) {
-                    previous.insert(next, node);
-                    queue.push_back(next);
-                }
-            }
-        }
-        None
     }
 
     /// One cycle per strongly connected component of more than one file, and one per file
@@ -163,12 +168,6 @@ impl ImportGraph {
     fn components(&self) -> Vec<Vec<String>> {
         let mut nodes: Vec<&str> = self.imports.keys().map(String::as_str).collect();
         nodes.sort();
-        let mut reverse: HashMap<&str, Vec<&str>> = HashMap::new();
-        for &node in &nodes {
-            for target in self.runtime_targets(node) {
-                reverse.entry(target).or_default().push(node);
-            }
-        }
         let mut order = Vec::new();
         let mut visited: HashSet<&str> = HashSet::new();
         for &start in &nodes {
@@ -198,9 +197,9 @@ impl ImportGraph {
             let mut component = vec![start.to_string()];
             let mut stack = vec![start];
             while let Some(node) = stack.pop() {
-                for &source in reverse.get(node).into_iter().flatten() {
-                    if assigned.insert(source) {
-                        component.push(source.to_string());
+                for source in self.runtime_dependents.get(node).into_iter().flatten() {
+                    if assigned.insert(source.as_str()) {
+                        component.push(source.clone());
                         stack.push(source);
                     }
                 }
@@ -213,6 +212,14 @@ impl ImportGraph {
         components.sort();
         components
     }
+}
+
+/// An import cycle as seed 002 reports it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Cycle {
+    /// The files, first one repeated at the end: `[a, b, c, a]`.
+    pub cycle: Vec<String>,
+    pub message: String,
 }
 
 /// `Circular dependency detected: A -> B -> C -> A`, with file stems, or paths when two files
@@ -265,12 +272,9 @@ pub struct GraphStore {
     root: PathBuf,
     current: Mutex<Option<Current>>,
     loaded: Mutex<bool>,
-    /// The resolver of the last build, reused for single files while its inputs are unchanged.
-    resolver: Mutex<Option<CachedResolver>>,
+    /// The last resolver and the snapshot generation it was built for, reused for single files.
+    resolver: Mutex<Option<(u64, Arc<Resolver>)>>,
 }
-
-/// A resolver with the layout and file-set fingerprints it was built for.
-type CachedResolver = ([u8; 32], [u8; 32], Arc<Resolver>);
 
 impl GraphStore {
     pub fn new(root: &Path, state_dir: &Path) -> GraphStore {
@@ -293,22 +297,29 @@ impl GraphStore {
         file: &str,
         outline: &FileOutline,
     ) -> Vec<Resolution> {
-        let cached = {
-            let guard = self.resolver.lock().unwrap_or_else(|p| p.into_inner());
-            guard.as_ref().and_then(|(layout_fp, files_fp, resolver)| {
-                (*layout_fp == layout_fingerprint(snapshot)
-                    && *files_fp == files_fingerprint(snapshot))
-                .then(|| resolver.clone())
-            })
+        let mut cached = self.resolver.lock().unwrap_or_else(|p| p.into_inner());
+        let resolver = match cached.as_ref() {
+            Some((generation, resolver)) if *generation == snapshot.generation => resolver.clone(),
+            _ => {
+                // Before any whole-project refresh the snapshot has no manifests: read the ones
+                // above the file instead.
+                let manifests = if snapshot.manifests.is_empty() {
+                    ancestor_manifests(&self.root, file)
+                } else {
+                    snapshot.manifests.clone()
+                };
+                let resolver = Arc::new(Resolver::new(
+                    snapshot,
+                    Layout::from_manifests(&manifests),
+                    self.root.clone(),
+                ));
+                if !snapshot.manifests.is_empty() {
+                    *cached = Some((snapshot.generation, resolver.clone()));
+                }
+                resolver
+            }
         };
-        let resolver = cached.unwrap_or_else(|| {
-            let manifests = ancestor_manifests(&self.root, file);
-            Arc::new(Resolver::new(
-                snapshot,
-                Layout::from_manifests(&manifests),
-                self.root.clone(),
-            ))
-        });
+        drop(cached);
         outline
             .imports
             .iter()
@@ -350,7 +361,7 @@ impl GraphStore {
             self.root.clone(),
         ));
         *self.resolver.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some((layout_fp, files_fp, resolver.clone()));
+            Some((snapshot.generation, resolver.clone()));
         let mut graph = previous.map(|p| (*p.graph).clone()).unwrap_or_default();
         graph
             .imports

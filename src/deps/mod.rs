@@ -9,7 +9,7 @@ pub mod graph;
 pub mod layout;
 pub mod resolve;
 
-pub use graph::{GraphStats, GraphStore, ImportGraph, ResolvedImport, cycle_message};
+pub use graph::{Cycle, GraphStats, GraphStore, ImportGraph, ResolvedImport, cycle_message};
 pub use resolve::{Resolution, Resolver};
 
 /// The package an external import belongs to, as a dependency list names it: `react`,

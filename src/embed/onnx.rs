@@ -211,6 +211,36 @@ impl E5Embedder {
         })
     }
 
+    /// For machines with network access (cargo feature `model-download`): fastembed fetches
+    /// the same model from its model hub into `cache_dir` (nothing of this crate's manifest or
+    /// self-check applies; one session serves both sides). ONNX Runtime still comes from
+    /// `runtime_lib`, e.g. a provisioned directory's library or `$ORT_DYLIB_PATH`.
+    #[cfg(feature = "model-download")]
+    pub fn download(
+        cache_dir: &Path,
+        runtime_lib: &Path,
+        options: E5Options,
+    ) -> Result<E5Embedder, EmbedError> {
+        let start = Instant::now();
+        let env = ort_environment(runtime_lib)?;
+        let init = fastembed::TextInitOptions::new(fastembed::EmbeddingModel::MultilingualE5Small)
+            .with_cache_dir(cache_dir.to_path_buf())
+            .with_environment(env)
+            .with_max_length(options.max_length.clamp(8, 512));
+        let session = TextEmbedding::try_new(init).map_err(|err| EmbedError::Load {
+            file: format!("{MODEL_ID} (download into {})", cache_dir.display()),
+            reason: err.to_string(),
+        })?;
+        Ok(E5Embedder {
+            dir: cache_dir.to_path_buf(),
+            model_id: format!("{MODEL_ID} (hub download; prepare v1)"),
+            passages: Mutex::new(session),
+            queries: None,
+            options,
+            load_time: start.elapsed(),
+        })
+    }
+
     /// Wall time of [`E5Embedder::load`].
     pub fn load_time(&self) -> Duration {
         self.load_time

@@ -95,8 +95,7 @@ pub fn status(dir: &ModelDir) -> Status {
     }
 }
 
-/// What `code-intel model status --load` adds: the server's configuration (fp32 queries, int8
-/// passages) loaded and timed.
+/// What `code-intel model status --load` adds: the model loaded as the server loads it, timed.
 #[derive(Debug, Clone, Serialize)]
 pub struct LoadFigures {
     pub model: String,
@@ -107,9 +106,10 @@ pub struct LoadFigures {
     pub peak_rss_mb: Option<f64>,
 }
 
-/// Loads the model as the server does and measures load time, request latency and memory.
-pub fn load_figures(dir: &ModelDir) -> Result<LoadFigures, EmbedError> {
-    let model = E5Embedder::load(dir, E5Options::default())?;
+/// Loads the model as the server does (with `options`, e.g. [`E5Options::from_config`]) and
+/// measures load time, request latency and memory.
+pub fn load_figures(dir: &ModelDir, options: E5Options) -> Result<LoadFigures, EmbedError> {
+    let model = E5Embedder::load(dir, options)?;
     let requests = [
         "ログイン機能",
         "where are orders stored",
@@ -255,4 +255,68 @@ fn check_model(
         "relevance AuthService {auth:.2} ConfigLoader {config:.2}"
     ));
     Ok(details.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::model_dir::{CONFIG, MANIFEST};
+    use crate::embed::test_model;
+
+    #[test]
+    fn status_of_the_provisioned_model() {
+        let status = status(&test_model::model_dir());
+        assert!(status.ok, "{status:?}");
+        assert!(status.bytes > 500_000_000, "{status:?}");
+        assert_eq!(
+            status.recipe.as_deref(),
+            Some(crate::embed::model_dir::RECIPE)
+        );
+    }
+
+    /// A copy of the real directory with one small file changed: `verify` hashes, finds it,
+    /// names the file, and loads nothing.
+    #[test]
+    fn verify_finds_a_changed_file() {
+        let real = test_model::model_dir();
+        let tmp = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(&real.path).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name();
+            if name == CONFIG || name == MANIFEST {
+                std::fs::copy(entry.path(), tmp.path().join(&name)).unwrap();
+            } else {
+                std::os::unix::fs::symlink(entry.path(), tmp.path().join(&name)).unwrap();
+            }
+        }
+        let copy = ModelDir::explicit(tmp.path());
+        // Same length, one byte different.
+        let mut config = std::fs::read(copy.file(CONFIG)).unwrap();
+        let i = config
+            .iter()
+            .position(|&b| b == b'1')
+            .expect("a digit in config.json");
+        config[i] = b'2';
+        std::fs::write(copy.file(CONFIG), config).unwrap();
+        assert!(!status(&copy).ok, "the quick check hashes small files");
+        let report = verify(&copy);
+        assert!(!report.ok);
+        assert_eq!(
+            report.checks.len(),
+            1,
+            "no model is loaded after a failed hash"
+        );
+        assert!(report.checks[0].detail.contains(CONFIG), "{report:?}");
+    }
+
+    #[test]
+    fn provision_script_is_found_in_the_source_tree() {
+        let tmp = tempfile::tempdir().unwrap();
+        let script = provision_script(tmp.path()).expect("scripts/model/provision.sh");
+        assert!(
+            script.ends_with("scripts/model/provision.sh"),
+            "{}",
+            script.display()
+        );
+    }
 }

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -83,6 +83,16 @@ pub struct OutlineSnapshot {
     /// What the last whole-workspace walk saw, when it can vouch for the next call.
     #[serde(default)]
     walk: Option<Arc<WalkRecord>>,
+    /// Changes whenever an outline or manifest changes, so derived data (a module resolver)
+    /// can be reused while it is equal. Unique within the process.
+    #[serde(skip)]
+    pub generation: u64,
+}
+
+/// A fresh snapshot generation.
+fn next_generation() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(1);
+    COUNTER.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Directories and ignore files of a whole-workspace walk, with their mtimes.
@@ -204,6 +214,13 @@ impl OutlineIndex {
             }),
         };
         let mut next = (*self.snapshot()).clone();
+        if next
+            .files
+            .get(&path.rel)
+            .is_none_or(|e| !Arc::ptr_eq(&e.outline, &entry.outline))
+        {
+            next.generation = next_generation();
+        }
         if !next.files.contains_key(&path.rel) {
             // A file the last walk did not see (ignored, or new): walk again next time.
             next.walk = None;
@@ -367,6 +384,11 @@ impl OutlineIndex {
             .count();
         changed |= stats.removed > 0;
         stats.files = next.files.len();
+        next.generation = if changed {
+            next_generation()
+        } else {
+            old.generation
+        };
         let next = Arc::new(next);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = next.clone();
         if changed || self.dirty.load(Ordering::Relaxed) {
@@ -390,8 +412,9 @@ impl OutlineIndex {
                 if stored.version == FORMAT_VERSION
                     && stored.tool_version == env!("CARGO_PKG_VERSION") =>
             {
-                *self.current.write().unwrap_or_else(|p| p.into_inner()) =
-                    Arc::new(stored.snapshot);
+                let mut snapshot = stored.snapshot;
+                snapshot.generation = next_generation();
+                *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(snapshot);
             }
             Ok(_) => tracing::info!("outline index format changed; rebuilding"),
             Err(err) => tracing::warn!("outline index unreadable ({err}); rebuilding"),
@@ -589,6 +612,8 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/a.py"), "def a():\n    pass\n").unwrap();
         std::fs::write(dir.path().join(".gitignore"), "gen/\n").unwrap();
+        // The state directory exists from an earlier run (creating it touches the root).
+        std::fs::create_dir_all(dir.path().join(".code-intel")).unwrap();
         for p in ["src/a.py", ".gitignore", "src", ""] {
             settle(&dir.path().join(p));
         }

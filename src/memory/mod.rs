@@ -26,7 +26,7 @@ mod logs;
 mod map;
 
 pub use agreements::{Agreement, parse_agreement};
-pub use insights::{SessionAnalysis, improvement_insights, session_analysis};
+pub use insights::{Insights, SessionAnalysis, improvement_insights, session_analysis};
 pub use learned_pairs::{LEARNED_PAIR_TTL_DAYS, LearnedPair, LearnedPairs};
 pub use logs::{Outcome, OutcomeLog};
 pub use map::{JsonMapStore, MapEntry, MapHit, MapStore};

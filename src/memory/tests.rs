@@ -241,7 +241,7 @@ fn logs_survive_concurrent_writers_and_feed_insights() {
     assert_eq!(b.analysis.failure_point.as_deref(), Some("EXPLORATION"));
     assert_eq!(b.analysis.tools_planned, ["search_text"]);
 
-    let insights = improvement_insights(&memory, 100).unwrap();
+    let insights = serde_json::to_value(improvement_insights(&memory, 100).unwrap()).unwrap();
     assert_eq!(insights["total_sessions_with_outcomes"], 3);
     assert_eq!(insights["sessions_with_decisions"], 2);
     assert_eq!(
@@ -263,7 +263,7 @@ fn logs_survive_concurrent_writers_and_feed_insights() {
     assert_eq!(insights["common_failure_points"]["EXPLORATION"], 1);
     assert_eq!(insights["common_failure_points"]["VERIFICATION"], 1);
     // The limit keeps the most recent sessions.
-    let last = improvement_insights(&memory, 1).unwrap();
+    let last = serde_json::to_value(improvement_insights(&memory, 1).unwrap()).unwrap();
     assert_eq!(last["total_sessions_with_outcomes"], 1);
     assert_eq!(last["common_failure_points"]["VERIFICATION"], 1);
 }

@@ -9,7 +9,8 @@
 use super::gate;
 use super::lookup::{self, SymbolDef};
 use super::state::{
-    ConfirmResult, HypothesisInput, Phase, Refusal, SessionState, SessionStatus, ShortcircuitHint,
+    ConfirmResult, ExploredOutcome, RevertOutcome, SemanticOutcome, UnderstandingOutcome,
+    VerificationOutcome, HypothesisInput, Phase, Refusal, SessionState, SessionStatus, ShortcircuitHint,
     SymbolCheck, SymbolScore, ToolCall, UnderstandingReport, VerificationInput,
 };
 use super::store::{SessionStore, StoreError, new_session_id};
@@ -114,6 +115,14 @@ pub struct Env<'a> {
     pub symbols: &'a SymbolIndex,
     pub sessions: &'a Sessions,
     pub tool_names: &'a [&'a str],
+}
+
+/// A state-machine answer with the session it belongs to.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WithSession<T> {
+    pub session_id: String,
+    #[serde(flatten)]
+    pub result: T,
 }
 
 fn now() -> (DateTime<Utc>, String) {
@@ -547,7 +556,11 @@ fn tools_used(calls: &[ToolCall]) -> BTreeSet<String> {
         .collect()
 }
 
-pub fn submit_understanding(env: &Env, id: Option<&str>, u: Understanding) -> ToolResult<Value> {
+pub fn submit_understanding(
+    env: &Env,
+    id: Option<&str>,
+    u: Understanding,
+) -> ToolResult<WithSession<UnderstandingOutcome>> {
     let state = env.session(id)?;
     state
         .require("submit_understanding", &[Phase::Exploration])
@@ -642,11 +655,11 @@ pub fn submit_understanding(env: &Env, id: Option<&str>, u: Understanding) -> To
     report.files_analyzed = rel_files;
     report.patterns = patterns;
     let (_, stamp) = now();
-    let mut out = env.update(&state.session_id, |s| {
-        s.submit_understanding(report, &stamp)
-    })?;
-    out["session_id"] = json!(state.session_id);
-    Ok(out)
+    let result = env.update(&state.session_id, |s| s.submit_understanding(report, &stamp))?;
+    Ok(WithSession {
+        session_id: state.session_id,
+        result,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -667,12 +680,42 @@ fn validation_prompt(target: &str, symbols: &[String]) -> String {
     )
 }
 
+/// One candidate symbol as the server scores it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Suggestion {
+    pub symbol: String,
+    /// Whether the symbol index knows the name (false: a hallucination).
+    pub exists: bool,
+    /// Calibrated relevance to the target feature.
+    pub similarity: Option<f32>,
+    /// The 3-tier verdict the similarity would get.
+    pub tier: Option<super::rules::Tier>,
+    pub files: Vec<String>,
+    /// Close existing names, for a symbol that does not exist.
+    pub did_you_mean: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ValidateOutput {
+    pub session_id: Option<String>,
+    pub target_feature: String,
+    /// Seed 003's prompt: answer it with confirm_symbol_relevance.
+    pub validation_prompt: String,
+    /// Candidates, most relevant first.
+    pub embedding_suggestions: Vec<Suggestion>,
+    /// Pairs confirmed in past successful sessions of this project.
+    pub cached_matches: Vec<LearnedPair>,
+    /// Why there are no similarities, when the model could not score.
+    pub relevance_unavailable: Option<String>,
+    pub note: String,
+}
+
 pub fn validate_symbol_relevance(
     env: &Env,
     id: Option<&str>,
     target_feature: &str,
     symbols: Vec<String>,
-) -> ToolResult<Value> {
+) -> ToolResult<ValidateOutput> {
     let target = target_feature.trim();
     if target.is_empty() {
         return Err(ToolError::invalid_parameter("target_feature is empty"));
@@ -700,17 +743,21 @@ pub fn validate_symbol_relevance(
                 }
             }
         };
-        suggestions.push(json!({
-            "symbol": symbol,
-            "exists": !defs.is_empty(),
-            "similarity": similarity,
-            "tier": similarity.map(super::rules::three_tier),
-            "files": files_of(&defs),
-            "did_you_mean": if defs.is_empty() { json!(lookup::near_names(&snapshot, symbol, 3)) } else { Value::Null },
-        }));
+        suggestions.push(Suggestion {
+            symbol: symbol.clone(),
+            exists: !defs.is_empty(),
+            similarity,
+            tier: similarity.map(super::rules::three_tier),
+            files: files_of(&defs),
+            did_you_mean: if defs.is_empty() {
+                lookup::near_names(&snapshot, symbol, 3)
+            } else {
+                Vec::new()
+            },
+        });
     }
     suggestions.sort_by(|a, b| {
-        let s = |v: &Value| v["similarity"].as_f64().unwrap_or(-1.0);
+        let s = |v: &Suggestion| v.similarity.unwrap_or(-1.0);
         s(b).total_cmp(&s(a))
     });
     let exists = |name: &str| !lookup::find_symbol(&snapshot, name).is_empty();
@@ -720,15 +767,15 @@ pub fn validate_symbol_relevance(
         .learned_pairs(Utc::now(), &exists)
         .map(|p| p.matches(target, &symbols))
         .unwrap_or_default();
-    Ok(json!({
-        "session_id": session.as_ref().map(|s| s.session_id.clone()),
-        "target_feature": target,
-        "validation_prompt": validation_prompt(target, &symbols),
-        "embedding_suggestions": suggestions,
-        "cached_matches": cached,
-        "relevance_unavailable": relevance_note,
-        "note": "embedding_suggestions are calibrated server scores; cached_matches are pairs confirmed in past successful sessions. Prefer them, but cite code evidence either way.",
-    }))
+    Ok(ValidateOutput {
+        session_id: session.as_ref().map(|s| s.session_id.clone()),
+        target_feature: target.to_string(),
+        validation_prompt: validation_prompt(target, &symbols),
+        embedding_suggestions: suggestions,
+        cached_matches: cached,
+        relevance_unavailable: relevance_note,
+        note: "embedding_suggestions are calibrated server scores; cached_matches are pairs confirmed in past successful sessions. Prefer them, but cite code evidence either way.".into(),
+    })
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -837,7 +884,7 @@ pub fn submit_semantic(
     id: Option<&str>,
     hypotheses: Vec<ProposedHypothesis>,
     semantic_reason: &str,
-) -> ToolResult<Value> {
+) -> ToolResult<WithSession<SemanticOutcome>> {
     let state = env.session(id)?;
     state
         .require("submit_semantic", &[Phase::Semantic])
@@ -891,11 +938,13 @@ pub fn submit_semantic(
         .any(|c| c.ok && c.tool == "semantic_search" && c.phase == Phase::Semantic);
     let (_, stamp) = now();
     let reason = semantic_reason.to_string();
-    let mut out = env.update(&state.session_id, |s| {
+    let result = env.update(&state.session_id, |s| {
         s.submit_semantic(inputs, &reason, used, &stamp)
     })?;
-    out["session_id"] = json!(state.session_id);
-    Ok(out)
+    Ok(WithSession {
+        session_id: state.session_id,
+        result,
+    })
 }
 
 /// One verification result as the tool receives it.
@@ -910,7 +959,7 @@ pub fn submit_verification(
     env: &Env,
     id: Option<&str>,
     results: Vec<ProposedVerification>,
-) -> ToolResult<Value> {
+) -> ToolResult<WithSession<VerificationOutcome>> {
     let state = env.session(id)?;
     state
         .require("submit_verification", &[Phase::Verification])
@@ -973,9 +1022,11 @@ pub fn submit_verification(
         });
     }
     let (_, stamp) = now();
-    let mut out = env.update(&state.session_id, |s| s.submit_verification(inputs, &stamp))?;
-    out["session_id"] = json!(state.session_id);
-    Ok(out)
+    let result = env.update(&state.session_id, |s| s.submit_verification(inputs, &stamp))?;
+    Ok(WithSession {
+        session_id: state.session_id,
+        result,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1053,7 +1104,11 @@ pub fn check_write_target(
     })
 }
 
-pub fn add_explored_files(env: &Env, id: Option<&str>, files: Vec<String>) -> ToolResult<Value> {
+pub fn add_explored_files(
+    env: &Env,
+    id: Option<&str>,
+    files: Vec<String>,
+) -> ToolResult<WithSession<ExploredOutcome>> {
     let state = env.session(id)?;
     if files.is_empty() {
         return Err(ToolError::invalid_parameter("files is empty"));
@@ -1078,23 +1133,49 @@ pub fn add_explored_files(env: &Env, id: Option<&str>, files: Vec<String>) -> To
         )
         .with("paths", json!(outside)));
     }
-    let mut out = env.update(&state.session_id, |s| s.add_explored_files(entries))?;
-    out["session_id"] = json!(state.session_id);
-    Ok(out)
+    let result = env.update(&state.session_id, |s| s.add_explored_files(entries))?;
+    Ok(WithSession {
+        session_id: state.session_id,
+        result,
+    })
 }
 
-pub fn revert_to_exploration(env: &Env, id: Option<&str>, keep_results: bool) -> ToolResult<Value> {
+pub fn revert_to_exploration(
+    env: &Env,
+    id: Option<&str>,
+    keep_results: bool,
+) -> ToolResult<WithSession<RevertOutcome>> {
     let state = env.session(id)?;
     let (_, stamp) = now();
-    let mut out = env.update(&state.session_id, |s| {
+    let result = env.update(&state.session_id, |s| {
         Ok(s.revert_to_exploration(keep_results, &stamp))
     })?;
-    out["session_id"] = json!(state.session_id);
-    Ok(out)
+    Ok(WithSession {
+        session_id: state.session_id,
+        result,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // record_outcome
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RecordOutput {
+    pub session_id: String,
+    pub outcome: Outcome,
+    pub phase_at_outcome: Phase,
+    /// The outcome line was appended to `.code-intel/logs/outcomes.jsonl`.
+    pub recorded: bool,
+    /// Agreement files written (relative to the project root).
+    pub agreements_created: Vec<String>,
+    /// Size of the learned-pair cache after the update, when pairs were learned.
+    pub learned_pairs: Option<usize>,
+    /// Whether every agreement reached the map store.
+    pub map_updated: bool,
+    pub map_store: String,
+    pub map_errors: Vec<String>,
+    pub notes: Vec<String>,
+}
 
 pub fn record_outcome(
     env: &Env,
@@ -1102,7 +1183,7 @@ pub fn record_outcome(
     outcome: Outcome,
     analysis: Option<String>,
     trigger_message: Option<String>,
-) -> ToolResult<Value> {
+) -> ToolResult<RecordOutput> {
     // Without an id: the active session, else the latest one (the /code workflow's step 0
     // records the previous session's failure after it ended).
     let state = match id {
@@ -1229,74 +1310,149 @@ pub fn record_outcome(
             Ok(())
         })?;
     }
-    Ok(json!({
-        "session_id": state.session_id,
-        "outcome": outcome,
-        "phase_at_outcome": state.phase,
-        "recorded": true,
-        "agreements_created": agreements_created,
-        "learned_pairs": learned_pairs,
-        "map_updated": !agreements_created.is_empty() && map_errors.is_empty(),
-        "map_store": env.sessions.map().kind(),
-        "map_errors": map_errors,
-        "notes": notes,
-    }))
+    Ok(RecordOutput {
+        session_id: state.session_id,
+        outcome,
+        phase_at_outcome: state.phase,
+        recorded: true,
+        map_updated: !agreements_created.is_empty() && map_errors.is_empty(),
+        agreements_created,
+        learned_pairs,
+        map_store: env.sessions.map().kind().to_string(),
+        map_errors,
+        notes,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // Status and analysis
 
-pub fn get_session_status(env: &Env, id: Option<&str>) -> ToolResult<Value> {
+/// One recorded call, as the status shows it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallView {
+    pub tool: String,
+    pub at: String,
+    pub phase: Phase,
+    pub ok: bool,
+    pub error_code: Option<String>,
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallSummary {
+    pub count: usize,
+    /// The last ten calls, newest first.
+    pub recent: Vec<CallView>,
+}
+
+/// The session part of `get_session_status`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionView {
+    pub session_id: String,
+    pub status: SessionStatus,
+    pub intent: Intent,
+    pub query: String,
+    pub phase: Phase,
+    pub risk_level: RiskLevel,
+    pub query_frame: crate::query_frame::QueryFrame,
+    pub missing_slots: Vec<Slot>,
+    pub exploration: Option<super::state::ExplorationResult>,
+    pub semantic: Option<super::state::SemanticResult>,
+    pub verification: Option<super::state::VerificationResult>,
+    pub explored_files: BTreeSet<String>,
+    pub shortcircuit_hint: ShortcircuitHint,
+    pub history: Vec<super::state::PhaseChange>,
+    pub outcome: Option<Outcome>,
+    /// Tools the current phase allows.
+    pub allowed_tools: Vec<String>,
+    pub next_step: String,
+    /// The server's own record of the session's calls.
+    pub tool_calls: CallSummary,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StatusOutput {
+    /// Whether a session is active (the phase gate applies).
+    pub active: bool,
+    pub strict_write_gate: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(flatten)]
+    pub session: Option<SessionView>,
+}
+
+pub fn get_session_status(env: &Env, id: Option<&str>) -> ToolResult<StatusOutput> {
     let state = match id {
         Some(_) => Some(env.session(id)?),
         None => env.sessions.store.active().map_err(store_error)?,
     };
+    let strict_write_gate = env.sessions.settings.strict_write_gate;
     let Some(state) = state else {
-        return Ok(json!({
-            "active": false,
-            "message": "no active session: every tool works as a plain code tool; start_session begins the phase-gated workflow",
-            "strict_write_gate": env.sessions.settings.strict_write_gate,
-        }));
+        return Ok(StatusOutput {
+            active: false,
+            strict_write_gate,
+            message: Some("no active session: every tool works as a plain code tool; start_session begins the phase-gated workflow".into()),
+            session: None,
+        });
     };
     let calls = env.calls(&state.session_id);
-    let allowed: Vec<&str> = env
+    let allowed_tools: Vec<String> = env
         .tool_names
         .iter()
-        .copied()
         .filter(|t| gate::allows(state.phase, gate::classify(t, &Value::Null)))
+        .map(|t| t.to_string())
         .collect();
-    let recent: Vec<Value> = calls
+    let recent: Vec<CallView> = calls
         .iter()
         .rev()
         .take(10)
-        .map(|c| json!({"tool": c.tool, "at": c.at, "phase": c.phase, "ok": c.ok, "error_code": c.error_code, "files": c.files}))
+        .map(|c| CallView {
+            tool: c.tool.clone(),
+            at: c.at.clone(),
+            phase: c.phase,
+            ok: c.ok,
+            error_code: c.error_code.clone(),
+            files: c.files.clone(),
+        })
         .collect();
-    Ok(json!({
-        "active": state.status == SessionStatus::Active,
-        "session_id": state.session_id,
-        "status": state.status,
-        "intent": state.intent,
-        "query": state.query,
-        "phase": state.phase,
-        "risk_level": state.risk_level,
-        "query_frame": state.query_frame,
-        "missing_slots": state.query_frame.missing_slots(),
-        "exploration": state.exploration,
-        "semantic": state.semantic,
-        "verification": state.verification,
-        "explored_files": state.explored_files,
-        "shortcircuit_hint": state.shortcircuit,
-        "history": state.history,
-        "outcome": state.outcome,
-        "allowed_tools": allowed,
-        "next_step": state.phase.next_step(),
-        "tool_calls": {"count": calls.len(), "recent": recent},
-        "created_at": state.created_at,
-        "updated_at": state.updated_at,
-    }))
+    Ok(StatusOutput {
+        active: state.status == SessionStatus::Active,
+        strict_write_gate,
+        message: None,
+        session: Some(SessionView {
+            missing_slots: state.query_frame.missing_slots(),
+            next_step: state.phase.next_step().to_string(),
+            tool_calls: CallSummary {
+                count: calls.len(),
+                recent,
+            },
+            allowed_tools,
+            session_id: state.session_id,
+            status: state.status,
+            intent: state.intent,
+            query: state.query,
+            phase: state.phase,
+            risk_level: state.risk_level,
+            query_frame: state.query_frame,
+            exploration: state.exploration,
+            semantic: state.semantic,
+            verification: state.verification,
+            explored_files: state.explored_files,
+            shortcircuit_hint: state.shortcircuit,
+            history: state.history,
+            outcome: state.outcome,
+            created_at: state.created_at,
+            updated_at: state.updated_at,
+        }),
+    })
 }
 
-pub fn get_session_analysis(env: &Env, id: Option<&str>) -> ToolResult<Value> {
+pub fn get_session_analysis(
+    env: &Env,
+    id: Option<&str>,
+) -> ToolResult<crate::memory::SessionAnalysis> {
     let session_id = match id.map(str::trim).filter(|s| !s.is_empty()) {
         Some(id) => {
             SessionStore::check_id(id).map_err(store_error)?;
@@ -1314,12 +1470,11 @@ pub fn get_session_analysis(env: &Env, id: Option<&str>) -> ToolResult<Value> {
             }
         },
     };
-    let analysis = crate::memory::session_analysis(&env.sessions.memory, &session_id)
-        .map_err(|e| ToolError::internal(e.to_string()))?;
-    serde_json::to_value(analysis).map_err(|e| ToolError::internal(e.to_string()))
+    crate::memory::session_analysis(&env.sessions.memory, &session_id)
+        .map_err(|e| ToolError::internal(e.to_string()))
 }
 
-pub fn get_improvement_insights(env: &Env, limit: usize) -> ToolResult<Value> {
+pub fn get_improvement_insights(env: &Env, limit: usize) -> ToolResult<crate::memory::Insights> {
     crate::memory::improvement_insights(&env.sessions.memory, limit)
         .map_err(|e| ToolError::internal(e.to_string()))
 }

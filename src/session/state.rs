@@ -214,6 +214,74 @@ pub struct SessionState {
     pub outcome: Option<Outcome>,
 }
 
+/// `submit_understanding`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct UnderstandingOutcome {
+    /// READY when the exploration is sufficient, else SEMANTIC.
+    pub phase: Phase,
+    pub confidence: Confidence,
+    /// What the exploration lacked (empty when READY).
+    pub missing_requirements: Vec<MissingRequirement>,
+    /// Each symbol's calibrated relevance to target_feature and its files.
+    pub symbols_with_confidence: Vec<SymbolScore>,
+    /// Symbols clearly related to target_feature (> 0.6).
+    pub high_confidence_symbols: Vec<String>,
+    /// Files (and directories ending in `/`) the session may write once READY.
+    pub explored_files: BTreeSet<String>,
+    pub warnings: Vec<String>,
+    pub next_step: String,
+}
+
+/// `submit_semantic`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SemanticOutcome {
+    pub phase: Phase,
+    /// The recorded hypotheses with their ids (H1, H2, …).
+    pub hypotheses: Vec<Hypothesis>,
+    pub warnings: Vec<String>,
+    pub next_step: String,
+}
+
+/// A verification result the server did not accept.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RefusedResult {
+    pub hypothesis: String,
+    pub reason: String,
+}
+
+/// `submit_verification`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct VerificationOutcome {
+    pub phase: Phase,
+    /// Hypothesis ids confirmed (now FACT), rejected, and still open.
+    pub confirmed: Vec<String>,
+    pub rejected: Vec<String>,
+    pub open: Vec<String>,
+    /// Results refused (a confirmation without evidence from the code); they stay open.
+    pub refused: Vec<RefusedResult>,
+    pub explored_files: BTreeSet<String>,
+    pub next_step: String,
+}
+
+/// `add_explored_files`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ExploredOutcome {
+    pub phase: Phase,
+    /// Entries that were not explored before.
+    pub added: Vec<String>,
+    pub explored_files: BTreeSet<String>,
+}
+
+/// `revert_to_exploration`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RevertOutcome {
+    pub phase: Phase,
+    pub reverted_from: Phase,
+    pub kept_results: bool,
+    pub explored_files: BTreeSet<String>,
+    pub next_step: String,
+}
+
 /// Why the state machine refused an operation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Refusal {
@@ -394,7 +462,7 @@ impl SessionState {
         &mut self,
         report: UnderstandingReport,
         now: &str,
-    ) -> Result<Value, Refusal> {
+    ) -> Result<UnderstandingOutcome, Refusal> {
         self.require("submit_understanding", &[Phase::Exploration])?;
         if !report.hallucinated.is_empty()
             || !report.missing_files.is_empty()
@@ -514,16 +582,16 @@ impl SessionState {
             );
             "SEMANTIC: search the forest (semantic_search, collection \"forest\"), then submit_semantic with hypotheses and a semantic_reason that fits the missing requirements; or revert_to_exploration and explore more"
         };
-        Ok(json!({
-            "phase": self.phase,
-            "confidence": confidence,
-            "missing_requirements": missing,
-            "symbols_with_confidence": report.symbol_scores,
-            "high_confidence_symbols": high_confidence,
-            "explored_files": self.explored_files,
-            "warnings": warnings,
-            "next_step": next,
-        }))
+        Ok(UnderstandingOutcome {
+            phase: self.phase,
+            confidence,
+            missing_requirements: missing,
+            symbols_with_confidence: report.symbol_scores,
+            high_confidence_symbols: high_confidence,
+            explored_files: self.explored_files.clone(),
+            warnings,
+            next_step: next.to_string(),
+        })
     }
 
     /// `confirm_symbol_relevance`: the 3-tier rule on each symbol, with the evidence check.
@@ -651,7 +719,7 @@ impl SessionState {
         semantic_reason: &str,
         semantic_search_used: bool,
         now: &str,
-    ) -> Result<Value, Refusal> {
+    ) -> Result<SemanticOutcome, Refusal> {
         self.require("submit_semantic", &[Phase::Semantic])?;
         if hypotheses.is_empty() {
             return Err(Refusal::invalid(
@@ -724,12 +792,12 @@ impl SessionState {
         if !semantic_search_used {
             warnings.push("no semantic_search call was recorded in this session; hypotheses should come from the forest".to_string());
         }
-        Ok(json!({
-            "phase": self.phase,
-            "hypotheses": hypotheses,
-            "warnings": warnings,
-            "next_step": Phase::Verification.next_step(),
-        }))
+        Ok(SemanticOutcome {
+            phase: self.phase,
+            hypotheses,
+            warnings,
+            next_step: Phase::Verification.next_step().to_string(),
+        })
     }
 
     /// `submit_verification`: confirmed hypotheses become FACT, rejected ones are dropped; READY
@@ -738,7 +806,7 @@ impl SessionState {
         &mut self,
         results: Vec<VerificationInput>,
         now: &str,
-    ) -> Result<Value, Refusal> {
+    ) -> Result<VerificationOutcome, Refusal> {
         self.require("submit_verification", &[Phase::Verification])?;
         let Some(semantic) = self.semantic.as_mut() else {
             return Err(Refusal::invalid(
@@ -767,7 +835,7 @@ impl SessionState {
                 json!({"unknown": unknown, "hypotheses": known}),
             ));
         }
-        let mut refused: Vec<Value> = Vec::new();
+        let mut refused: Vec<RefusedResult> = Vec::new();
         let mut confirmed_files: Vec<String> = Vec::new();
         let mut confirmed_symbols: Vec<(String, Option<f32>, String)> = Vec::new();
         for r in &results {
@@ -780,14 +848,17 @@ impl SessionState {
             };
             if r.confirmed {
                 if r.evidence.trim().is_empty() || !r.evidence_ok {
-                    refused.push(json!({
-                        "hypothesis": h.id,
-                        "reason": if r.evidence.trim().is_empty() {
+                    refused.push(RefusedResult {
+                        hypothesis: h.id.clone(),
+                        reason: if r.evidence.trim().is_empty() {
                             "a confirmation needs evidence".to_string()
                         } else {
-                            format!("the evidence names nothing found in {}'s code", h.symbol.as_deref().unwrap_or("the hypothesis"))
+                            format!(
+                                "the evidence names nothing found in {}'s code",
+                                h.symbol.as_deref().or(h.file.as_deref()).unwrap_or("the hypothesis")
+                            )
                         },
-                    }));
+                    });
                     continue;
                 }
                 h.status = HypothesisStatus::Confirmed;
@@ -859,15 +930,15 @@ impl SessionState {
         } else {
             "hypotheses are still open: verify them and call submit_verification again"
         };
-        Ok(json!({
-            "phase": self.phase,
-            "confirmed": confirmed,
-            "rejected": rejected,
-            "open": open,
-            "refused": refused,
-            "explored_files": self.explored_files,
-            "next_step": next,
-        }))
+        Ok(VerificationOutcome {
+            phase: self.phase,
+            confirmed,
+            rejected,
+            open,
+            refused,
+            explored_files: self.explored_files.clone(),
+            next_step: next.to_string(),
+        })
     }
 
     /// The write gate for this session.
@@ -882,23 +953,23 @@ impl SessionState {
     }
 
     /// `add_explored_files` (READY only): files and directories (ending in `/`) become writable.
-    pub fn add_explored_files(&mut self, files: Vec<String>) -> Result<Value, Refusal> {
+    pub fn add_explored_files(&mut self, files: Vec<String>) -> Result<ExploredOutcome, Refusal> {
         self.require("add_explored_files", &[Phase::Ready])?;
         let added: Vec<String> = files
             .into_iter()
             .filter(|f| self.explored_files.insert(f.clone()))
             .collect();
-        Ok(json!({
-            "phase": self.phase,
-            "added": added,
-            "explored_files": self.explored_files,
-        }))
+        Ok(ExploredOutcome {
+            phase: self.phase,
+            added,
+            explored_files: self.explored_files.clone(),
+        })
     }
 
     /// `revert_to_exploration`: back to EXPLORATION from any phase; `keep_results: false` clears
     /// the exploration, semantic and verification results, the mapped symbols and the explored
     /// files (the request's frame stays: the request has not changed).
-    pub fn revert_to_exploration(&mut self, keep_results: bool, now: &str) -> Value {
+    pub fn revert_to_exploration(&mut self, keep_results: bool, now: &str) -> RevertOutcome {
         let from = self.phase;
         if !keep_results {
             self.exploration = None;
@@ -912,13 +983,13 @@ impl SessionState {
             format!("revert_to_exploration (keep_results: {keep_results})"),
             now,
         );
-        json!({
-            "phase": self.phase,
-            "reverted_from": from,
-            "kept_results": keep_results,
-            "explored_files": self.explored_files,
-            "next_step": Phase::Exploration.next_step(),
-        })
+        RevertOutcome {
+            phase: self.phase,
+            reverted_from: from,
+            kept_results: keep_results,
+            explored_files: self.explored_files.clone(),
+            next_step: Phase::Exploration.next_step().to_string(),
+        }
     }
 
     /// Records the outcome and closes the session.
@@ -1038,12 +1109,11 @@ mod tests {
         for (symbols, tools, phase, missing) in cases {
             let mut s = session(Intent::Modify);
             let out = s.submit_understanding(report(symbols, tools), NOW).unwrap();
-            assert_eq!(s.phase, *phase, "{symbols:?} {tools:?}: {out}");
-            let got: Vec<&str> = out["missing_requirements"]
-                .as_array()
-                .unwrap()
+            assert_eq!(s.phase, *phase, "{symbols:?} {tools:?}: {out:?}");
+            let got: Vec<&str> = out
+                .missing_requirements
                 .iter()
-                .map(|m| m["requirement"].as_str().unwrap())
+                .map(|m| m.requirement.as_str())
                 .collect();
             assert_eq!(got, *missing, "{symbols:?}");
             assert_eq!(s.query_frame.mapped_symbols.len(), symbols.len());
@@ -1195,7 +1265,7 @@ mod tests {
             .submit_verification(vec![input("RateLimiter", true, "it is used", false)], NOW)
             .unwrap();
         assert_eq!(s.phase, Phase::Verification);
-        assert_eq!(out["open"].as_array().unwrap().len(), 2);
+        assert_eq!(out.open.len(), 2);
         let out = s
             .submit_verification(
                 vec![
@@ -1205,9 +1275,9 @@ mod tests {
                 NOW,
             )
             .unwrap();
-        assert_eq!(s.phase, Phase::Ready, "{out}");
-        assert_eq!(out["confirmed"][0], "H1");
-        assert_eq!(out["rejected"][0], "H2");
+        assert_eq!(s.phase, Phase::Ready, "{out:?}");
+        assert_eq!(out.confirmed, ["H1"]);
+        assert_eq!(out.rejected, ["H2"]);
         assert!(s.explored_files.contains("src/services/rate_limiter.py"));
         assert_eq!(
             s.query_frame.mapped("RateLimiter").unwrap().source,
@@ -1244,7 +1314,7 @@ mod tests {
         assert!(s.check_write("tests/test_auth.py", true, false).allowed);
         assert!(s.check_write("tests/test_new.py", false, true).allowed);
         let out = s.revert_to_exploration(true, NOW);
-        assert_eq!(out["reverted_from"], "READY");
+        assert_eq!(out.reverted_from, Phase::Ready);
         assert_eq!(s.phase, Phase::Exploration);
         assert!(s.exploration.is_some() && s.explored_files.contains("tests/"));
         assert!(!s.check_write("tests/test_auth.py", true, false).allowed);

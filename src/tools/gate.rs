@@ -11,8 +11,6 @@
 use super::{Context, TOOLS, ToolDef};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::session::{Env, Phase, ToolCall, gate};
-use schemars::JsonSchema;
-use serde::Serialize;
 use serde_json::{Value, json};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -30,20 +28,6 @@ pub(super) fn env(ctx: &Context) -> Env<'_> {
         symbols: &ctx.symbols,
         sessions: &ctx.sessions,
         tool_names: tool_names(),
-    }
-}
-
-/// A session tool's result: a JSON object whose fields the tool's description lists.
-#[derive(Debug, Clone, Serialize)]
-#[serde(transparent)]
-pub struct Reply(pub Value);
-
-impl JsonSchema for Reply {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "SessionReply".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "object"})
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::Context;
 use crate::analysis::outline::Import;
-use crate::deps::{ImportGraph, cycle_message, package_name};
+use crate::deps::{Cycle, ImportGraph, cycle_message, package_name};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::index::outlines::OutlineSnapshot;
 use schemars::JsonSchema;
@@ -78,12 +78,6 @@ pub struct DependencyNode {
     /// The resolved file was expanded earlier in this answer; its imports are listed there.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub already_listed: bool,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Cycle {
-    pub cycle: Vec<String>,
-    pub message: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -1,7 +1,7 @@
 //! `get_improvement_insights`: failure patterns across sessions (seed 000).
 
 use super::Context;
-use super::gate::{self, Reply};
+use super::gate;
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -19,8 +19,8 @@ pub struct Params {
     pub limit: Option<usize>,
 }
 
-pub type Output = Reply;
+pub type Output = crate::memory::Insights;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
-    service::get_improvement_insights(&gate::env(ctx), p.limit.unwrap_or(100).max(1)).map(Reply)
+    service::get_improvement_insights(&gate::env(ctx), p.limit.unwrap_or(100).max(1))
 }

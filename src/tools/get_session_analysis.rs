@@ -1,7 +1,7 @@
 //! `get_session_analysis`: one session's decision joined with its outcomes (seed 000).
 
 use super::Context;
-use super::gate::{self, Reply};
+use super::gate;
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -18,8 +18,8 @@ pub struct Params {
     pub session_id: Option<String>,
 }
 
-pub type Output = Reply;
+pub type Output = crate::memory::SessionAnalysis;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
-    service::get_session_analysis(&gate::env(ctx), p.session_id.as_deref()).map(Reply)
+    service::get_session_analysis(&gate::env(ctx), p.session_id.as_deref())
 }

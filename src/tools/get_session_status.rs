@@ -1,7 +1,7 @@
 //! `get_session_status`: where the session stands and what is allowed now.
 
 use super::Context;
-use super::gate::{self, Reply};
+use super::gate;
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -19,8 +19,8 @@ pub struct Params {
     pub session_id: Option<String>,
 }
 
-pub type Output = Reply;
+pub type Output = service::StatusOutput;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
-    service::get_session_status(&gate::env(ctx), p.session_id.as_deref()).map(Reply)
+    service::get_session_status(&gate::env(ctx), p.session_id.as_deref())
 }

@@ -1,7 +1,7 @@
 //! `record_outcome`: how the session ended, and what the project learns from it (seed 000/001).
 
 use super::Context;
-use super::gate::{self, Reply};
+use super::gate;
 use crate::error::ToolResult;
 use crate::memory::Outcome;
 use crate::session::service;
@@ -18,6 +18,7 @@ a previous session's failure).";
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
+    /// success, failure or partial.
     pub outcome: Outcome,
     /// What worked or went wrong.
     pub analysis: Option<String>,
@@ -27,7 +28,7 @@ pub struct Params {
     pub session_id: Option<String>,
 }
 
-pub type Output = Reply;
+pub type Output = service::RecordOutput;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     service::record_outcome(
@@ -37,5 +38,4 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         p.analysis,
         p.trigger_message,
     )
-    .map(Reply)
 }

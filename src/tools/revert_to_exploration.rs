@@ -1,7 +1,7 @@
 //! `revert_to_exploration`: the full recovery, back to EXPLORATION (seed 004 v3.10).
 
 use super::Context;
-use super::gate::{self, Reply};
+use super::gate;
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -20,7 +20,7 @@ pub struct Params {
     pub session_id: Option<String>,
 }
 
-pub type Output = Reply;
+pub type Output = service::WithSession<crate::session::state::RevertOutcome>;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     service::revert_to_exploration(
@@ -28,5 +28,4 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         p.session_id.as_deref(),
         p.keep_results.unwrap_or(true),
     )
-    .map(Reply)
 }

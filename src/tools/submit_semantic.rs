@@ -1,7 +1,7 @@
 //! `submit_semantic`: hypotheses from semantic search, and why it was needed (seed 000 step 5).
 
 use super::Context;
-use super::gate::{self, Reply};
+use super::gate;
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -15,7 +15,9 @@ architecture_unknown or context_fragmented. Moves to VERIFICATION; hypotheses ge
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HypothesisParam {
+    /// A symbol name (bare or qualified).
     pub symbol: Option<String>,
+    /// A file, relative to the project root.
     pub file: Option<String>,
     /// Why it may be relevant.
     pub reason: String,
@@ -24,13 +26,16 @@ pub struct HypothesisParam {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
+    /// What semantic search suggested: each names an existing symbol or file, with why.
     pub hypotheses: Vec<HypothesisParam>,
+    /// Why the code tools were not enough: no_definition_found, no_reference_found,
+    /// no_similar_implementation, architecture_unknown or context_fragmented.
     pub semantic_reason: String,
     /// Defaults to the active session.
     pub session_id: Option<String>,
 }
 
-pub type Output = Reply;
+pub type Output = service::WithSession<crate::session::state::SemanticOutcome>;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let hypotheses = p
@@ -48,5 +53,4 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         hypotheses,
         &p.semantic_reason,
     )
-    .map(Reply)
 }

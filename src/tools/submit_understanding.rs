@@ -1,7 +1,7 @@
 //! `submit_understanding`: the end of EXPLORATION, judged by the server (seed 000 step 4).
 
 use super::Context;
-use super::gate::{self, Reply};
+use super::gate;
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -35,7 +35,7 @@ pub struct Params {
     pub session_id: Option<String>,
 }
 
-pub type Output = Reply;
+pub type Output = service::WithSession<crate::session::state::UnderstandingOutcome>;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let u = service::Understanding {
@@ -44,5 +44,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         files_analyzed: p.files_analyzed,
         patterns: p.patterns,
     };
-    service::submit_understanding(&gate::env(ctx), p.session_id.as_deref(), u).map(Reply)
+    service::submit_understanding(&gate::env(ctx), p.session_id.as_deref(), u)
 }

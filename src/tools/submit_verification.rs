@@ -1,7 +1,7 @@
 //! `submit_verification`: hypotheses confirmed or rejected with evidence (seed 000 step 6).
 
 use super::Context;
-use super::gate::{self, Reply};
+use super::gate;
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -24,7 +24,9 @@ pub enum Status {
 pub struct ResultParam {
     /// Hypothesis id (H1), symbol or file.
     pub hypothesis: String,
+    /// confirmed or rejected.
     pub status: Status,
+    /// What the code shows (required to confirm; must name something in the hypothesis's code).
     #[serde(default)]
     pub evidence: String,
 }
@@ -32,12 +34,13 @@ pub struct ResultParam {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
+    /// One result per hypothesis verified.
     pub results: Vec<ResultParam>,
     /// Defaults to the active session.
     pub session_id: Option<String>,
 }
 
-pub type Output = Reply;
+pub type Output = service::WithSession<crate::session::state::VerificationOutcome>;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let results = p
@@ -49,5 +52,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
             evidence: r.evidence,
         })
         .collect();
-    service::submit_verification(&gate::env(ctx), p.session_id.as_deref(), results).map(Reply)
+    service::submit_verification(&gate::env(ctx), p.session_id.as_deref(), results)
 }

@@ -1,7 +1,7 @@
 //! `validate_symbol_relevance`: the relevance prompt plus the server's scores (seed 003).
 
 use super::Context;
-use super::gate::{self, Reply};
+use super::gate;
 use crate::error::ToolResult;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -23,7 +23,7 @@ pub struct Params {
     pub session_id: Option<String>,
 }
 
-pub type Output = Reply;
+pub type Output = service::ValidateOutput;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     service::validate_symbol_relevance(
@@ -32,5 +32,4 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         &p.target_feature,
         p.symbols_identified,
     )
-    .map(Reply)
 }

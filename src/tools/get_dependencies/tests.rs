@@ -323,13 +323,16 @@ fn the_graph_is_updated_incrementally() {
 
 #[test]
 fn tmp_perf_probe() {
-    let Ok(root) = std::env::var("CI3_PERF_ROOT") else { return };
+    let Ok(root) = std::env::var("CI3_PERF_ROOT") else {
+        return;
+    };
     let ctx = crate::tools::Context::open(std::path::Path::new(&root)).unwrap();
     let file = std::env::var("CI3_PERF_FILE").unwrap();
     deps(&ctx, json!({"path": file}));
     for _ in 0..3 {
         let t = std::time::Instant::now();
-        let walked = crate::workspace::walk_files(&ctx.ws, ctx.ws.root(), &Default::default()).unwrap();
+        let walked =
+            crate::workspace::walk_files(&ctx.ws, ctx.ws.root(), &Default::default()).unwrap();
         let t_walk = t.elapsed();
         let t = std::time::Instant::now();
         let (snapshot, _) = ctx.outlines.refresh(&ctx.ws, ctx.ws.root()).unwrap();
@@ -346,6 +349,11 @@ fn tmp_perf_probe() {
         let t = std::time::Instant::now();
         let s = serde_json::to_string(&out).unwrap();
         let t_ser = t.elapsed();
-        eprintln!("walk {} files {t_walk:?} refresh {t_refresh:?} graph {t_graph:?} cycles {} {t_cycles:?} tool {t_tool:?} ser {} {t_ser:?}", walked.len(), cycles.len(), s.len());
+        eprintln!(
+            "walk {} files {t_walk:?} refresh {t_refresh:?} graph {t_graph:?} cycles {} {t_cycles:?} tool {t_tool:?} ser {} {t_ser:?}",
+            walked.len(),
+            cycles.len(),
+            s.len()
+        );
     }
 }
