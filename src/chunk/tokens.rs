@@ -6,6 +6,8 @@
 //! back to an estimate from the character count; the counter says which one it is so the CLI and
 //! the index can report it.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -99,14 +101,24 @@ impl TokenCounter {
     }
 
     /// Tokens in `text`, without the `<s>`/`</s>` the model adds around a whole passage.
+    ///
+    /// The model's pre-tokenizer (Metaspace) cuts the normalised text at spaces and the Unigram
+    /// model then tokenizes each word on its own, so a text's count is the sum of its words'
+    /// counts. Words are counted once per thread and cached: code repeats its identifiers and
+    /// keywords so much that this is an order of magnitude faster than encoding every text,
+    /// and it gives the same numbers (see the test against whole-text encoding).
     pub fn count(&self, text: &str) -> usize {
         match &self.inner {
-            Counter::Model { tokenizer, .. } => match tokenizer.encode_fast(text, false) {
-                Ok(encoding) => encoding.len(),
-                // The tokenizer never fails on valid UTF-8 in practice; an estimate keeps the
-                // chunker going if it ever does.
-                Err(_) => estimate(text),
-            },
+            Counter::Model { tokenizer, .. } => count_words(tokenizer, text),
+            Counter::Estimate { .. } => estimate(text),
+        }
+    }
+
+    /// Tokens of `text` from encoding it whole (no cache): the reference [`count`] is checked
+    /// against.
+    pub fn count_exact(&self, text: &str) -> usize {
+        match &self.inner {
+            Counter::Model { tokenizer, .. } => encode_len(tokenizer, text),
             Counter::Estimate { .. } => estimate(text),
         }
     }
@@ -129,6 +141,69 @@ impl TokenCounter {
             ),
         }
     }
+}
+
+/// Words a thread's cache keeps before starting over (about 40 MB at most).
+const MAX_CACHED_WORDS: usize = 1 << 20;
+
+type WordCache = (usize, HashMap<Box<str>, u32>);
+
+thread_local! {
+    // Keyed by the tokenizer's address so two loaded tokenizers never share counts.
+    static WORDS: RefCell<WordCache> = RefCell::new((0, HashMap::new()));
+}
+
+fn count_words(tokenizer: &Arc<tokenizers::Tokenizer>, text: &str) -> usize {
+    let key = Arc::as_ptr(tokenizer) as usize;
+    WORDS.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let (owner, cache) = &mut *cell;
+        if *owner != key || cache.len() > MAX_CACHED_WORDS {
+            *owner = key;
+            cache.clear();
+        }
+        let words: usize = text
+            .split(is_model_space)
+            .filter(|w| !w.is_empty())
+            .map(|word| match cache.get(word) {
+                Some(n) => *n as usize,
+                None => {
+                    let n = encode_len(tokenizer, word);
+                    cache.insert(word.into(), n as u32);
+                    n
+                }
+            })
+            .sum();
+        // A text ending in whitespace ends with a lone `▁` token.
+        words + usize::from(text.ends_with(is_model_space))
+    })
+}
+
+fn encode_len(tokenizer: &tokenizers::Tokenizer, text: &str) -> usize {
+    match tokenizer.encode_fast(text, false) {
+        Ok(encoding) => encoding.len(),
+        // The tokenizer does not fail on valid UTF-8 in practice; an estimate keeps the
+        // chunker going if it ever does.
+        Err(_) => estimate(text),
+    }
+}
+
+/// The characters the model's normaliser turns into a space (XLM-R's list), where the
+/// pre-tokenizer cuts words.
+fn is_model_space(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | '\u{0c}' | '\r' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200f}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{2581}'
+                | '\u{3000}'
+                | '\u{feff}'
+                | '\u{fffd}'
+    )
 }
 
 fn estimate(text: &str) -> usize {
@@ -164,5 +239,40 @@ mod tests {
         assert!(short > 0 && long > 40 * short, "{short} {long}");
         // Truncation from tokenizer.json must not cap counts at the model's 512.
         assert!(counter.count(&"word ".repeat(2000)) > 1000);
+    }
+
+    /// Summing cached word counts gives what encoding the whole text gives, on every fixture
+    /// file (code, Blade, CSS, JSON, Japanese text). (A literal special token such as `<s>`
+    /// right after a space can differ by one: the whole-text encoder keeps a lone `▁` there.)
+    #[test]
+    fn word_sums_equal_whole_text_encoding() {
+        let counter = TokenCounter::load(None);
+        assert!(
+            !counter.is_estimate(),
+            "needs the provisioned tokenizer: {}",
+            counter.describe()
+        );
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let ws = crate::workspace::Workspace::open(&root).unwrap();
+        let mut compared = 0;
+        let mut texts: Vec<String> = vec![
+            "ログイン機能を修正したい\u{3000}認証サービス".into(),
+            "tab\tand\u{a0}nbsp  double  spaces\r\nend".into(),
+        ];
+        for file in crate::workspace::walk_files(&ws, &root, &Default::default()).unwrap() {
+            if let Ok(text) = std::fs::read_to_string(&file.abs) {
+                texts.push(text);
+            }
+        }
+        for text in &texts {
+            assert_eq!(
+                counter.count(text),
+                counter.count_exact(text),
+                "{}",
+                &text[..text.len().min(80)]
+            );
+            compared += 1;
+        }
+        assert!(compared > 150);
     }
 }

@@ -52,7 +52,7 @@ pub enum ModelCommand {
         #[arg(long, default_value_t = 16)]
         batch: usize,
         /// Timed rounds of each (the best round counts).
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = 3)]
         rounds: usize,
     },
     /// Refit the relevance calibration on the built-in labelled set and report its separation.

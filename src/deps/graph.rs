@@ -272,8 +272,9 @@ pub struct GraphStore {
     root: PathBuf,
     current: Mutex<Option<Current>>,
     loaded: Mutex<bool>,
-    /// The last resolver and the snapshot generation it was built for, reused for single files.
-    resolver: Mutex<Option<(u64, Arc<Resolver>)>>,
+    /// The last resolver, with the snapshot generation it was built for and, when it was built
+    /// from a file's ancestor manifests, that file's directory; reused for single files.
+    resolver: Mutex<Option<(u64, String, Arc<Resolver>)>>,
 }
 
 impl GraphStore {
@@ -287,10 +288,11 @@ impl GraphStore {
         }
     }
 
-    /// Resolves one file's imports without building the graph: with the resolver of the last
-    /// build while the manifests and file set are unchanged, otherwise with the manifests found
-    /// in the file's ancestor directories (prefix rules: relative paths, aliases, PSR-4 and Go
-    /// module prefixes, crate names), which needs no walk of the project.
+    /// Resolves one file's imports without building the graph, with a resolver over the current
+    /// snapshot (reused while the snapshot is unchanged). Before any whole-project refresh the
+    /// snapshot has no manifests, so the ones in the file's ancestor directories are read instead
+    /// (enough for the prefix rules: relative paths, aliases, PSR-4 and Go module prefixes, crate
+    /// names), which needs no walk of the project.
     pub fn resolve_imports(
         &self,
         snapshot: &OutlineSnapshot,
@@ -298,11 +300,18 @@ impl GraphStore {
         outline: &FileOutline,
     ) -> Vec<Resolution> {
         let mut cached = self.resolver.lock().unwrap_or_else(|p| p.into_inner());
+        let scope = if snapshot.manifests.is_empty() {
+            super::layout::dir_of(file)
+        } else {
+            ""
+        };
         let resolver = match cached.as_ref() {
-            Some((generation, resolver)) if *generation == snapshot.generation => resolver.clone(),
+            Some((generation, dir, resolver))
+                if *generation == snapshot.generation && dir == scope =>
+            {
+                resolver.clone()
+            }
             _ => {
-                // Before any whole-project refresh the snapshot has no manifests: read the ones
-                // above the file instead.
                 let manifests = if snapshot.manifests.is_empty() {
                     ancestor_manifests(&self.root, file)
                 } else {
@@ -313,9 +322,7 @@ impl GraphStore {
                     Layout::from_manifests(&manifests),
                     self.root.clone(),
                 ));
-                if !snapshot.manifests.is_empty() {
-                    *cached = Some((snapshot.generation, resolver.clone()));
-                }
+                *cached = Some((snapshot.generation, scope.to_string(), resolver.clone()));
                 resolver
             }
         };
@@ -361,7 +368,7 @@ impl GraphStore {
             self.root.clone(),
         ));
         *self.resolver.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some((snapshot.generation, resolver.clone()));
+            Some((snapshot.generation, String::new(), resolver.clone()));
         let mut graph = previous.map(|p| (*p.graph).clone()).unwrap_or_default();
         graph
             .imports

@@ -8,7 +8,7 @@
 //! both alike.
 
 use super::model_dir::{MODEL_INT8, ModelDir};
-use super::onnx::{E5Embedder, E5Options, Precision, ort_environment};
+use super::onnx::{E5Embedder, E5Options, Precision, ort_environment, plan_batches};
 use super::prepare::passage_text;
 use super::{EmbedError, Embedder};
 use ort::session::Session;
@@ -95,13 +95,19 @@ fn measure(
 ) -> Result<BenchReport, EmbedError> {
     let batch_size = embedder.options().batch_size;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    // The pipeline's batches: prepared texts, sorted by length, cut into batch_size pieces.
+    // The pipeline's batches: prepared texts, sorted by length, planned as the pipeline plans.
     let prepared: Vec<String> = refs.iter().map(|t| passage_text(t)).collect();
     let mut order: Vec<usize> = (0..prepared.len()).collect();
     order.sort_by_key(|&i| prepared[i].len());
     let mut batches = Vec::new();
     let mut tokens = 0usize;
-    for chunk in order.chunks(batch_size) {
+    let plan = plan_batches(
+        &order,
+        |i| prepared[i].len(),
+        batch_size,
+        embedder.options().max_batch_tokens,
+    );
+    for chunk in &plan {
         let inputs: Vec<&str> = chunk.iter().map(|&i| prepared[i].as_str()).collect();
         let encodings = embedder.encode_passage_batch(&inputs)?;
         let width = encodings.first().map_or(0, |e| e.0.len());

@@ -16,6 +16,9 @@
 //!   memory is available.
 //! - Texts are sorted by length before batching so a batch pads to similar lengths; results are
 //!   returned in input order. fastembed mean-pools over the attention mask and L2-normalises.
+//! - Requests come first: a session is locked per batch, batches are bounded in tokens, and a
+//!   bulk `embed_passages` (indexing) lets waiting `embed_queries` calls (searches) go before
+//!   its next batch, so a search waits for at most one batch in flight.
 //! - After loading, a known similarity (「ログイン機能」 vs "Auth Service") is compared with the
 //!   figure the provisioner measured, which catches damaged weights without hashing 600 MB.
 
@@ -29,7 +32,8 @@ use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Which of the two provisioned models runs a side.
@@ -62,8 +66,12 @@ impl Precision {
 pub struct E5Options {
     pub passage_precision: Precision,
     pub query_precision: Precision,
-    /// Texts per model call. Sorted batches pad little, so larger batches mainly cost memory.
+    /// Most texts per model call. Sorted batches pad little, so larger batches mainly cost
+    /// memory.
     pub batch_size: usize,
+    /// Most (estimated, padded) tokens per model call. Bounds how long one batch holds the
+    /// session, which is how long a request waits behind indexing.
+    pub max_batch_tokens: usize,
     /// Longer texts are truncated to this many tokens (the model's limit is 512).
     pub max_length: usize,
     /// ONNX Runtime intra-op threads per session; `None` = every core.
@@ -99,6 +107,7 @@ impl Default for E5Options {
             passage_precision: Precision::Int8,
             query_precision: Precision::Int8,
             batch_size: 16,
+            max_batch_tokens: 2048,
             max_length: 512,
             threads: None,
             verify: VerifyLevel::Quick,
@@ -110,13 +119,70 @@ impl Default for E5Options {
 /// Token ids and attention mask of one text, padded to its batch.
 pub(crate) type EncodedText = (Vec<i64>, Vec<i64>);
 
+/// One ONNX session shared between threads, with precedence for urgent callers (see the
+/// module doc).
+struct Session {
+    model: Mutex<TextEmbedding>,
+    urgent_waiting: AtomicUsize,
+}
+
+impl Session {
+    fn new(model: TextEmbedding) -> Session {
+        Session {
+            model: Mutex::new(model),
+            urgent_waiting: AtomicUsize::new(0),
+        }
+    }
+
+    fn lock(&self, urgent: bool) -> MutexGuard<'_, TextEmbedding> {
+        if urgent {
+            self.urgent_waiting.fetch_add(1, Ordering::SeqCst);
+            let guard = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+            self.urgent_waiting.fetch_sub(1, Ordering::SeqCst);
+            guard
+        } else {
+            while self.urgent_waiting.load(Ordering::SeqCst) > 0 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            self.model.lock().unwrap_or_else(PoisonError::into_inner)
+        }
+    }
+}
+
+/// Splits `order` (text indices sorted by length) into batches of at most `max_count` texts
+/// and about `max_tokens` padded tokens (estimated from byte lengths, generously for English:
+/// 3 bytes per token); a text longer than the budget gets a batch of its own.
+pub(crate) fn plan_batches(
+    order: &[usize],
+    byte_len: impl Fn(usize) -> usize,
+    max_count: usize,
+    max_tokens: usize,
+) -> Vec<Vec<usize>> {
+    let mut batches: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for &i in order {
+        // Sorted ascending, so the newest text is the longest: it sets the padded width.
+        let width = byte_len(i) / 3 + 2;
+        if !current.is_empty()
+            && (current.len() >= max_count.max(1) || (current.len() + 1) * width > max_tokens)
+        {
+            batches.push(std::mem::take(&mut current));
+        }
+        current.push(i);
+    }
+    if !current.is_empty() {
+        batches.push(current);
+    }
+    batches
+}
+
 /// The real [`Embedder`].
 pub struct E5Embedder {
     dir: PathBuf,
     model_id: String,
-    passages: Mutex<TextEmbedding>,
+    passages: Session,
     /// `None` when queries use the same model as passages.
-    queries: Option<Mutex<TextEmbedding>>,
+    queries: Option<Session>,
     options: E5Options,
     load_time: Duration,
 }
@@ -188,7 +254,7 @@ impl E5Embedder {
                 });
                 (passages, queries)
             });
-            (passages?, Some(Mutex::new(queries?)))
+            (passages?, Some(Session::new(queries?)))
         };
         let embedder = E5Embedder {
             dir: dir.path.clone(),
@@ -197,7 +263,7 @@ impl E5Embedder {
                 manifest.recipe,
                 options.passage_precision.as_str()
             ),
-            passages: Mutex::new(passages),
+            passages: Session::new(passages),
             queries,
             options,
             load_time: Duration::ZERO,
@@ -234,7 +300,7 @@ impl E5Embedder {
         Ok(E5Embedder {
             dir: cache_dir.to_path_buf(),
             model_id: format!("{MODEL_ID} (hub download; prepare v1)"),
-            passages: Mutex::new(session),
+            passages: Session::new(session),
             queries: None,
             options,
             load_time: start.elapsed(),
@@ -257,7 +323,7 @@ impl E5Embedder {
     /// The token count of `text` as the passage model sees it (prefix and special tokens
     /// included); used by benchmarks and chunk sizing.
     pub fn passage_tokens(&self, text: &str) -> Result<usize, EmbedError> {
-        let session = self.passages.lock().unwrap_or_else(PoisonError::into_inner);
+        let session = self.passages.lock(false);
         let encoding = session
             .tokenizer
             .encode(passage_text(text), true)
@@ -278,7 +344,7 @@ impl E5Embedder {
         } else {
             &self.passages
         };
-        self.run(model, texts.to_vec())
+        self.run(model, texts.to_vec(), query_side)
     }
 
     /// Token ids and attention masks of already-prepared passage texts, padded to the longest
@@ -287,7 +353,7 @@ impl E5Embedder {
         &self,
         prepared: &[&str],
     ) -> Result<Vec<EncodedText>, EmbedError> {
-        let session = self.passages.lock().unwrap_or_else(PoisonError::into_inner);
+        let session = self.passages.lock(false);
         let encodings = session
             .tokenizer
             .encode_batch(prepared.to_vec(), true)
@@ -327,8 +393,9 @@ impl E5Embedder {
     /// in input order.
     fn run(
         &self,
-        model: &Mutex<TextEmbedding>,
+        session: &Session,
         texts: Vec<String>,
+        urgent: bool,
     ) -> Result<Vec<Vector>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
@@ -336,11 +403,16 @@ impl E5Embedder {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let mut out: Vec<Option<Vector>> = vec![None; texts.len()];
-        let batch_size = self.options.batch_size.max(1);
-        let mut session = model.lock().unwrap_or_else(PoisonError::into_inner);
-        for batch in order.chunks(batch_size) {
+        let batches = plan_batches(
+            &order,
+            |i| texts[i].len(),
+            self.options.batch_size,
+            self.options.max_batch_tokens,
+        );
+        for batch in &batches {
+            let mut model = session.lock(urgent);
             let inputs: Vec<&str> = batch.iter().map(|&i| texts[i].as_str()).collect();
-            let vectors = session
+            let vectors = model
                 .embed(&inputs, Some(inputs.len()))
                 .map_err(|err| EmbedError::Inference(err.to_string()))?;
             if vectors.len() != batch.len() {
@@ -375,12 +447,16 @@ impl Embedder for E5Embedder {
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
         let prepared = texts.iter().map(|t| query_text(t)).collect();
-        self.run(self.queries.as_ref().unwrap_or(&self.passages), prepared)
+        self.run(
+            self.queries.as_ref().unwrap_or(&self.passages),
+            prepared,
+            true,
+        )
     }
 
     fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
         let prepared = texts.iter().map(|t| passage_text(t)).collect();
-        self.run(&self.passages, prepared)
+        self.run(&self.passages, prepared, false)
     }
 }
 
@@ -567,6 +643,47 @@ mod tests {
             let (r, u) = (cos(&q, &p[0]), cos(&q, &p[1]));
             assert!(r > u + 0.02, "{query:?}: related {r:.4} unrelated {u:.4}");
         }
+    }
+
+    #[test]
+    fn batches_are_bounded_in_count_and_tokens() {
+        // Byte lengths (sorted ascending, as the pipeline sorts them).
+        let lens = [30, 30, 30, 300, 300, 3000, 6000];
+        let order: Vec<usize> = (0..lens.len()).collect();
+        let plan = |count, tokens| plan_batches(&order, |i| lens[i], count, tokens);
+        assert_eq!(plan(16, 100_000), vec![order.clone()]);
+        assert_eq!(
+            plan(2, 100_000),
+            vec![vec![0, 1], vec![2, 3], vec![4, 5], vec![6]]
+        );
+        // 300 bytes ≈ 102 tokens: five of them fit in 512, and 3000 bytes needs a batch alone.
+        assert_eq!(plan(16, 512), vec![vec![0, 1, 2, 3, 4], vec![5], vec![6]]);
+    }
+
+    /// A search's request does not wait for a whole indexing call: it goes between batches.
+    #[test]
+    fn requests_overtake_bulk_embedding() {
+        let model = test_model::real();
+        let passage = "def handle(request):\n    user = authenticate(request.headers)\n    \
+                       orders = repository.list_orders(user.id, limit=50)\n    \
+                       return render('orders.html', orders=orders, user=user)\n";
+        let texts: Vec<String> = (0..48)
+            .map(|i| format!("{passage}# chunk {i}\n{passage}"))
+            .collect();
+        let bulk_model = model.clone();
+        let bulk = std::thread::spawn(move || {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            bulk_model.embed_passages(&refs).unwrap();
+            Instant::now()
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        model.embed_query("ログイン機能").unwrap();
+        let query_done = Instant::now();
+        let bulk_done = bulk.join().unwrap();
+        assert!(
+            query_done < bulk_done,
+            "the request waited for the whole bulk call"
+        );
     }
 
     #[test]

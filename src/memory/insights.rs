@@ -152,7 +152,10 @@ pub fn improvement_insights(memory: &Memory, limit: usize) -> Result<Insights, M
         .map(|(risk, counts)| {
             let total: usize = counts.values().sum();
             let failures = total - counts.get("success").copied().unwrap_or(0);
-            let outcomes = counts.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            let outcomes = counts
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
             (
                 risk,
                 RiskStats {

@@ -433,7 +433,13 @@ mod tests {
             ("ログイン", "ﾛｸﾞｲﾝ機能", QUERY_JA, true, 1.0),
             ("login form", "Login Form", QUERY_EN, true, 1.0),
             ("ログイン機能", "サインイン機能", QUERY_JA, true, 0.7),
-            ("login form shows no errors", "login form shows no errors", QUERY_EN, true, 0.8),
+            (
+                "login form shows no errors",
+                "login form shows no errors",
+                QUERY_EN,
+                true,
+                0.8,
+            ),
             // Paraphrases too far from the request's own words are rejected (copy the words).
             ("sign-in form", "sign-in form", QUERY_EN, false, 1.0),
             ("二段階認証", "二段階認証を導入", QUERY_JA, false, 0.9),

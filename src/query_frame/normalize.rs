@@ -136,7 +136,8 @@ mod tests {
 
     #[test]
     fn coverage_of_paraphrases_and_inventions() {
-        const JA: &str = "ログイン機能でパスワードが空のときエラーが出ないので、チェックを追加したい";
+        const JA: &str =
+            "ログイン機能でパスワードが空のときエラーが出ないので、チェックを追加したい";
         const EN: &str = "When the password is empty the login form shows no error; please add a validation check.";
         // (request, quote, coverage)
         let cases = [

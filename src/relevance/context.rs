@@ -49,9 +49,9 @@ impl SymbolContext {
             .filter(|s| {
                 s.kind.is_callable()
                     && !s.name.starts_with("__")
-                    && s.scope.as_deref().is_some_and(|scope| {
-                        scope == symbol.qualified_name || scope == symbol.name
-                    })
+                    && s.scope
+                        .as_deref()
+                        .is_some_and(|scope| scope == symbol.qualified_name || scope == symbol.name)
             })
             .map(|s| s.name.clone())
             .take(MAX_MEMBERS)
@@ -81,7 +81,11 @@ impl SymbolContext {
     /// identifiers itself (`AuthService` → `Auth Service`). Measured on labelled pairs (see
     /// `relevance::embedded` tests): the summary separates better than the whole docstring.
     pub fn text(&self) -> String {
-        let signature = self.signature.trim().trim_end_matches(['{', ':']).trim_end();
+        let signature = self
+            .signature
+            .trim()
+            .trim_end_matches(['{', ':'])
+            .trim_end();
         let signature = if signature.is_empty() {
             format!("{} {}", self.kind, self.name)
         } else {
@@ -92,7 +96,11 @@ impl SymbolContext {
             out.push('\n');
             out.push_str(&summary);
         } else if !self.members.is_empty() {
-            let words: Vec<String> = self.members.iter().map(|m| identifier_words(m).join(" ")).collect();
+            let words: Vec<String> = self
+                .members
+                .iter()
+                .map(|m| identifier_words(m).join(" "))
+                .collect();
             out.push('\n');
             out.push_str(&words.join(", "));
         }
@@ -294,7 +302,10 @@ mod tests {
         let symbols = analyze_source(lang, source).symbols;
         let class = symbols.iter().find(|s| s.name == "OrderService").unwrap();
         let ctx = SymbolContext::new("svc.py", class, source).with_members(class, &symbols);
-        assert_eq!(ctx.text(), "svc.py\nclass OrderService\nplace order, cancel order");
+        assert_eq!(
+            ctx.text(),
+            "svc.py\nclass OrderService\nplace order, cancel order"
+        );
         assert_eq!(
             identifier_words("HTTPServer.get_user2Name ログイン"),
             ["HTTP", "Server", "get", "user2", "Name", "ログイン"]

@@ -118,55 +118,201 @@ mod tests {
         let source = std::fs::read_to_string(root.join(file)).unwrap();
         let lang = crate::lang::detect(file).unwrap();
         let symbols = crate::analysis::analyze_source(lang, &source).symbols;
-        let symbol = symbols.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("{name} in {file}"));
-        SymbolContext::new(file, symbol, &source).with_members(symbol, &symbols).text()
+        let symbol = symbols
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("{name} in {file}"));
+        SymbolContext::new(file, symbol, &source)
+            .with_members(symbol, &symbols)
+            .text()
     }
 
     /// Labelled NL-term ↔ symbol pairs on the Python fixture, Japanese and English.
     const PAIRS: &[(&str, &str, &str, bool)] = &[
-        ("ログイン機能", "src/orderly/auth/service.py", "AuthService", true),
-        ("ログイン機能", "src/orderly/config/loader.py", "ConfigLoader", false),
-        ("ログイン機能", "src/orderly/services/order_service.py", "OrderService", false),
-        ("ログイン機能", "src/orderly/services/email_service.py", "EmailService", false),
-        ("設定ファイルの読み込み", "src/orderly/config/loader.py", "ConfigLoader", true),
-        ("設定ファイルの読み込み", "src/orderly/auth/service.py", "AuthService", false),
-        ("設定ファイルの読み込み", "src/orderly/auth/tokens.py", "TokenCodec", false),
-        ("注文のキャンセル", "src/orderly/services/order_service.py", "OrderService", true),
-        ("注文のキャンセル", "src/orderly/auth/service.py", "AuthService", false),
-        ("メール送信", "src/orderly/services/email_service.py", "EmailService", true),
-        ("メール送信", "src/orderly/db/repository.py", "UserRepository", false),
-        ("ログイン試行の回数制限", "src/orderly/services/rate_limiter.py", "RateLimiter", true),
-        ("ログイン試行の回数制限", "src/orderly/services/email_service.py", "EmailService", false),
-        ("アクセストークンの署名", "src/orderly/auth/tokens.py", "TokenCodec", true),
-        ("アクセストークンの署名", "src/orderly/db/repository.py", "OrderRepository", false),
+        (
+            "ログイン機能",
+            "src/orderly/auth/service.py",
+            "AuthService",
+            true,
+        ),
+        (
+            "ログイン機能",
+            "src/orderly/config/loader.py",
+            "ConfigLoader",
+            false,
+        ),
+        (
+            "ログイン機能",
+            "src/orderly/services/order_service.py",
+            "OrderService",
+            false,
+        ),
+        (
+            "ログイン機能",
+            "src/orderly/services/email_service.py",
+            "EmailService",
+            false,
+        ),
+        (
+            "設定ファイルの読み込み",
+            "src/orderly/config/loader.py",
+            "ConfigLoader",
+            true,
+        ),
+        (
+            "設定ファイルの読み込み",
+            "src/orderly/auth/service.py",
+            "AuthService",
+            false,
+        ),
+        (
+            "設定ファイルの読み込み",
+            "src/orderly/auth/tokens.py",
+            "TokenCodec",
+            false,
+        ),
+        (
+            "注文のキャンセル",
+            "src/orderly/services/order_service.py",
+            "OrderService",
+            true,
+        ),
+        (
+            "注文のキャンセル",
+            "src/orderly/auth/service.py",
+            "AuthService",
+            false,
+        ),
+        (
+            "メール送信",
+            "src/orderly/services/email_service.py",
+            "EmailService",
+            true,
+        ),
+        (
+            "メール送信",
+            "src/orderly/db/repository.py",
+            "UserRepository",
+            false,
+        ),
+        (
+            "ログイン試行の回数制限",
+            "src/orderly/services/rate_limiter.py",
+            "RateLimiter",
+            true,
+        ),
+        (
+            "ログイン試行の回数制限",
+            "src/orderly/services/email_service.py",
+            "EmailService",
+            false,
+        ),
+        (
+            "アクセストークンの署名",
+            "src/orderly/auth/tokens.py",
+            "TokenCodec",
+            true,
+        ),
+        (
+            "アクセストークンの署名",
+            "src/orderly/db/repository.py",
+            "OrderRepository",
+            false,
+        ),
         ("login", "src/orderly/auth/service.py", "AuthService", true),
-        ("login", "src/orderly/config/loader.py", "ConfigLoader", false),
-        ("loading settings from YAML files", "src/orderly/config/loader.py", "ConfigLoader", true),
-        ("loading settings from YAML files", "src/orderly/auth/service.py", "AuthService", false),
-        ("cancel an order", "src/orderly/services/order_service.py", "OrderService", true),
-        ("cancel an order", "src/orderly/auth/tokens.py", "TokenCodec", false),
-        ("send an e-mail", "src/orderly/services/email_service.py", "EmailService", true),
-        ("send an e-mail", "src/orderly/services/rate_limiter.py", "RateLimiter", false),
-        ("throttle repeated attempts", "src/orderly/services/rate_limiter.py", "RateLimiter", true),
-        ("throttle repeated attempts", "src/orderly/services/order_service.py", "OrderService", false),
+        (
+            "login",
+            "src/orderly/config/loader.py",
+            "ConfigLoader",
+            false,
+        ),
+        (
+            "loading settings from YAML files",
+            "src/orderly/config/loader.py",
+            "ConfigLoader",
+            true,
+        ),
+        (
+            "loading settings from YAML files",
+            "src/orderly/auth/service.py",
+            "AuthService",
+            false,
+        ),
+        (
+            "cancel an order",
+            "src/orderly/services/order_service.py",
+            "OrderService",
+            true,
+        ),
+        (
+            "cancel an order",
+            "src/orderly/auth/tokens.py",
+            "TokenCodec",
+            false,
+        ),
+        (
+            "send an e-mail",
+            "src/orderly/services/email_service.py",
+            "EmailService",
+            true,
+        ),
+        (
+            "send an e-mail",
+            "src/orderly/services/rate_limiter.py",
+            "RateLimiter",
+            false,
+        ),
+        (
+            "throttle repeated attempts",
+            "src/orderly/services/rate_limiter.py",
+            "RateLimiter",
+            true,
+        ),
+        (
+            "throttle repeated attempts",
+            "src/orderly/services/order_service.py",
+            "OrderService",
+            false,
+        ),
     ];
 
     /// The seeds' scenario with the real model and its calibration: 「ログイン機能」 is a FACT for
     /// AuthService and a hallucination for ConfigLoader, and the labelled pairs separate.
     #[test]
     fn calibrated_scores_separate_labelled_pairs() {
-        let relevance = EmbedRelevance::new(EmbedderHandle::ready(crate::embed::test_model::real()));
+        let relevance =
+            EmbedRelevance::new(EmbedderHandle::ready(crate::embed::test_model::real()));
         let mut related = Vec::new();
         let mut unrelated = Vec::new();
         for (term, file, symbol, is_related) in PAIRS {
             let score = relevance.score(term, &context(file, symbol)).unwrap();
-            eprintln!("{:<5} {score:.3}  {term} ↔ {symbol}", if *is_related { "REL" } else { "unrel" });
-            if *is_related { related.push(score) } else { unrelated.push(score) }
+            eprintln!(
+                "{:<5} {score:.3}  {term} ↔ {symbol}",
+                if *is_related { "REL" } else { "unrel" }
+            );
+            if *is_related {
+                related.push(score)
+            } else {
+                unrelated.push(score)
+            }
         }
-        let login_auth = relevance.score("ログイン機能", &context("src/orderly/auth/service.py", "AuthService")).unwrap();
-        let login_config = relevance.score("ログイン機能", &context("src/orderly/config/loader.py", "ConfigLoader")).unwrap();
+        let login_auth = relevance
+            .score(
+                "ログイン機能",
+                &context("src/orderly/auth/service.py", "AuthService"),
+            )
+            .unwrap();
+        let login_config = relevance
+            .score(
+                "ログイン機能",
+                &context("src/orderly/config/loader.py", "ConfigLoader"),
+            )
+            .unwrap();
         assert!(login_auth > 0.6, "ログイン機能 ↔ AuthService: {login_auth}");
-        assert!(login_config < 0.3, "ログイン機能 ↔ ConfigLoader: {login_config}");
+        assert!(
+            login_config < 0.3,
+            "ログイン機能 ↔ ConfigLoader: {login_config}"
+        );
         let fact = related.iter().filter(|s| **s > 0.6).count();
         let rejected = unrelated.iter().filter(|s| **s < 0.3).count();
         eprintln!(
@@ -178,9 +324,21 @@ mod tests {
         );
         // The 3-tier rule may leave a pair in the gray zone (approved with HIGH risk), but it
         // must neither approve an unrelated pair as a FACT nor reject a related one.
-        assert!(unrelated.iter().all(|s| *s <= 0.6), "an unrelated pair scored as FACT: {unrelated:?}");
-        assert!(related.iter().all(|s| *s >= 0.3), "a related pair was rejected: {related:?}");
-        assert!(fact * 3 >= related.len() * 2, "most related pairs should be FACTs: {related:?}");
-        assert!(rejected * 2 >= unrelated.len(), "most unrelated pairs should be rejected: {unrelated:?}");
+        assert!(
+            unrelated.iter().all(|s| *s <= 0.6),
+            "an unrelated pair scored as FACT: {unrelated:?}"
+        );
+        assert!(
+            related.iter().all(|s| *s >= 0.3),
+            "a related pair was rejected: {related:?}"
+        );
+        assert!(
+            fact * 3 >= related.len() * 2,
+            "most related pairs should be FACTs: {related:?}"
+        );
+        assert!(
+            rejected * 2 >= unrelated.len(),
+            "most unrelated pairs should be rejected: {unrelated:?}"
+        );
     }
 }

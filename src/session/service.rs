@@ -9,9 +9,9 @@
 use super::gate;
 use super::lookup::{self, SymbolDef};
 use super::state::{
-    ConfirmResult, ExploredOutcome, RevertOutcome, SemanticOutcome, UnderstandingOutcome,
-    VerificationOutcome, HypothesisInput, Phase, Refusal, SessionState, SessionStatus, ShortcircuitHint,
-    SymbolCheck, SymbolScore, ToolCall, UnderstandingReport, VerificationInput,
+    ConfirmResult, ExploredOutcome, HypothesisInput, Phase, Refusal, RevertOutcome,
+    SemanticOutcome, SessionState, SessionStatus, ShortcircuitHint, SymbolCheck, SymbolScore,
+    ToolCall, UnderstandingOutcome, UnderstandingReport, VerificationInput, VerificationOutcome,
 };
 use super::store::{SessionStore, StoreError, new_session_id};
 use super::write_gate::WriteDecision;
@@ -204,6 +204,27 @@ impl Env<'_> {
 
     /// The session named by `id`, or the active one.
     fn session(&self, id: Option<&str>) -> ToolResult<SessionState> {
+        let state = self.session_any(id)?;
+        if state.status != SessionStatus::Active {
+            return Err(ToolError::new(
+                ErrorCode::NoSession,
+                format!(
+                    "session '{}' is {} and can no longer change",
+                    state.session_id,
+                    serde_json::to_value(state.status)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                ),
+            )
+            .with("session_id", state.session_id)
+            .with("hint", "start_session begins a new session"));
+        }
+        Ok(state)
+    }
+
+    /// The session named by `id` (active or not), or the active one.
+    fn session_any(&self, id: Option<&str>) -> ToolResult<SessionState> {
         match id.map(str::trim).filter(|s| !s.is_empty()) {
             Some(id) => self.sessions.store.load(id).map_err(store_error),
             None => self
@@ -655,7 +676,9 @@ pub fn submit_understanding(
     report.files_analyzed = rel_files;
     report.patterns = patterns;
     let (_, stamp) = now();
-    let result = env.update(&state.session_id, |s| s.submit_understanding(report, &stamp))?;
+    let result = env.update(&state.session_id, |s| {
+        s.submit_understanding(report, &stamp)
+    })?;
     Ok(WithSession {
         session_id: state.session_id,
         result,
@@ -724,7 +747,7 @@ pub fn validate_symbol_relevance(
         return Err(ToolError::invalid_parameter("symbols_identified is empty"));
     }
     let session = match id {
-        Some(_) => Some(env.session(id)?),
+        Some(_) => Some(env.session_any(id)?),
         None => env.sessions.store.active().map_err(store_error)?,
     };
     let snapshot = env.snapshot()?;
@@ -1060,7 +1083,7 @@ pub fn check_write_target(
         return Err(ToolError::invalid_parameter("file_path is empty"));
     }
     let session = match id {
-        Some(_) => Some(env.session(id)?).filter(|s| s.status == SessionStatus::Active),
+        Some(_) => Some(env.session_any(id)?).filter(|s| s.status == SessionStatus::Active),
         None => env.sessions.store.active().map_err(store_error)?,
     };
     let Some(rel) = env.relative_path(file_path) else {
@@ -1187,7 +1210,7 @@ pub fn record_outcome(
     // Without an id: the active session, else the latest one (the /code workflow's step 0
     // records the previous session's failure after it ended).
     let state = match id {
-        Some(_) => env.session(id)?,
+        Some(_) => env.session_any(id)?,
         None => match env.sessions.store.active().map_err(store_error)? {
             Some(s) => s,
             None => env
@@ -1385,7 +1408,7 @@ pub struct StatusOutput {
 
 pub fn get_session_status(env: &Env, id: Option<&str>) -> ToolResult<StatusOutput> {
     let state = match id {
-        Some(_) => Some(env.session(id)?),
+        Some(_) => Some(env.session_any(id)?),
         None => env.sessions.store.active().map_err(store_error)?,
     };
     let strict_write_gate = env.sessions.settings.strict_write_gate;

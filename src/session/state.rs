@@ -855,7 +855,10 @@ impl SessionState {
                         } else {
                             format!(
                                 "the evidence names nothing found in {}'s code",
-                                h.symbol.as_deref().or(h.file.as_deref()).unwrap_or("the hypothesis")
+                                h.symbol
+                                    .as_deref()
+                                    .or(h.file.as_deref())
+                                    .unwrap_or("the hypothesis")
                             )
                         },
                     });

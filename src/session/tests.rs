@@ -308,6 +308,17 @@ fn the_seeds_scenario_with_learning() {
     );
     assert_eq!(outcomes[0].phase_violations, 2);
     assert_eq!(ok(&ctx, "get_session_status", json!({}))["active"], false);
+    // A closed session can be read but no longer changed.
+    assert_eq!(
+        ok(&ctx, "get_session_status", json!({"session_id": id}))["status"],
+        "closed"
+    );
+    let (code, _) = err_code(
+        &ctx,
+        "add_explored_files",
+        json!({"files": ["x.py"], "session_id": id}),
+    );
+    assert_eq!(code, "NO_SESSION");
 
     // The next, similar request starts from what worked.
     let next = ok(
