@@ -384,13 +384,25 @@ impl Resolver {
                     continue;
                 };
                 prefixed = true;
-                let relative = format!("{}.php", rest.replace('\\', "/"));
+                let relative = rest.replace('\\', "/");
                 if let Some(found) = dirs
                     .iter()
-                    .filter_map(|d| join(d, &relative))
+                    .filter_map(|d| join(d, &format!("{relative}.php")))
                     .find(|p| self.has(p))
                 {
                     return self.found(vec![found]);
+                }
+                // `use App\Filament\Resources\Pages;` imports a namespace: its directory.
+                if let Some(files) = dirs
+                    .iter()
+                    .filter_map(|d| join(d, &relative))
+                    .find_map(|dir| self.by_dir.get(&dir))
+                {
+                    let php: Vec<String> =
+                        files.iter().filter(|f| f.ends_with(".php")).cloned().collect();
+                    if !php.is_empty() {
+                        return self.found(php);
+                    }
                 }
             }
             for (prefix, dirs) in &composer.psr0 {

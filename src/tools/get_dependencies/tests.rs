@@ -157,6 +157,22 @@ fn php_psr4_classmap_and_includes() {
     );
     let dependents = out["dependents"].as_array().unwrap();
     assert!(dependents.contains(&json!("app/Http/Controllers/CheckoutController.php")));
+    // A `use` of a namespace resolves to the files of its directory.
+    let resource = deps(
+        &ctx,
+        json!({"path": "app/Filament/Resources/CategoryResource.php"}),
+    );
+    let pages = resource["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["source"] == "App\\Filament\\Resources\\CategoryResource\\Pages")
+        .unwrap();
+    assert_eq!(
+        pages["resolvedPath"],
+        "app/Filament/Resources/CategoryResource/Pages"
+    );
+    assert!(!pages["resolvedFiles"].as_array().unwrap().is_empty());
 
     let (_dir, ctx) = project(&[
         (
