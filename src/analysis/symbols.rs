@@ -138,13 +138,15 @@ pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
         };
     }
     if !may_define_symbols(lang, text) {
-        return FileSymbols { language: lang.id.into(), symbols: Vec::new(), errors: Vec::new() };
+        return FileSymbols {
+            language: lang.id.into(),
+            symbols: Vec::new(),
+            errors: Vec::new(),
+        };
     }
     let parsed = syntax::parse(lang, text);
     let symbols = match (&parsed.tree, syntax::tags_query(parsed.code_lang)) {
-        (Some(tree), Some(query)) => {
-            extract(parsed.code_lang, query, tree.root_node(), text, None)
-        }
+        (Some(tree), Some(query)) => extract(parsed.code_lang, query, tree.root_node(), text, None),
         _ => Vec::new(),
     };
     FileSymbols {
@@ -176,8 +178,11 @@ pub fn symbols_in_tree(
 fn may_define_symbols(lang: &'static LanguageDef, text: &str) -> bool {
     use std::collections::HashMap;
     use std::sync::{LazyLock, Mutex};
-    static HINTS: LazyLock<Mutex<HashMap<&'static str, regex::Regex>>> = LazyLock::new(Default::default);
-    let Some(pattern) = lang.definition_hint else { return true };
+    static HINTS: LazyLock<Mutex<HashMap<&'static str, regex::Regex>>> =
+        LazyLock::new(Default::default);
+    let Some(pattern) = lang.definition_hint else {
+        return true;
+    };
     let hint = {
         let mut hints = HINTS.lock().unwrap_or_else(|p| p.into_inner());
         match hints.get(lang.id) {

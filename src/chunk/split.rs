@@ -146,15 +146,8 @@ impl<'a> Emitter<'a> {
     /// Token count of a leaf unit when it is small enough to merge.
     fn tiny_tokens(&self, unit: &Unit) -> Option<usize> {
         let range = self.trim(unit.range.clone());
-        let text = &self.text()[range];
-        let limit = self.opts.merge_below_tokens;
-        // A token covers at least one character: long texts are never tiny, short ones are
-        // counted exactly (cheap at this size).
-        if text.len() > limit * 10 {
-            return None;
-        }
-        let tokens = self.tokens.count(text);
-        (tokens <= limit).then_some(tokens)
+        self.tokens
+            .at_most(&self.text()[range], self.opts.merge_below_tokens)
     }
 
     fn flush(&self, group: &mut Vec<(&Unit, usize)>, out: &mut Vec<Draft>) {
@@ -254,10 +247,9 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Whether content fits the budget, counting only when the cheap bound says it might not.
+    /// Whether content fits the budget, counting only when the estimate cannot tell.
     fn fits(&self, content: &str) -> bool {
-        let budget = self.opts.content_budget();
-        upper_bound(content) <= budget || self.tokens.count(content) <= budget
+        self.tokens.fits(content, self.opts.content_budget())
     }
 
     fn count(&self, content: &str) -> usize {
@@ -577,13 +569,6 @@ fn inside_elision(at: usize, elisions: &[Elision]) -> bool {
     elisions
         .iter()
         .any(|e| e.range.start < at && at < e.range.end)
-}
-
-/// More tokens than this are impossible: every token covers at least one character of the
-/// normalised text, and normalisation (NFKC, the leading `▁`) adds little.
-fn upper_bound(text: &str) -> usize {
-    let chars = TokenCounter::upper_bound(text);
-    chars + chars / 8 + 2
 }
 
 /// The stable id of a chunk: 16 hex digits of SHA-256 over file, kind, key and ordinal.

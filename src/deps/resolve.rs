@@ -398,8 +398,11 @@ impl Resolver {
                     .filter_map(|d| join(d, &relative))
                     .find_map(|dir| self.by_dir.get(&dir))
                 {
-                    let php: Vec<String> =
-                        files.iter().filter(|f| f.ends_with(".php")).cloned().collect();
+                    let php: Vec<String> = files
+                        .iter()
+                        .filter(|f| f.ends_with(".php"))
+                        .cloned()
+                        .collect();
                     if !php.is_empty() {
                         return self.found(php);
                     }

@@ -23,7 +23,11 @@ impl LazySymbols {
             names.push('\n');
         }
         let blob = bincode::serialize(&symbols).unwrap_or_default();
-        LazySymbols { names, blob, decoded: OnceLock::from(symbols) }
+        LazySymbols {
+            names,
+            blob,
+            decoded: OnceLock::from(symbols),
+        }
     }
 
     /// Whether some symbol of the file has exactly this name, without decoding the file.
@@ -38,7 +42,11 @@ impl LazySymbols {
 
 impl Clone for LazySymbols {
     fn clone(&self) -> Self {
-        LazySymbols { names: self.names.clone(), blob: self.blob.clone(), decoded: self.decoded.clone() }
+        LazySymbols {
+            names: self.names.clone(),
+            blob: self.blob.clone(),
+            decoded: self.decoded.clone(),
+        }
     }
 }
 
@@ -48,7 +56,8 @@ impl Deref for LazySymbols {
     fn deref(&self) -> &FileSymbols {
         // A blob that does not decode (it was written by this version, so only disk corruption
         // can cause it) reads as "no symbols" rather than failing the whole answer.
-        self.decoded.get_or_init(|| bincode::deserialize(&self.blob).unwrap_or_default())
+        self.decoded
+            .get_or_init(|| bincode::deserialize(&self.blob).unwrap_or_default())
     }
 }
 
@@ -62,14 +71,22 @@ struct Stored<'a> {
 
 impl Serialize for LazySymbols {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Stored { names: self.names.as_str().into(), blob: self.blob.as_slice().into() }.serialize(serializer)
+        Stored {
+            names: self.names.as_str().into(),
+            blob: self.blob.as_slice().into(),
+        }
+        .serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for LazySymbols {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let stored = Stored::deserialize(deserializer)?;
-        Ok(LazySymbols { names: stored.names.into_owned(), blob: stored.blob.into_owned(), decoded: OnceLock::new() })
+        Ok(LazySymbols {
+            names: stored.names.into_owned(),
+            blob: stored.blob.into_owned(),
+            decoded: OnceLock::new(),
+        })
     }
 }
 
@@ -80,7 +97,10 @@ mod tests {
 
     #[test]
     fn round_trips_and_looks_up_names_without_decoding() {
-        let symbols = crate::analysis::analyze_source(by_id("python").unwrap(), "class AuthService:\n    def login(self):\n        pass\n");
+        let symbols = crate::analysis::analyze_source(
+            by_id("python").unwrap(),
+            "class AuthService:\n    def login(self):\n        pass\n",
+        );
         let bytes = bincode::serialize(&LazySymbols::new(symbols.clone())).unwrap();
         let back: LazySymbols = bincode::deserialize(&bytes).unwrap();
         assert!(back.has_name("login") && back.has_name("AuthService"));

@@ -127,9 +127,11 @@ impl SymbolIndex {
             .map(|(file, lang)| {
                 let mtime_ns = file.mtime.map_or(0, nanos);
                 if let Some(entry) = old.files.get(&file.rel)
-                    && entry.size == file.size && entry.mtime_ns == mtime_ns {
-                        return (file.rel, Ok((entry.clone(), false)));
-                    }
+                    && entry.size == file.size
+                    && entry.mtime_ns == mtime_ns
+                {
+                    return (file.rel, Ok((entry.clone(), false)));
+                }
                 if file.size > max_bytes {
                     return (
                         file.rel,
@@ -188,10 +190,9 @@ impl SymbolIndex {
         stats.files = next.files.len();
         let next = Arc::new(next);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = next.clone();
-        if changed
-            && let Err(err) = self.persist(&next) {
-                tracing::warn!("could not save the symbol index: {err}");
-            }
+        if changed && let Err(err) = self.persist(&next) {
+            tracing::warn!("could not save the symbol index: {err}");
+        }
         stats.elapsed = started.elapsed();
         Ok((next, stats))
     }

@@ -113,7 +113,8 @@ fn vue() -> Grammar {
 }
 
 /// PHP declaration keywords (`define(` covers global constants).
-const PHP_HINT: Option<&str> = Some(r"\b(namespace|class|interface|trait|enum|function|const|define)\b");
+const PHP_HINT: Option<&str> =
+    Some(r"\b(namespace|class|interface|trait|enum|function|const|define)\b");
 
 /// Every supported language. Keep sorted by id (a test checks).
 pub static LANGUAGES: &[LanguageDef] = &[

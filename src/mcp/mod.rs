@@ -126,7 +126,11 @@ impl ServerHandler for Server {
         use crate::integration::workflow;
         if request.name != workflow::PROMPT_NAME {
             return Err(McpError::invalid_params(
-                format!("no prompt named '{}'; the server offers '{}'", request.name, workflow::PROMPT_NAME),
+                format!(
+                    "no prompt named '{}'; the server offers '{}'",
+                    request.name,
+                    workflow::PROMPT_NAME
+                ),
                 None,
             ));
         }

@@ -268,9 +268,10 @@ mod tests {
     fn every_tags_query_compiles() {
         for lang in LANGUAGES {
             if let (Parsing::Grammar(grammar), false) = (lang.parsing, lang.tags.is_empty())
-                && let Err(err) = Query::new(&grammar(), lang.tags) {
-                    panic!("{}: {err}", lang.id);
-                }
+                && let Err(err) = Query::new(&grammar(), lang.tags)
+            {
+                panic!("{}: {err}", lang.id);
+            }
         }
     }
 

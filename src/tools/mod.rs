@@ -2,9 +2,9 @@
 //! function. The [`TOOLS`] table is the single list both front ends (MCP and `code-intel call`)
 //! are generated from, so a tool cannot exist in one and not the other.
 
+mod add_explored_files;
 mod analyze_file;
 mod analyze_project;
-mod add_explored_files;
 mod analyze_structure;
 mod check_write_target;
 mod confirm_symbol_relevance;
@@ -62,9 +62,11 @@ impl Context {
         let graph = crate::deps::GraphStore::new(ws.root(), &ws.state_dir());
         let sessions = crate::session::Sessions::open(&ws.state_dir());
         let embedder = crate::relevance::embedded::project_embedder(&ws);
-        sessions.relevance().set(Arc::new(
-            crate::relevance::embedded::EmbedRelevance::new(embedder.clone()),
-        ));
+        sessions
+            .relevance()
+            .set(Arc::new(crate::relevance::embedded::EmbedRelevance::new(
+                embedder.clone(),
+            )));
         Ok(Context {
             ws,
             symbols,
@@ -170,10 +172,21 @@ pub static TOOLS: &[ToolDef] = &[
     tool!(start_session, "Start a phase-gated session", writes),
     tool!(set_query_frame, "Set the request's QueryFrame", writes),
     tool!(submit_understanding, "Submit the exploration", writes),
-    tool!(validate_symbol_relevance, "Symbol relevance prompt and scores"),
-    tool!(confirm_symbol_relevance, "Confirm symbols with code evidence", writes),
+    tool!(
+        validate_symbol_relevance,
+        "Symbol relevance prompt and scores"
+    ),
+    tool!(
+        confirm_symbol_relevance,
+        "Confirm symbols with code evidence",
+        writes
+    ),
     tool!(submit_semantic, "Submit semantic hypotheses", writes),
-    tool!(submit_verification, "Submit hypothesis verification", writes),
+    tool!(
+        submit_verification,
+        "Submit hypothesis verification",
+        writes
+    ),
     tool!(check_write_target, "May this file be written?"),
     tool!(add_explored_files, "Add explored files", writes),
     tool!(revert_to_exploration, "Back to exploration", writes),

@@ -160,17 +160,17 @@ fn php_psr4_classmap_and_includes() {
     // A `use` of a namespace resolves to the files of its directory.
     let resource = deps(
         &ctx,
-        json!({"path": "app/Filament/Resources/CategoryResource.php"}),
+        json!({"path": "app/Filament/Resources/ProductResource.php"}),
     );
     let pages = resource["imports"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|i| i["source"] == "App\\Filament\\Resources\\CategoryResource\\Pages")
+        .find(|i| i["source"] == "App\\Filament\\Resources\\ProductResource\\Pages")
         .unwrap();
     assert_eq!(
         pages["resolvedPath"],
-        "app/Filament/Resources/CategoryResource/Pages"
+        "app/Filament/Resources/ProductResource/Pages"
     );
     assert!(!pages["resolvedFiles"].as_array().unwrap().is_empty());
 

@@ -41,7 +41,10 @@ fn output_fields_budget_error_and_parameters() {
     .unwrap();
     assert_eq!(split["compressed"], true);
     let parts: Vec<u64> = match split["parts"].as_array() {
-        Some(parts) => parts.iter().map(|p| p["tokens"].as_u64().unwrap()).collect(),
+        Some(parts) => parts
+            .iter()
+            .map(|p| p["tokens"].as_u64().unwrap())
+            .collect(),
         None => vec![split["total_tokens"].as_u64().unwrap()],
     };
     assert!(parts.iter().all(|t| *t <= 4000), "{parts:?}");
