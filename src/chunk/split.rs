@@ -104,7 +104,13 @@ impl<'a> Emitter<'a> {
                 if self.fits(&content) {
                     out.push(self.draft(unit, range, content, unit.key.clone(), None));
                 } else {
-                    self.split(unit, range, &elisions, out);
+                    let mut parts = self.split(unit, range.clone(), &elisions, false);
+                    // Sizes while packing are mostly estimates: a part that turns out too big
+                    // (rare) sends the unit through again with exact counts.
+                    if parts.iter().any(|p| !self.fits(&p.content)) {
+                        parts = self.split(unit, range, &elisions, true);
+                    }
+                    out.extend(parts);
                 }
             }
         }
@@ -259,7 +265,19 @@ impl<'a> Emitter<'a> {
         self.tokens.count(content)
     }
 
-    fn split(&self, unit: &Unit, range: Range<usize>, elisions: &[Elision], out: &mut Vec<Draft>) {
+    /// A piece's size for packing: exact, or the counter's conservative packing size.
+    fn size(&self, content: &str, room: usize, exact: bool) -> usize {
+        if content.trim().is_empty() {
+            0
+        } else if exact {
+            self.tokens.count(content)
+        } else {
+            self.tokens.packing_size(content, room)
+        }
+    }
+
+    fn split(&self, unit: &Unit, range: Range<usize>, elisions: &[Elision], exact: bool) -> Vec<Draft> {
+        let mut out = Vec::new();
         let budget = self.opts.content_budget();
         let header = if unit.header.is_empty() {
             String::new()
@@ -269,7 +287,7 @@ impl<'a> Emitter<'a> {
         let header_tokens = self.count(&header);
         let room = budget.saturating_sub(header_tokens).max(budget / 2);
         let mut pieces = Vec::new();
-        self.pieces(range.clone(), unit.node, elisions, room, 0, &mut pieces);
+        self.pieces(range.clone(), unit.node, elisions, room, 0, exact, &mut pieces);
         // As few parts as greedy filling gives, then the smallest cap that still gives that
         // many: parts of even size instead of a full one and a scrap.
         let count = pack(&pieces, room).len();
@@ -306,6 +324,7 @@ impl<'a> Emitter<'a> {
             };
             out.push(self.draft(unit, part, content, key, Some((i + 1, count))));
         }
+        out
     }
 
     /// Cuts `range` into pieces that each fit `room` tokens, with their token counts.
@@ -316,6 +335,7 @@ impl<'a> Emitter<'a> {
         elisions: &[Elision],
         room: usize,
         depth: usize,
+        exact: bool,
         out: &mut Vec<(Range<usize>, usize)>,
     ) {
         let candidates = match node {
@@ -332,18 +352,18 @@ impl<'a> Emitter<'a> {
         if candidates.len() <= 1 {
             // One line over the budget (minified code, a data blob): cut at whitespace.
             for r in self.whitespace_pieces(range, room) {
-                let tokens = self.count(&self.text()[r.clone()]);
+                let tokens = self.size(&self.text()[r.clone()], room, exact);
                 out.push((r, tokens));
             }
             return;
         }
         for piece in candidates {
             let rendered = self.render(piece.range.clone(), elisions);
-            let tokens = self.count(&rendered);
+            let tokens = self.size(&rendered, room, exact);
             if tokens <= room {
                 out.push((piece.range, tokens));
             } else {
-                self.pieces(piece.range, piece.node, elisions, room, depth + 1, out);
+                self.pieces(piece.range, piece.node, elisions, room, depth + 1, exact, out);
             }
         }
     }

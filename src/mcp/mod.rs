@@ -80,8 +80,9 @@ impl ServerHandler for Server {
             .with_server_info(Implementation::new("code-intel", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "code-intel answers questions about this codebase: search_text (ripgrep), search_files, \
-                 find_definitions, find_references, get_symbols, analyze_structure, get_function_at_line. \
-                 Paths are relative to the project root; lines are 1-based. For changes, follow the `code` \
+                 find_definitions, find_references, get_symbols, analyze_structure, get_function_at_line; \
+                 analyze_file, search_symbol, analyze_project, get_dependencies (seed 002's analysis \
+                 tools) and repo_pack. Paths are relative to the project root; lines are 1-based. For changes, follow the `code` \
                  prompt: start_session begins a phase-gated session in which the server checks your \
                  understanding and gates writes (get_session_status shows the phase and next step).",
             )

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 pub const DESCRIPTION: &str = "Pack files into one document for a language model (like Repomix): a directory \
 tree header, then each file, as `xml` (default), `markdown` or `plain`. Choose files with `include` / \
-`exclude` globs (gitignore syntax; .gitignore'd, hidden, binary and dependency files are skipped). \
+`exclude` globs (gitignore syntax; .gitignore'd, hidden, binary and dependency files are skipped), or \
+`explored: true` for the files the current session has explored. \
 Returns `total_tokens` and per-file `tokens` (tiktoken o200k_base, or cl100k_base). `compress: true` \
 keeps only signatures and doc comments. Secrets (API keys, tokens, private keys, passwords, .env \
 values) are masked. With `max_tokens` the call fails fast with TOKEN_BUDGET_EXCEEDED naming the \
@@ -22,6 +23,10 @@ pub struct Params {
     pub include: Option<Vec<String>>,
     /// Globs of files to leave out.
     pub exclude: Option<Vec<String>>,
+    /// Pack the files (and directories) the session has explored so far, plus any `include`.
+    pub explored: Option<bool>,
+    /// With `explored`: the session (default: the active one).
+    pub session_id: Option<String>,
     /// `xml` (default), `markdown` or `plain`.
     pub style: Option<StyleParam>,
     /// Keep only signatures and doc comments (function bodies elided). Default false.
@@ -110,8 +115,17 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
                 .with("parameter", "split"),
         );
     }
+    let mut include = p.include.unwrap_or_default();
+    if p.explored == Some(true) {
+        include.extend(explored_globs(ctx, p.session_id.as_deref())?);
+    } else if p.session_id.is_some() {
+        return Err(
+            ToolError::invalid_parameter("session_id is only used with explored: true")
+                .with("parameter", "session_id"),
+        );
+    }
     let options = PackOptions {
-        include: p.include.unwrap_or_default(),
+        include,
         exclude: p.exclude.unwrap_or_default(),
         style,
         compress: p.compress.unwrap_or(false),
@@ -218,6 +232,43 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
             .map(|(file, reason)| crate::index::SkippedFile { file, reason })
             .collect(),
     })
+}
+
+/// The session's explored files and directories as include globs.
+fn explored_globs(ctx: &Context, session_id: Option<&str>) -> ToolResult<Vec<String>> {
+    let store = ctx.sessions.store();
+    let state = match session_id {
+        Some(id) => store.load(id).map(Some),
+        None => store.active(),
+    }
+    .map_err(|err| {
+        ToolError::invalid_parameter(format!("cannot read the session: {err}"))
+            .with("parameter", "session_id")
+    })?;
+    let Some(state) = state else {
+        return Err(ToolError::invalid_parameter(
+            "explored: true needs a session, and none is active",
+        )
+        .with("parameter", "explored")
+        .with("hint", "start_session first, or pass session_id, or use include globs"));
+    };
+    if state.explored_files.is_empty() {
+        return Err(ToolError::invalid_parameter(format!(
+            "session {} has no explored files yet",
+            state.session_id
+        ))
+        .with("parameter", "explored")
+        .with("session_id", state.session_id.clone()));
+    }
+    // Anchored at the root; a directory entry takes everything below it.
+    Ok(state
+        .explored_files
+        .iter()
+        .map(|entry| match entry.strip_suffix('/') {
+            Some(dir) => format!("/{dir}/**"),
+            None => format!("/{entry}"),
+        })
+        .collect())
 }
 
 #[cfg(test)]
