@@ -276,7 +276,13 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn split(&self, unit: &Unit, range: Range<usize>, elisions: &[Elision], exact: bool) -> Vec<Draft> {
+    fn split(
+        &self,
+        unit: &Unit,
+        range: Range<usize>,
+        elisions: &[Elision],
+        exact: bool,
+    ) -> Vec<Draft> {
         let mut out = Vec::new();
         let budget = self.opts.content_budget();
         let header = if unit.header.is_empty() {
@@ -287,7 +293,15 @@ impl<'a> Emitter<'a> {
         let header_tokens = self.count(&header);
         let room = budget.saturating_sub(header_tokens).max(budget / 2);
         let mut pieces = Vec::new();
-        self.pieces(range.clone(), unit.node, elisions, room, 0, exact, &mut pieces);
+        self.pieces(
+            range.clone(),
+            unit.node,
+            elisions,
+            room,
+            0,
+            exact,
+            &mut pieces,
+        );
         // As few parts as greedy filling gives, then the smallest cap that still gives that
         // many: parts of even size instead of a full one and a scrap.
         let count = pack(&pieces, room).len();
@@ -363,7 +377,15 @@ impl<'a> Emitter<'a> {
             if tokens <= room {
                 out.push((piece.range, tokens));
             } else {
-                self.pieces(piece.range, piece.node, elisions, room, depth + 1, exact, out);
+                self.pieces(
+                    piece.range,
+                    piece.node,
+                    elisions,
+                    room,
+                    depth + 1,
+                    exact,
+                    out,
+                );
             }
         }
     }

@@ -250,7 +250,10 @@ fn explored_globs(ctx: &Context, session_id: Option<&str>) -> ToolResult<Vec<Str
             "explored: true needs a session, and none is active",
         )
         .with("parameter", "explored")
-        .with("hint", "start_session first, or pass session_id, or use include globs"));
+        .with(
+            "hint",
+            "start_session first, or pass session_id, or use include globs",
+        ));
     };
     if state.explored_files.is_empty() {
         return Err(ToolError::invalid_parameter(format!(
