@@ -17,7 +17,9 @@
 //! leaves out its children's bodies, oversized units are split at child boundaries with the
 //! signature repeated, tiny siblings are merged, and ids are derived from the file, kind and
 //! qualified name (never line numbers) so they survive edits elsewhere in the file.
-//! [`text::embedding_text`] is the one place that builds the text the model embeds.
+//! [`text::embedding_text`] is the one place that builds the text the model embeds; sizes are in
+//! the embedding model's tokens ([`tokens`]); [`bench`] times chunking against parsing alone
+//! (`code-intel chunks DIR --bench`).
 
 pub mod bench;
 pub mod blade;
@@ -441,7 +443,12 @@ fn dispatch(source: &Source, emitter: &split::Emitter) -> FileChunks {
         return done(language, "tailwind", chunks, 0);
     }
     let Some(language) = lang::detect(source.file) else {
-        return done("text", "lines", lines::chunk(source, emitter), 0);
+        return done(
+            lines::language_of(source.file),
+            "lines",
+            lines::chunk(source, emitter),
+            0,
+        );
     };
     match language.chunking {
         Chunking::Code => {

@@ -104,13 +104,7 @@ impl<'a> Emitter<'a> {
                 if self.fits(&content) {
                     out.push(self.draft(unit, range, content, unit.key.clone(), None));
                 } else {
-                    let mut parts = self.split(unit, range.clone(), &elisions, false);
-                    // Sizes while packing are mostly estimates: a part that turns out too big
-                    // (rare) sends the unit through again with exact counts.
-                    if parts.iter().any(|p| !self.fits(&p.content)) {
-                        parts = self.split(unit, range, &elisions, true);
-                    }
-                    out.extend(parts);
+                    out.extend(self.split(unit, range, &elisions));
                 }
             }
         }
@@ -265,24 +259,7 @@ impl<'a> Emitter<'a> {
         self.tokens.count(content)
     }
 
-    /// A piece's size for packing: exact, or the counter's conservative packing size.
-    fn size(&self, content: &str, room: usize, exact: bool) -> usize {
-        if content.trim().is_empty() {
-            0
-        } else if exact {
-            self.tokens.count(content)
-        } else {
-            self.tokens.packing_size(content, room)
-        }
-    }
-
-    fn split(
-        &self,
-        unit: &Unit,
-        range: Range<usize>,
-        elisions: &[Elision],
-        exact: bool,
-    ) -> Vec<Draft> {
+    fn split(&self, unit: &Unit, range: Range<usize>, elisions: &[Elision]) -> Vec<Draft> {
         let mut out = Vec::new();
         let budget = self.opts.content_budget();
         let header = if unit.header.is_empty() {
@@ -293,15 +270,7 @@ impl<'a> Emitter<'a> {
         let header_tokens = self.count(&header);
         let room = budget.saturating_sub(header_tokens).max(budget / 2);
         let mut pieces = Vec::new();
-        self.pieces(
-            range.clone(),
-            unit.node,
-            elisions,
-            room,
-            0,
-            exact,
-            &mut pieces,
-        );
+        self.pieces(range.clone(), unit.node, elisions, room, 0, &mut pieces);
         // As few parts as greedy filling gives, then the smallest cap that still gives that
         // many: parts of even size instead of a full one and a scrap.
         let count = pack(&pieces, room).len();
@@ -349,7 +318,6 @@ impl<'a> Emitter<'a> {
         elisions: &[Elision],
         room: usize,
         depth: usize,
-        exact: bool,
         out: &mut Vec<(Range<usize>, usize)>,
     ) {
         let candidates = match node {
@@ -366,26 +334,18 @@ impl<'a> Emitter<'a> {
         if candidates.len() <= 1 {
             // One line over the budget (minified code, a data blob): cut at whitespace.
             for r in self.whitespace_pieces(range, room) {
-                let tokens = self.size(&self.text()[r.clone()], room, exact);
+                let tokens = self.count(&self.text()[r.clone()]);
                 out.push((r, tokens));
             }
             return;
         }
         for piece in candidates {
             let rendered = self.render(piece.range.clone(), elisions);
-            let tokens = self.size(&rendered, room, exact);
+            let tokens = self.count(&rendered);
             if tokens <= room {
                 out.push((piece.range, tokens));
             } else {
-                self.pieces(
-                    piece.range,
-                    piece.node,
-                    elisions,
-                    room,
-                    depth + 1,
-                    exact,
-                    out,
-                );
+                self.pieces(piece.range, piece.node, elisions, room, depth + 1, out);
             }
         }
     }

@@ -293,6 +293,7 @@ fn unknown_files_become_line_windows() {
         .collect();
     let result = chunk("docs/notes.txt", &text);
     assert_eq!(result.strategy, "lines");
+    assert_eq!(result.language, "txt");
     assert!(result.chunks.len() > 1);
     assert!(result.chunks.iter().all(|c| c.kind == ChunkKind::Lines));
     assert_eq!(

@@ -243,7 +243,7 @@ fn count_words(tokenizer: &Arc<tokenizers::Tokenizer>, text: &str) -> usize {
                 match cache.get(&hash) {
                     Some(n) => *n as usize,
                     None => {
-                        let n = encode_len(tokenizer, word);
+                        let n = word_len(tokenizer, word);
                         cache.insert(hash, n as u32);
                         n
                     }
@@ -263,6 +263,20 @@ fn fnv1a(bytes: &[u8]) -> u64 {
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     hash
+}
+
+/// Tokens of one word. Printable ASCII is untouched by the normaliser and holds no special
+/// token, so the Unigram model alone gives the count (the pipeline around it costs more than
+/// the model itself); anything else goes through the whole encoder.
+fn word_len(tokenizer: &tokenizers::Tokenizer, word: &str) -> usize {
+    let plain = word.bytes().all(|b| (0x21..0x7f).contains(&b) && b != b'<');
+    if plain {
+        use tokenizers::Model;
+        if let Ok(tokens) = tokenizer.get_model().tokenize(&format!("\u{2581}{word}")) {
+            return tokens.len();
+        }
+    }
+    encode_len(tokenizer, word)
 }
 
 fn encode_len(tokenizer: &tokenizers::Tokenizer, text: &str) -> usize {

@@ -371,10 +371,14 @@ impl Resolver {
             .as_deref()
             .is_some_and(|s| s.starts_with("require") || s.starts_with("include"))
         {
-            let target = join(dir_of(from), source).filter(|p| self.has(p));
+            let path = join(dir_of(from), source);
+            // `require __DIR__.'/../vendor/autoload.php'` loads the dependencies.
+            let vendored = path
+                .as_deref()
+                .is_some_and(|p| p.starts_with("vendor/") || p.contains("/vendor/"));
             return Some(Resolution {
-                internal: true,
-                targets: target.into_iter().collect(),
+                internal: !vendored,
+                targets: path.filter(|p| self.has(p)).into_iter().collect(),
             });
         }
         let mut prefixed = false;
@@ -530,6 +534,13 @@ impl Resolver {
                 let supers = segments.iter().take_while(|s| **s == "super").count();
                 p.truncate(p.len().saturating_sub(supers));
                 (src_dir.clone(), p)
+            }
+            // `use Kind::*;`: items of a type in scope (crate names are lower case).
+            first if first.starts_with(char::is_uppercase) => {
+                return Some(Resolution {
+                    internal: true,
+                    targets: Vec::new(),
+                });
             }
             first => {
                 // A module declared in scope (2018 uniform paths), or another crate of the

@@ -279,11 +279,12 @@ mod tests {
         assert_eq!(texts.len(), 6);
         for text in &texts {
             let tokens = model.passage_tokens(text).unwrap();
-            assert!((60..200).contains(&tokens), "{tokens} tokens: {text:?}");
+            // Whole lines up to the target; a file's tail counts from half of it.
+            assert!((30..200).contains(&tokens), "{tokens} tokens: {text:?}");
         }
         let report = run(&test_model::model_dir(), &model, &texts, 1).unwrap();
         assert_eq!(report.texts, 6);
         assert!(report.raw_per_second > 0.0 && report.pipeline_per_second > 0.0);
-        assert!(report.mean_tokens >= 60.0, "{report:?}");
+        assert!(report.mean_tokens >= 30.0, "{report:?}");
     }
 }

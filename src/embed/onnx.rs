@@ -646,6 +646,28 @@ mod tests {
     }
 
     #[test]
+    fn query_precision_comes_from_the_config() {
+        let cases = [
+            (None, Precision::Int8),
+            (Some("fp32"), Precision::Fp32),
+            (Some("int8"), Precision::Int8),
+            (Some("fp16"), Precision::Int8),
+        ];
+        for (value, want) in cases {
+            let config = crate::config::Config {
+                embedding_query_precision: value.map(String::from),
+                ..crate::config::Config::default()
+            };
+            let options = E5Options::from_config(&config);
+            assert_eq!(
+                (options.query_precision, options.passage_precision),
+                (want, Precision::Int8),
+                "{value:?}"
+            );
+        }
+    }
+
+    #[test]
     fn batches_are_bounded_in_count_and_tokens() {
         // Byte lengths (sorted ascending, as the pipeline sorts them).
         let lens = [30, 30, 30, 300, 300, 3000, 6000];

@@ -181,7 +181,7 @@ fn php_psr4_classmap_and_includes() {
         ),
         (
             "src/Orders/Checkout.php",
-            "<?php\nnamespace Shop\\Orders;\n\nuse LegacySkuMap;\nuse Shop\\Missing\\Thing;\n\nrequire_once __DIR__ . '/../helpers.php';\n\nclass Checkout {}\n",
+            "<?php\nnamespace Shop\\Orders;\n\nuse LegacySkuMap;\nuse Shop\\Missing\\Thing;\n\nrequire_once __DIR__ . '/../helpers.php';\nrequire __DIR__ . '/../../vendor/autoload.php';\n\nclass Checkout {}\n",
         ),
         ("src/helpers.php", "<?php\nfunction money() {}\n"),
         ("legacy/skus.php", "<?php\nfinal class LegacySkuMap {}\n"),
@@ -193,6 +193,7 @@ fn php_psr4_classmap_and_includes() {
             triple("LegacySkuMap", "internal", "legacy/skus.php"),
             triple("Shop\\Missing\\Thing", "internal", "-"),
             triple("./../helpers.php", "internal", "src/helpers.php"),
+            triple("./../../vendor/autoload.php", "external", "-"),
         ]
     );
 }

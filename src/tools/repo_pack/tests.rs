@@ -61,3 +61,34 @@ fn output_fields_budget_error_and_parameters() {
     assert_eq!(code(json!({"style": "html"})), "INVALID_PARAMETER");
     assert_eq!(code(json!({"include": ["*.rb"]})), "NO_FILES_FOUND");
 }
+
+#[test]
+fn explored_files_of_the_session() {
+    let (_dir, ctx) = project(&[
+        ("src/a.ts", "export const a = 1;\n"),
+        ("src/lib/b.ts", "export const b = 2;\n"),
+        ("src/lib/c.ts", "export const c = 3;\n"),
+        ("other.ts", "export const o = 4;\n"),
+    ]);
+    let err = run(&ctx, "repo_pack", json!({"explored": true})).unwrap_err();
+    assert_eq!(err.code.as_str(), "INVALID_PARAMETER");
+    let mut state = crate::session::SessionState::new(
+        "s1",
+        crate::query_frame::Intent::Investigate,
+        "how are totals computed",
+        &ctx.ws.root().display().to_string(),
+        "2026-01-01T00:00:00Z",
+    );
+    state.explored_files = ["src/a.ts".to_string(), "src/lib/".to_string()]
+        .into_iter()
+        .collect();
+    ctx.sessions.store().create(&state).unwrap();
+    let out = run(&ctx, "repo_pack", json!({"explored": true})).unwrap();
+    let files: Vec<&str> = out["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["src/a.ts", "src/lib/b.ts", "src/lib/c.ts"]);
+}
