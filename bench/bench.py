@@ -353,8 +353,8 @@ def section_environment(b: Bench) -> Table:
 
 def section_search_text(b: Bench) -> Table:
     t = Table("search_text via `code-intel call` vs rg (same pattern, process start included)",
-              ["case", "pattern", "matches ci / rg", "code-intel", "rg", "ratio", "target",
-               "CPU ratio"], left=2)
+              ["case", "pattern", "matches ci / rg", "code-intel", "rg -n", "rg -c", "ratio -n",
+               "ratio -c", "target", "CPU ratio -c"], left=2)
     rows = []
     patterns = b.opts.patterns or DEFAULT_PATTERNS
     for label, pattern, fixed, sensitive in patterns:
@@ -363,32 +363,37 @@ def section_search_text(b: Bench) -> Table:
         ours_count = answer.get("total_matches", "error")
         ours = b.time(b.call("search_text", args))
         row = {"case": label, "pattern": pattern, "code_intel_matches": ours_count,
-               "code_intel_s": ours.median, "code_intel_cpu_s": ours.cpu, "files_searched": answer.get("files_searched")}
-        if b.rg:
-            flags = (["-F"] if fixed else []) + (["-s"] if sensitive else ["-i"])
-            count_out = subprocess.run(b.rg_argv(*flags, "-c", "-I", "-e", pattern, "."),
-                                       cwd=b.root, capture_output=True, text=True).stdout
-            rg_count = sum(int(n) for n in count_out.split())
-            # rg printing every matching line (its everyday use), output read through a pipe.
-            theirs = b.time(b.rg_argv(*flags, "-n", "-e", pattern, "."))
-            same = "=" if rg_count == ours_count else "!="
-            t.rows.append([label, pattern, f"{ours_count} {same} {rg_count}", ours.fmt(),
-                           theirs.fmt(), fmt_ratio(ours.median, theirs.median),
-                           f"<=1.5x {verdict(ours.median / theirs.median, 1.5)}",
-                           fmt_ratio(ours.cpu, theirs.cpu)])
-            row.update(rg_matches=rg_count, rg_s=theirs.median, rg_cpu_s=theirs.cpu,
-                       ratio=ours.median / theirs.median)
-        else:
-            t.rows.append([label, pattern, f"{ours_count} / -", ours.fmt(), "-", "-", "<=1.5x",
-                           "-"])
+               "code_intel_s": ours.median, "code_intel_cpu_s": ours.cpu,
+               "files_searched": answer.get("files_searched")}
+        if not b.rg:
+            t.rows.append([label, pattern, f"{ours_count} / -", ours.fmt(), "-", "-", "-", "-",
+                           "<=1.5x", "-"])
+            rows.append(row)
+            continue
+        flags = (["-F"] if fixed else []) + (["-s"] if sensitive else ["-i"])
+        count_out = subprocess.run(b.rg_argv(*flags, "-c", "-I", "-e", pattern, "."),
+                                   cwd=b.root, capture_output=True, text=True).stdout
+        rg_count = sum(int(n) for n in count_out.split())
+        # Two baselines: rg printing every matching line (its everyday use) and rg only counting
+        # them (the least work for the same total); both write into a pipe.
+        lines = b.time(b.rg_argv(*flags, "-n", "-e", pattern, "."))
+        counts = b.time(b.rg_argv(*flags, "-c", "-e", pattern, "."))
+        worst = max(ours.median / lines.median, ours.median / counts.median)
+        same = "=" if rg_count == ours_count else "!="
+        t.rows.append([label, pattern, f"{ours_count} {same} {rg_count}", ours.fmt(),
+                       lines.fmt(), counts.fmt(), fmt_ratio(ours.median, lines.median),
+                       fmt_ratio(ours.median, counts.median), f"<=1.5x {verdict(worst, 1.5)}",
+                       fmt_ratio(ours.cpu, counts.cpu)])
+        row.update(rg_matches=rg_count, rg_lines_s=lines.median, rg_count_s=counts.median,
+                   rg_count_cpu_s=counts.cpu, ratio=worst)
         rows.append(row)
     b.results["search_text"] = rows
     if not b.rg:
         t.notes.append("rg not found: install it with bench/setup.sh for the comparison")
-    t.notes.append("code-intel answers with the first 100 matches plus the true total; "
-                   "rg prints all matching lines with -n into a pipe")
-    t.notes.append("CPU ratio: mean user+sys CPU time, less sensitive than wall time to other "
-                   "load on the machine")
+    t.notes.append("code-intel answers with the first 100 matches plus the true total; the "
+                   "target applies to the larger of the two ratios")
+    t.notes.append("CPU ratio: mean user+sys CPU time against rg -c, less sensitive than wall "
+                   "time to other load on the machine")
     return t
 
 

@@ -11,7 +11,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log() { echo "[setup] $*" >&2; }
 
-# System packages: protoc is needed by the vector store's build; gcc/g++ build the grammars.
+# System packages: gcc/g++ build the tree-sitter grammars; protoc is needed by the vector
+# store's build (LanceDB).
 need_apt=()
 command -v protoc >/dev/null 2>&1 || need_apt+=(protobuf-compiler)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc g++)
@@ -19,8 +20,10 @@ if [[ ${#need_apt[@]} -gt 0 && "${SKIP_APT:-0}" != 1 ]]; then
   log "installing ${need_apt[*]}"
   sudo_cmd=""
   [[ "$(id -u)" != 0 ]] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  if ! { $sudo_cmd apt-get update -qq >/dev/null &&
+         DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null; }; then
+    log "warning: could not install ${need_apt[*]}; the build may fail if they are required"
+  fi
 fi
 
 # The Python MCP client for the end-to-end suite, pinned.

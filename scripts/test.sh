@@ -13,3 +13,6 @@ cargo test --locked
 echo "== end-to-end (MCP Python SDK over stdio)" >&2
 cargo build --locked --bins
 CODE_INTEL_BIN="$(cd "$target" && pwd)/debug/code-intel" "$venv/bin/python" -m pytest -q tests/e2e
+
+echo "== evaluation runner self-tests" >&2
+"$venv/bin/python" -m pytest -q tests/eval/test_run_eval.py

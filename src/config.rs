@@ -48,6 +48,11 @@ pub struct Config {
     pub memory_limit_mb: u64,
     /// No embedding model at all: the semantic index is lexical + symbols only.
     pub lightweight_mode: bool,
+    /// `"int8"` (default) or `"fp32"`: the model that embeds search requests. fp32 costs about
+    /// 1 GB more memory and twice the load time (see `embed::onnx`).
+    pub embedding_query_precision: Option<String>,
+    /// Largest chunk for embedding, in tokens of the embedding model's tokenizer (seed 004).
+    pub chunk_max_tokens: usize,
 }
 
 /// Weights of the ranking signals (seed 004's `search_weights`, extended). Each is the weight of
@@ -121,6 +126,8 @@ impl Default for Config {
             memory_limit_mb: 1024,
             lightweight_mode: false,
             model_dir: None,
+            embedding_query_precision: None,
+            chunk_max_tokens: 512,
         }
     }
 }

@@ -37,6 +37,23 @@ pub enum ErrorCode {
     UnknownTool,
     /// An unexpected internal failure (a bug); the server stays up.
     Internal,
+    /// `analyze_project`: the root path is missing, not a directory, or outside the workspace.
+    InvalidRootPath,
+    /// `analyze_project`: no file matches the include/exclude patterns.
+    NoFilesFound,
+    /// `get_dependencies`: the requested depth is above the supported maximum.
+    DepthLimitExceeded,
+    /// `get_dependencies`: an import cycle (reported as a warning next to the result).
+    CircularDependency,
+    /// `repo_pack`: the packed files exceed `max_tokens` (and splitting was not requested).
+    TokenBudgetExceeded,
+    /// A session is active and its phase does not allow this call; details name the phase,
+    /// the allowed tools and the next step.
+    PhaseViolation,
+    /// A session tool was called with no active session (or an unknown `session_id`).
+    NoSession,
+    /// A check that needs the embedding model (calibrated relevance) could not run.
+    EmbeddingUnavailable,
 }
 
 impl ErrorCode {
@@ -54,6 +71,14 @@ impl ErrorCode {
             ErrorCode::NoEnclosingFunction => "NO_ENCLOSING_FUNCTION",
             ErrorCode::UnknownTool => "UNKNOWN_TOOL",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::InvalidRootPath => "INVALID_ROOT_PATH",
+            ErrorCode::NoFilesFound => "NO_FILES_FOUND",
+            ErrorCode::DepthLimitExceeded => "DEPTH_LIMIT_EXCEEDED",
+            ErrorCode::CircularDependency => "CIRCULAR_DEPENDENCY",
+            ErrorCode::TokenBudgetExceeded => "TOKEN_BUDGET_EXCEEDED",
+            ErrorCode::PhaseViolation => "PHASE_VIOLATION",
+            ErrorCode::NoSession => "NO_SESSION",
+            ErrorCode::EmbeddingUnavailable => "EMBEDDING_UNAVAILABLE",
         }
     }
 }

@@ -5,20 +5,26 @@
 //! tools (`tools`) → front ends (`mcp`, `cli`). See ARCHITECTURE.md for the map and invariants.
 
 pub mod analysis;
+pub mod chunk;
 pub mod cli;
 pub mod config;
+pub mod deps;
 pub mod embed;
 pub mod error;
 pub mod fsutil;
 pub mod index;
+pub mod integration;
 pub mod lang;
 pub mod mcp;
 pub mod memory;
+pub mod overview;
+pub mod pack;
 pub mod query_frame;
 pub mod relevance;
 pub mod router;
 pub mod search;
 pub mod store;
+pub mod session;
 pub mod syntax;
 pub mod tools;
 pub mod workspace;

@@ -1,4 +1,5 @@
-//! Analysis: turns a parsed file into plain data — symbols with kind, scope and signature.
+//! Analysis: turns a parsed file into plain data — symbols with kind, scope and signature, and
+//! (`outline`) the detailed per-file facts of seed 002's `analyze_file`.
 //!
 //! Everything here is a pure function of (language, text); caching and freshness live in
 //! `index`. Results never hold tree-sitter types.
@@ -7,4 +8,4 @@ mod blade;
 pub mod outline;
 mod symbols;
 
-pub use symbols::{FileSymbols, Symbol, SymbolKind, analyze_source};
+pub use symbols::{FileSymbols, Symbol, SymbolKind, analyze_source, symbols_in_tree};

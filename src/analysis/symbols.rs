@@ -137,9 +137,16 @@ pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
             errors: Vec::new(),
         };
     }
+    if !may_define_symbols(lang, text) {
+        return FileSymbols {
+            language: lang.id.into(),
+            symbols: Vec::new(),
+            errors: Vec::new(),
+        };
+    }
     let parsed = syntax::parse(lang, text);
     let symbols = match (&parsed.tree, syntax::tags_query(parsed.code_lang)) {
-        (Some(tree), Some(query)) => extract(parsed.code_lang, query, tree.root_node(), text),
+        (Some(tree), Some(query)) => extract(parsed.code_lang, query, tree.root_node(), text, None),
         _ => Vec::new(),
     };
     FileSymbols {
@@ -147,6 +154,46 @@ pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
         symbols,
         errors: parsed.errors.into_iter().map(SymbolError::from).collect(),
     }
+}
+
+/// The symbols of an already parsed tree, for callers that need the tree as well (the chunker)
+/// and must not parse the file twice. `code_lang` is [`syntax::Parsed::code_lang`].
+/// `max_start_depth` skips definitions nested deeper than that many levels below `root` (the
+/// chunker does not need closures inside function bodies, and matching them costs as much as
+/// a good part of the parse).
+pub fn symbols_in_tree(
+    code_lang: &'static LanguageDef,
+    root: Node,
+    text: &str,
+    max_start_depth: Option<u32>,
+) -> Vec<Symbol> {
+    match syntax::tags_query(code_lang) {
+        Some(query) => extract(code_lang, query, root, text, max_start_depth),
+        None => Vec::new(),
+    }
+}
+
+/// False when the language's declaration keywords do not occur in `text`, so parsing can be
+/// skipped (see `LanguageDef::definition_hint`).
+fn may_define_symbols(lang: &'static LanguageDef, text: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static HINTS: LazyLock<Mutex<HashMap<&'static str, regex::Regex>>> =
+        LazyLock::new(Default::default);
+    let Some(pattern) = lang.definition_hint else {
+        return true;
+    };
+    let hint = {
+        let mut hints = HINTS.lock().unwrap_or_else(|p| p.into_inner());
+        match hints.get(lang.id) {
+            Some(regex) => regex.clone(),
+            None => match regex::Regex::new(pattern) {
+                Ok(regex) => hints.entry(lang.id).or_insert(regex).clone(),
+                Err(_) => return true,
+            },
+        }
+    };
+    hint.is_match(text)
 }
 
 /// A definition as the query found it, before scopes are known.
@@ -170,10 +217,12 @@ fn extract(
     query: &tree_sitter::Query,
     root: Node,
     text: &str,
+    max_start_depth: Option<u32>,
 ) -> Vec<Symbol> {
     let names = query.capture_names();
     let mut raws = Vec::new();
     let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(max_start_depth);
     let mut matches = cursor.matches(query, root, text.as_bytes());
     while let Some(m) = matches.next() {
         let mut def: Option<(Node, Option<SymbolKind>)> = None;

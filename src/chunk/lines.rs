@@ -18,7 +18,8 @@ pub fn is_generated(text: &str) -> bool {
     if head.contains("@generated") || head.contains("DO NOT EDIT") {
         return true;
     }
-    text.split('\n').any(|line| line.len() > GENERATED_LINE_BYTES)
+    text.split('\n')
+        .any(|line| line.len() > GENERATED_LINE_BYTES)
 }
 
 /// Line windows of at most the token budget, split at line boundaries.
@@ -30,7 +31,12 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
 
 /// One capped chunk for a generated file, flagged so nobody mistakes it for the whole file.
 pub(crate) fn generated(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
-    let mut end = source.text.len().min(GENERATED_CAP_BYTES);
+    // About two characters per token for minified code keeps the one chunk within budget.
+    let mut end = source
+        .text
+        .len()
+        .min(GENERATED_CAP_BYTES)
+        .min(emitter.budget() * 2);
     while !source.text.is_char_boundary(end) {
         end -= 1;
     }
@@ -38,7 +44,8 @@ pub(crate) fn generated(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
     unit.meta.set("generated", true);
     unit.meta.set("truncated", end < source.text.len());
     unit.meta.set("bytes", source.text.len());
-    let language = crate::lang::detect(source.file).map_or_else(|| language_of(source.file), |l| l.id);
+    let language =
+        crate::lang::detect(source.file).map_or_else(|| language_of(source.file), |l| l.id);
     emitter.emit(&unit, language)
 }
 

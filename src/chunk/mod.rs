@@ -17,8 +17,11 @@
 //! leaves out its children's bodies, oversized units are split at child boundaries with the
 //! signature repeated, tiny siblings are merged, and ids are derived from the file, kind and
 //! qualified name (never line numbers) so they survive edits elsewhere in the file.
-//! [`text::embedding_text`] is the one place that builds the text the model embeds.
+//! [`text::embedding_text`] is the one place that builds the text the model embeds; sizes are in
+//! the embedding model's tokens ([`tokens`]); [`bench`] times chunking against parsing alone
+//! (`code-intel chunks DIR --bench`).
 
+pub mod bench;
 pub mod blade;
 pub mod code;
 pub mod css;
@@ -47,7 +50,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// What a chunk is. Serialized in snake_case (`table_schema`, `filament_form`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ChunkKind {
     /// A file's summary: docstring, imports, top-level statements and an outline of the rest.
@@ -212,7 +217,7 @@ pub struct Chunk {
 /// Size limits and merging.
 #[derive(Debug, Clone, Copy)]
 pub struct ChunkOptions {
-    /// Largest chunk in model tokens (`chunk_max_tokens`, seed default 512). A share of it is
+    /// Largest chunk in model tokens (`chunk_max_tokens`, seed default 512). A quarter of it is
     /// reserved for the header that [`embedding_text`] puts before the code.
     pub max_tokens: usize,
     /// Adjacent sibling units (same kind) under this many tokens are merged into one chunk.
@@ -235,7 +240,7 @@ impl ChunkOptions {
     /// Tokens available to a chunk's content: the rest is kept for the name, kind, signature and
     /// metadata summary that precede it in the embedded text.
     pub fn content_budget(&self) -> usize {
-        (self.max_tokens - self.max_tokens / 8).max(32)
+        (self.max_tokens - self.max_tokens / 4).max(32)
     }
 }
 
@@ -333,7 +338,12 @@ impl Chunker {
             max_tokens: ws.config.chunk_max_tokens.max(64),
             ..ChunkOptions::default()
         };
-        Chunker::new(opts, TokenCounter::load(None))
+        let tokens =
+            match crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()) {
+                Ok(dir) => TokenCounter::load(Some(&dir.path)),
+                Err(err) => TokenCounter::estimate(&err.to_string()),
+            };
+        Chunker::new(opts, tokens)
     }
 
     pub fn options(&self) -> &ChunkOptions {
@@ -407,14 +417,15 @@ pub fn link(files: &mut [FileChunks]) {
 /// Picks the strategy: framework files by path and content, then the registry's chunking, then
 /// line windows.
 fn dispatch(source: &Source, emitter: &split::Emitter) -> FileChunks {
-    let done = |language: &str, strategy: &str, chunks: Vec<Chunk>, syntax_errors: usize| FileChunks {
-        file: source.file.to_string(),
-        language: language.to_string(),
-        strategy: strategy.to_string(),
-        chunks,
-        syntax_errors,
-        truncated: false,
-    };
+    let done =
+        |language: &str, strategy: &str, chunks: Vec<Chunk>, syntax_errors: usize| FileChunks {
+            file: source.file.to_string(),
+            language: language.to_string(),
+            strategy: strategy.to_string(),
+            chunks,
+            syntax_errors,
+            truncated: false,
+        };
     if lines::is_generated(source.text) {
         let mut out = done(
             lang::detect(source.file).map_or("text", |l| l.id),
@@ -432,7 +443,12 @@ fn dispatch(source: &Source, emitter: &split::Emitter) -> FileChunks {
         return done(language, "tailwind", chunks, 0);
     }
     let Some(language) = lang::detect(source.file) else {
-        return done("text", "lines", lines::chunk(source, emitter), 0);
+        return done(
+            lines::language_of(source.file),
+            "lines",
+            lines::chunk(source, emitter),
+            0,
+        );
     };
     match language.chunking {
         Chunking::Code => {
@@ -468,3 +484,6 @@ pub(crate) fn sha256_hex(text: &str) -> String {
 
 #[cfg(test)]
 pub(crate) mod test_support;
+
+#[cfg(test)]
+mod tests;

@@ -58,8 +58,9 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    pub(crate) fn source(&self) -> &'a Source<'a> {
-        self.source
+    /// Tokens available to one chunk's content.
+    pub(crate) fn budget(&self) -> usize {
+        self.opts.content_budget()
     }
 
     fn text(&self) -> &'a str {
@@ -103,7 +104,7 @@ impl<'a> Emitter<'a> {
                 if self.fits(&content) {
                     out.push(self.draft(unit, range, content, unit.key.clone(), None));
                 } else {
-                    self.split(unit, range, &elisions, out);
+                    out.extend(self.split(unit, range, &elisions));
                 }
             }
         }
@@ -122,7 +123,9 @@ impl<'a> Emitter<'a> {
             };
             match tiny {
                 Some(tokens)
-                    if group.first().is_none_or(|(first, _)| first.kind == child.kind)
+                    if group
+                        .first()
+                        .is_none_or(|(first, _)| first.kind == child.kind)
                         && group.iter().map(|(_, t)| t).sum::<usize>() + tokens <= cap =>
                 {
                     group.push((child, tokens));
@@ -143,15 +146,8 @@ impl<'a> Emitter<'a> {
     /// Token count of a leaf unit when it is small enough to merge.
     fn tiny_tokens(&self, unit: &Unit) -> Option<usize> {
         let range = self.trim(unit.range.clone());
-        let text = &self.text()[range];
-        let limit = self.opts.merge_below_tokens;
-        // A token covers at least one character: long texts are never tiny, short ones are
-        // counted exactly (cheap at this size).
-        if text.len() > limit * 10 {
-            return None;
-        }
-        let tokens = self.tokens.count(text);
-        (tokens <= limit).then_some(tokens)
+        self.tokens
+            .at_most(&self.text()[range], self.opts.merge_below_tokens)
     }
 
     fn flush(&self, group: &mut Vec<(&Unit, usize)>, out: &mut Vec<Draft>) {
@@ -198,7 +194,10 @@ impl<'a> Emitter<'a> {
             .fqcn
             .as_ref()
             .and_then(|f| f.split("::").next().map(str::to_string));
-        meta.set("merged", units.iter().map(|u| u.name.as_str()).collect::<Vec<_>>());
+        meta.set(
+            "merged",
+            units.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(),
+        );
         meta.set("members", members);
         let start = self.trim(units[0].range.clone());
         let end = self.trim(units[units.len() - 1].range.clone());
@@ -248,21 +247,20 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Whether content fits the budget, counting only when the cheap bound says it might not.
+    /// Whether content fits the budget, counting only when the estimate cannot tell.
     fn fits(&self, content: &str) -> bool {
-        let budget = self.opts.content_budget();
-        upper_bound(content) <= budget || self.tokens.count(content) <= budget
+        self.tokens.fits(content, self.opts.content_budget())
     }
 
     fn count(&self, content: &str) -> usize {
-        if upper_bound(content) <= self.opts.merge_below_tokens {
-            // Not worth a tokenizer call; over-counting only makes parts a little smaller.
-            return upper_bound(content);
+        if content.trim().is_empty() {
+            return 0;
         }
         self.tokens.count(content)
     }
 
-    fn split(&self, unit: &Unit, range: Range<usize>, elisions: &[Elision], out: &mut Vec<Draft>) {
+    fn split(&self, unit: &Unit, range: Range<usize>, elisions: &[Elision]) -> Vec<Draft> {
+        let mut out = Vec::new();
         let budget = self.opts.content_budget();
         let header = if unit.header.is_empty() {
             String::new()
@@ -273,22 +271,20 @@ impl<'a> Emitter<'a> {
         let room = budget.saturating_sub(header_tokens).max(budget / 2);
         let mut pieces = Vec::new();
         self.pieces(range.clone(), unit.node, elisions, room, 0, &mut pieces);
-        // Greedy packing of consecutive pieces.
-        let mut parts: Vec<Range<usize>> = Vec::new();
-        let mut current: Option<(Range<usize>, usize)> = None;
-        for (piece, tokens) in pieces {
-            current = match current {
-                Some((r, t)) if t + tokens <= room => Some((r.start..piece.end, t + tokens)),
-                Some((r, _)) => {
-                    parts.push(r);
-                    Some((piece, tokens))
-                }
-                None => Some((piece, tokens)),
-            };
+        // As few parts as greedy filling gives, then the smallest cap that still gives that
+        // many: parts of even size instead of a full one and a scrap.
+        let count = pack(&pieces, room).len();
+        let largest = pieces.iter().map(|(_, t)| *t).max().unwrap_or(0).min(room);
+        let (mut low, mut high) = (largest, room);
+        while low < high {
+            let mid = (low + high) / 2;
+            if pack(&pieces, mid).len() <= count {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
         }
-        if let Some((r, _)) = current {
-            parts.push(r);
-        }
+        let parts = pack(&pieces, low);
         let count = parts.len();
         for (i, part) in parts.into_iter().enumerate() {
             let part = self.trim(part);
@@ -299,7 +295,11 @@ impl<'a> Emitter<'a> {
             if body.trim().is_empty() {
                 continue;
             }
-            let content = if i == 0 { body } else { format!("{header}{body}") };
+            let content = if i == 0 {
+                body
+            } else {
+                format!("{header}{body}")
+            };
             let key = if i == 0 {
                 unit.key.clone()
             } else {
@@ -307,6 +307,7 @@ impl<'a> Emitter<'a> {
             };
             out.push(self.draft(unit, part, content, key, Some((i + 1, count))));
         }
+        out
     }
 
     /// Cuts `range` into pieces that each fit `room` tokens, with their token counts.
@@ -320,7 +321,9 @@ impl<'a> Emitter<'a> {
         out: &mut Vec<(Range<usize>, usize)>,
     ) {
         let candidates = match node {
-            Some(node) if depth < MAX_SPLIT_DEPTH => self.node_pieces(range.clone(), node, elisions),
+            Some(node) if depth < MAX_SPLIT_DEPTH => {
+                self.node_pieces(range.clone(), node, elisions)
+            }
             _ => Vec::new(),
         };
         let candidates = if candidates.len() > 1 {
@@ -355,14 +358,23 @@ impl<'a> Emitter<'a> {
         node: Node<'t>,
         elisions: &[Elision],
     ) -> Vec<Piece<'t>> {
-        let container = node.child_by_field_name("body").unwrap_or(node);
+        // Through wrappers with a single child (`return (…)`, a parenthesised JSX tree) to the
+        // level where there is something to choose between.
+        let mut container = node.child_by_field_name("body").unwrap_or(node);
         let mut cursor = container.walk();
-        let children: Vec<Node<'t>> = container.named_children(&mut cursor).collect();
+        let mut children: Vec<Node<'t>> = container.named_children(&mut cursor).collect();
+        while children.len() == 1 && children[0].named_child_count() > 0 {
+            container = children[0];
+            let mut inner = container.walk();
+            children = container.named_children(&mut inner).collect();
+        }
         let mut cuts: Vec<(usize, Option<Node<'t>>)> = vec![(range.start, None)];
         for child in children {
             let at = self.snap_to_line_start(child.start_byte());
             let last = cuts.last().map_or(range.start, |(c, _)| *c);
-            if at > last && at < range.end && !inside_elision(at, elisions) {
+            // Parts start on whole lines: a child that starts mid-line stays with what precedes.
+            let at_line_start = self.source.lines.line_start_at(at) == at;
+            if at_line_start && at > last && at < range.end && !inside_elision(at, elisions) {
                 cuts.push((at, Some(child)));
             } else if let Some(prev) = cuts.last_mut()
                 && prev.1.is_none()
@@ -445,12 +457,13 @@ impl<'a> Emitter<'a> {
         let mut out = String::with_capacity(range.len());
         let mut pos = range.start;
         for e in elisions {
-            if e.range.start < pos || e.range.end > range.end || e.range.start < range.start {
+            // An elision may run past a range whose trailing whitespace was trimmed: clip it.
+            if e.range.start < pos || e.range.start >= range.end {
                 continue;
             }
             out.push_str(&text[pos..e.range.start]);
             out.push_str(&e.stub);
-            pos = e.range.end;
+            pos = e.range.end.min(range.end);
         }
         out.push_str(&text[pos..range.end]);
         out
@@ -477,14 +490,38 @@ impl<'a> Emitter<'a> {
         (first, last.max(first))
     }
 
+    /// The start of `byte`'s line when only indentation and a little punctuation precede it
+    /// (`->filters(`, `.then(`, `, item`): parts then begin on whole lines.
     fn snap_to_line_start(&self, byte: usize) -> usize {
         let line_start = self.source.lines.line_start_at(byte);
-        if self.text()[line_start..byte].trim().is_empty() {
+        let before = self.text()[line_start..byte].trim();
+        if before.len() <= 3 && !before.chars().any(char::is_alphanumeric) {
             line_start
         } else {
             byte
         }
     }
+}
+
+/// Consecutive pieces joined into parts of at most `cap` tokens (a piece over the cap is a
+/// part of its own).
+fn pack(pieces: &[(Range<usize>, usize)], cap: usize) -> Vec<Range<usize>> {
+    let mut parts = Vec::new();
+    let mut current: Option<(Range<usize>, usize)> = None;
+    for (piece, tokens) in pieces {
+        current = match current {
+            Some((r, t)) if t + tokens <= cap => Some((r.start..piece.end, t + tokens)),
+            Some((r, _)) => {
+                parts.push(r);
+                Some((piece.clone(), *tokens))
+            }
+            None => Some((piece.clone(), *tokens)),
+        };
+    }
+    if let Some((r, _)) = current {
+        parts.push(r);
+    }
+    parts
 }
 
 /// A replacement inside a parent's content.
@@ -534,13 +571,6 @@ fn inside_elision(at: usize, elisions: &[Elision]) -> bool {
     elisions
         .iter()
         .any(|e| e.range.start < at && at < e.range.end)
-}
-
-/// More tokens than this are impossible: every token covers at least one character of the
-/// normalised text, and normalisation (NFKC, the leading `▁`) adds little.
-fn upper_bound(text: &str) -> usize {
-    let chars = TokenCounter::upper_bound(text);
-    chars + chars / 8 + 2
 }
 
 /// The stable id of a chunk: 16 hex digits of SHA-256 over file, kind, key and ordinal.

@@ -1,5 +1,8 @@
 //! The command line: clap arguments turned into the same library calls the MCP server makes.
 
+mod chunks;
+mod integration;
+mod model;
 mod semantic;
 
 use crate::tools::{Context, TOOLS, dispatch};
@@ -47,6 +50,20 @@ enum Command {
     },
     /// List the tools with their descriptions.
     Tools,
+    /// Set a project up for Claude Code: .mcp.json entry, /code command, PreToolUse write-gate hook,
+    /// .code-intel/config.json defaults. Idempotent; never overwrites the user's own settings.
+    Init(integration::InitArgs),
+    /// Hooks Claude Code runs (registered by `init`).
+    Hook {
+        #[command(subcommand)]
+        event: integration::HookEvent,
+    },
+    /// Show the chunks (units for embedding) the chunker makes of a file or directory.
+    Chunks(chunks::ChunksArgs),
+    /// Install, check or measure the embedding model (multilingual-e5-small).
+    Model {
+        #[command(subcommand)]
+        action: model::ModelCommand,
     /// Build or update the semantic index (chunks, full-text index, embeddings) with a
     /// progress bar; waits until every chunk is embedded.
     Index {
@@ -100,6 +117,12 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Serve { root } => {
             let ctx = Context::open(&root_or_cwd(root)?)?;
+            // The model warms up in the background while the server answers; calls
+            // that need it before it is ready answer from lexical and symbol signals.
+            // CODE_INTEL_NO_WARMUP=1 leaves it to load on first need (short-lived test servers).
+            if std::env::var_os("CODE_INTEL_NO_WARMUP").is_none() {
+                ctx.embedder.start();
+            }
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
@@ -126,17 +149,25 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
                     }
                 },
             };
-            match dispatch(&ctx, &tool, args) {
+            let code = match dispatch(&ctx, &tool, args) {
                 Ok(value) => {
                     print_json(&value, pretty)?;
-                    Ok(0)
+                    0
                 }
                 Err(err) => {
                     print_json(&err.to_json(), pretty)?;
-                    Ok(1)
+                    1
                 }
-            }
+            };
+            // The process ends right after this; freeing a large index first only costs time
+            // (a fifth of a warm call on a big repository).
+            std::mem::forget(ctx);
+            Ok(code)
         }
+        Command::Model { action } => model::run(action),
+        Command::Chunks(args) => chunks::run(args),
+        Command::Init(args) => integration::run_init(args),
+        Command::Hook { event } => integration::run_hook(event),
         Command::Index { root, json, force } => {
             let ctx = Context::open(&root_or_cwd(root)?)?;
             semantic::index(&ctx, force, json)

@@ -8,7 +8,7 @@
 //! both alike.
 
 use super::model_dir::{MODEL_INT8, ModelDir};
-use super::onnx::{E5Embedder, E5Options, Precision, ort_environment};
+use super::onnx::{E5Embedder, E5Options, Precision, ort_environment, plan_batches};
 use super::prepare::passage_text;
 use super::{EmbedError, Embedder};
 use ort::session::Session;
@@ -26,7 +26,7 @@ pub struct BenchReport {
     /// Mean tokens per text as the model sees it (prefix and special tokens included).
     pub mean_tokens: f64,
     pub load_seconds: f64,
-    /// Texts per second, best round.
+    /// Texts per second, from each batch's best time over the rounds.
     pub raw_per_second: f64,
     pub pipeline_per_second: f64,
     /// pipeline / raw; issue 5 wants ≥ 0.9.
@@ -95,13 +95,19 @@ fn measure(
 ) -> Result<BenchReport, EmbedError> {
     let batch_size = embedder.options().batch_size;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    // The pipeline's batches: prepared texts, sorted by length, cut into batch_size pieces.
+    // The pipeline's batches: prepared texts, sorted by length, planned as the pipeline plans.
     let prepared: Vec<String> = refs.iter().map(|t| passage_text(t)).collect();
     let mut order: Vec<usize> = (0..prepared.len()).collect();
     order.sort_by_key(|&i| prepared[i].len());
     let mut batches = Vec::new();
     let mut tokens = 0usize;
-    for chunk in order.chunks(batch_size) {
+    let plan = plan_batches(
+        &order,
+        |i| prepared[i].len(),
+        batch_size,
+        embedder.options().max_batch_tokens,
+    );
+    for chunk in &plan {
         let inputs: Vec<&str> = chunk.iter().map(|&i| prepared[i].as_str()).collect();
         let encodings = embedder.encode_passage_batch(&inputs)?;
         let width = encodings.first().map_or(0, |e| e.0.len());
@@ -123,18 +129,29 @@ fn measure(
         run_raw(&mut raw, first)?;
         embedder.embed_passages(&refs[..refs.len().min(batch_size)])?;
     }
-    let (mut best_raw, mut best_pipeline) = (Duration::MAX, Duration::MAX);
+    // Interleaved batch by batch (alternating which side goes first), and each batch's best
+    // time over the rounds, so that load from other processes, which comes and goes within
+    // seconds, hits both sides alike and is mostly filtered out. The pipeline is called with
+    // each batch's original texts, so its per-call work (preparing, sorting, planning,
+    // tokenising, pooling, reordering) is all inside the timing.
+    let mut best = vec![[Duration::MAX; 2]; batches.len()];
     for _ in 0..rounds {
-        let start = Instant::now();
-        for batch in &batches {
-            run_raw(&mut raw, batch)?;
+        for (n, (batch, indices)) in batches.iter().zip(&plan).enumerate() {
+            let texts: Vec<&str> = indices.iter().map(|&i| refs[i]).collect();
+            for side in [n % 2, 1 - n % 2] {
+                let start = Instant::now();
+                if side == 0 {
+                    run_raw(&mut raw, batch)?;
+                } else {
+                    let vectors = embedder.embed_passages(&texts)?;
+                    debug_assert_eq!(vectors.len(), texts.len());
+                }
+                best[n][side] = best[n][side].min(start.elapsed());
+            }
         }
-        best_raw = best_raw.min(start.elapsed());
-        let start = Instant::now();
-        let vectors = embedder.embed_passages(&refs)?;
-        best_pipeline = best_pipeline.min(start.elapsed());
-        debug_assert_eq!(vectors.len(), refs.len());
     }
+    let best_raw: Duration = best.iter().map(|b| b[0]).sum();
+    let best_pipeline: Duration = best.iter().map(|b| b[1]).sum();
     let per_second = |d: Duration| texts.len() as f64 / d.as_secs_f64().max(1e-9);
     let (raw_per_second, pipeline_per_second) = (per_second(best_raw), per_second(best_pipeline));
     let (rss_mb, peak_rss_mb) = memory_mb();
@@ -165,7 +182,9 @@ fn run_raw(session: &mut Session, batch: &RawBatch) -> Result<(), EmbedError> {
         .try_extract_tensor::<f32>()
         .map_err(err)?;
     if out_shape.len() != 3 {
-        return Err(EmbedError::Inference(format!("unexpected output shape {out_shape:?}")));
+        return Err(EmbedError::Inference(format!(
+            "unexpected output shape {out_shape:?}"
+        )));
     }
     Ok(())
 }
@@ -222,4 +241,50 @@ pub fn texts_of_tokens(
         }
     }
     Ok(out)
+}
+
+/// Text of up to `max_files` source files under `root` (languages the registry knows,
+/// `.gitignore` honoured, sorted by path so runs are comparable).
+pub fn source_texts(root: &std::path::Path, max_files: usize) -> Vec<String> {
+    let mut paths: Vec<std::path::PathBuf> = ignore::WalkBuilder::new(root)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.into_path())
+        .filter(|p| crate::lang::detect(&p.to_string_lossy()).is_some())
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter(|t| t.len() < 256 * 1024)
+        .take(max_files)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::test_model;
+
+    /// The benchmark runs end to end on real source (this crate's fixtures) and reports sane
+    /// figures; the ≥ 0.9 ratio itself is measured by `code-intel model bench` on a quiet
+    /// machine, not asserted in a test that shares its cores.
+    #[test]
+    fn bench_reports_both_throughputs() {
+        let model = test_model::real();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/python-service");
+        let sources = source_texts(&root, 20);
+        let texts = texts_of_tokens(&model, &sources, 60, 6).unwrap();
+        assert_eq!(texts.len(), 6);
+        for text in &texts {
+            let tokens = model.passage_tokens(text).unwrap();
+            // Whole lines up to the target; a file's tail counts from half of it.
+            assert!((30..200).contains(&tokens), "{tokens} tokens: {text:?}");
+        }
+        let report = run(&test_model::model_dir(), &model, &texts, 1).unwrap();
+        assert_eq!(report.texts, 6);
+        assert!(report.raw_per_second > 0.0 && report.pipeline_per_second > 0.0);
+        assert!(report.mean_tokens >= 30.0, "{report:?}");
+    }
 }

@@ -131,7 +131,10 @@ mod tests {
             ])
             .unwrap();
         assert!(v.iter().all(|x| x.len() == DIM));
-        assert!(v.iter().all(|x| (x.iter().map(|a| a * a).sum::<f32>() - 1.0).abs() < 1e-5));
+        assert!(
+            v.iter()
+                .all(|x| (x.iter().map(|a| a * a).sum::<f32>() - 1.0).abs() < 1e-5)
+        );
         let related = cosine(&v[0], &v[1]);
         let unrelated = cosine(&v[0], &v[2]);
         assert!(related > 0.6 && unrelated < 0.3, "{related} {unrelated}");
@@ -142,7 +145,10 @@ mod tests {
 
     #[test]
     fn deterministic_and_failing() {
-        assert_eq!(FakeEmbedder::vector("same text"), FakeEmbedder::vector("same text"));
+        assert_eq!(
+            FakeEmbedder::vector("same text"),
+            FakeEmbedder::vector("same text")
+        );
         let e = FakeEmbedder::failing("boom");
         assert_eq!(
             e.embed_query("x").unwrap_err(),

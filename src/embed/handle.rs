@@ -36,9 +36,17 @@ pub enum EmbedderState {
 
 enum Slot {
     NotStarted,
-    Loading { since: Instant },
-    Ready { embedder: Arc<dyn Embedder>, load_time: Duration },
-    Failed { error: EmbedError, at: Instant },
+    Loading {
+        since: Instant,
+    },
+    Ready {
+        embedder: Arc<dyn Embedder>,
+        load_time: Duration,
+    },
+    Failed {
+        error: EmbedError,
+        at: Instant,
+    },
     Disabled(String),
 }
 
@@ -83,6 +91,16 @@ impl EmbedderHandle {
         })
     }
 
+    /// The real model for the project at `root`: directory and options from its config (a
+    /// directory that cannot be resolved becomes a failed load with the reason).
+    pub fn for_project(root: &std::path::Path, config: &crate::config::Config) -> Self {
+        let options = E5Options::from_config(config);
+        match ModelDir::resolve(config.model_dir.as_deref(), root) {
+            Ok(dir) => Self::for_model_dir(dir, options),
+            Err(err) => Self::lazy(move || Err(err.clone())),
+        }
+    }
+
     /// A handle on a model that is already loaded (tests, the fake embedder).
     pub fn ready(embedder: Arc<dyn Embedder>) -> Self {
         Self::with(
@@ -110,7 +128,10 @@ impl EmbedderHandle {
     }
 
     fn lock(&self) -> MutexGuard<'_, Slot> {
-        self.shared.slot.lock().unwrap_or_else(PoisonError::into_inner)
+        self.shared
+            .slot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Starts loading on a background thread unless the model is loaded, loading, disabled,
@@ -273,7 +294,11 @@ mod tests {
     use std::sync::mpsc;
 
     /// A loader that waits for the test to release it, so "loading" can be observed.
-    fn gated() -> (EmbedderHandle, mpsc::Sender<Result<(), EmbedError>>, Arc<AtomicUsize>) {
+    fn gated() -> (
+        EmbedderHandle,
+        mpsc::Sender<Result<(), EmbedError>>,
+        Arc<AtomicUsize>,
+    ) {
         let (tx, rx) = mpsc::channel::<Result<(), EmbedError>>();
         let rx = Mutex::new(rx);
         let loads = Arc::new(AtomicUsize::new(0));
@@ -344,7 +369,10 @@ mod tests {
         assert!(ready.get_if_ready().is_some());
         let off = EmbedderHandle::disabled("lightweight_mode is on");
         assert!(off.get_if_ready().is_none());
-        assert_eq!(off.state(), EmbedderState::Disabled("lightweight_mode is on".into()));
+        assert_eq!(
+            off.state(),
+            EmbedderState::Disabled("lightweight_mode is on".into())
+        );
         assert!(matches!(
             off.wait(Duration::from_secs(1)),
             Err(EmbedError::Disabled(_))

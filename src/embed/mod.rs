@@ -15,6 +15,7 @@
 //! - [`calibration`]: e5 cosines are compressed (unrelated pairs ≈ 0.8); every threshold the
 //!   seeds state is applied to a calibrated relevance score instead.
 //! - [`bench`]: pipeline throughput against the raw model on the same texts.
+//! - [`setup`]: `code-intel model install | verify | status`.
 //!
 //! **Architecture Invariant:** only this module knows about fastembed or `ort`. Everything
 //! else sees `Vec<f32>` of length [`DIM`], unit length, and [`EmbedError`].
@@ -26,6 +27,11 @@ pub mod handle;
 pub mod model_dir;
 mod onnx;
 pub mod prepare;
+pub mod setup;
+
+/// Environment variable selecting the embedder: `fake` uses the deterministic stand-in
+/// (logic tests, machines without the model).
+pub const EMBEDDER_ENV: &str = "CODE_INTEL_EMBEDDER";
 
 pub use calibration::Calibration;
 pub use fake::FakeEmbedder;

@@ -129,7 +129,11 @@ impl ModelDir {
     /// Picks the directory: environment, then the project's `model_dir`, then the default.
     /// `configured` is the raw `model_dir` value; `root` is the project root it is relative to.
     pub fn resolve(configured: Option<&Path>, root: &Path) -> Result<ModelDir, EmbedError> {
-        Self::resolve_with(std::env::var_os(ENV_MODEL_DIR).map(PathBuf::from), configured, root)
+        Self::resolve_with(
+            std::env::var_os(ENV_MODEL_DIR).map(PathBuf::from),
+            configured,
+            root,
+        )
     }
 
     /// [`ModelDir::resolve`] with the environment value passed in (tests must not mutate the
@@ -253,7 +257,10 @@ impl ModelDir {
                 }
             };
             if size != entry.bytes {
-                problems.push(format!("{name}: {size} bytes, the manifest says {}", entry.bytes));
+                problems.push(format!(
+                    "{name}: {size} bytes, the manifest says {}",
+                    entry.bytes
+                ));
                 continue;
             }
             let hash_it = level == VerifyLevel::Full || entry.bytes <= QUICK_HASH_LIMIT;
@@ -324,15 +331,25 @@ mod tests {
     fn resolution_order_is_env_then_config_then_default() {
         let root = Path::new("/project");
         let cases: &[(Option<&str>, Option<&str>, &str, ModelDirSource)] = &[
-            (Some("/env/m"), Some("/cfg/m"), "/env/m", ModelDirSource::Env),
+            (
+                Some("/env/m"),
+                Some("/cfg/m"),
+                "/env/m",
+                ModelDirSource::Env,
+            ),
             (None, Some("/cfg/m"), "/cfg/m", ModelDirSource::Config),
-            (None, Some("models/e5"), "/project/models/e5", ModelDirSource::Config),
+            (
+                None,
+                Some("models/e5"),
+                "/project/models/e5",
+                ModelDirSource::Config,
+            ),
             (Some(""), Some("/cfg/m"), "/cfg/m", ModelDirSource::Config),
             (Some("rel"), None, "/project/rel", ModelDirSource::Env),
         ];
         for (env, cfg, want, source) in cases {
-            let dir = ModelDir::resolve_with(env.map(PathBuf::from), cfg.map(Path::new), root)
-                .unwrap();
+            let dir =
+                ModelDir::resolve_with(env.map(PathBuf::from), cfg.map(Path::new), root).unwrap();
             assert_eq!((dir.path.as_path(), dir.source), (Path::new(want), *source));
         }
         if let Some(default) = ModelDir::default_path() {
@@ -347,7 +364,10 @@ mod tests {
         let dir = ModelDir::explicit(tmp.path().join("nope"));
         let err = dir.verify(VerifyLevel::Quick).unwrap_err();
         assert!(matches!(err, EmbedError::ModelMissing { .. }), "{err:?}");
-        assert!(err.to_string().contains("code-intel model install"), "{err}");
+        assert!(
+            err.to_string().contains("code-intel model install"),
+            "{err}"
+        );
     }
 
     /// A directory with a manifest whose files are tampered with in different ways: each
@@ -390,8 +410,15 @@ mod tests {
             panic!("{err:?}")
         };
         assert_eq!(problems.len(), 2, "{problems:?}");
-        let has = |file: &str, what: &str| problems.iter().any(|p| p.contains(file) && p.contains(what));
-        assert!(has(CONFIG, "SHA-256") && has(TOKENIZER, "bytes"), "{problems:?}");
+        let has = |file: &str, what: &str| {
+            problems
+                .iter()
+                .any(|p| p.contains(file) && p.contains(what))
+        };
+        assert!(
+            has(CONFIG, "SHA-256") && has(TOKENIZER, "bytes"),
+            "{problems:?}"
+        );
 
         // Only files missing: the user needs to install, not repair.
         let tmp2 = tempfile::tempdir().unwrap();

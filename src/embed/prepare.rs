@@ -98,7 +98,10 @@ pub fn split_identifiers(text: &str) -> Cow<'_, str> {
 
 /// Closing punctuation never gets a space before it (`__init__(` → `init(`).
 fn is_closing(c: char) -> bool {
-    matches!(c, '(' | ')' | ',' | ';' | ']' | '}' | '>' | '.' | ':' | '?' | '!')
+    matches!(
+        c,
+        '(' | ')' | ',' | ';' | ']' | '}' | '>' | '.' | ':' | '?' | '!'
+    )
 }
 
 fn is_word_char(c: char) -> bool {
@@ -119,8 +122,13 @@ fn is_joiner(c: char, prev: Option<char>, next: Option<char>, chars: &[char], i:
         }
         // `Foo::bar`: both colons of a `::` between identifier characters.
         ':' => {
-            (next == Some(':') && prev.is_some_and(is_word_char) && chars.get(i + 2).copied().is_some_and(is_word_char))
-                || (prev == Some(':') && next.is_some_and(is_word_char) && i >= 2 && is_word_char(chars[i - 2]))
+            (next == Some(':')
+                && prev.is_some_and(is_word_char)
+                && chars.get(i + 2).copied().is_some_and(is_word_char))
+                || (prev == Some(':')
+                    && next.is_some_and(is_word_char)
+                    && i >= 2
+                    && is_word_char(chars[i - 2]))
         }
         // kebab-case and dotted names: only between letters, so numbers (3.14, 2024-01) keep
         // their punctuation.
@@ -186,7 +194,10 @@ mod tests {
     #[test]
     fn unchanged_text_is_borrowed() {
         for text in ["login feature", "ログイン", "x = 1 + 2", "version 3.14"] {
-            assert!(matches!(split_identifiers(text), Cow::Borrowed(_)), "{text:?}");
+            assert!(
+                matches!(split_identifiers(text), Cow::Borrowed(_)),
+                "{text:?}"
+            );
         }
     }
 

@@ -14,16 +14,18 @@ pub(crate) fn model_dir() -> ModelDir {
     ModelDir::resolve(None, Path::new(".")).expect("HOME or CODE_INTEL_MODEL_DIR must be set")
 }
 
-/// The shared real embedder (fp32 queries, int8 passages: the server's defaults).
+/// The shared real embedder, with the server's default options.
 pub(crate) fn real() -> Arc<E5Embedder> {
     static MODEL: OnceLock<Arc<E5Embedder>> = OnceLock::new();
     MODEL
-        .get_or_init(|| match E5Embedder::load(&model_dir(), E5Options::default()) {
-            Ok(model) => Arc::new(model),
-            Err(err) => panic!(
-                "these tests need the provisioned embedding model \
+        .get_or_init(
+            || match E5Embedder::load(&model_dir(), E5Options::default()) {
+                Ok(model) => Arc::new(model),
+                Err(err) => panic!(
+                    "these tests need the provisioned embedding model \
                  (run scripts/model/provision.sh): {err}"
-            ),
-        })
+                ),
+            },
+        )
         .clone()
 }

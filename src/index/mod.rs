@@ -9,11 +9,16 @@
 pub mod chunks;
 pub mod embedding_queue;
 pub mod map_store;
+pub mod outlines;
 pub mod semantic;
 pub mod sync;
 pub mod sync_state;
 
-use crate::analysis::{FileSymbols, analyze_source};
+mod lazy;
+
+pub use lazy::LazySymbols;
+
+use crate::analysis::analyze_source;
 use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -24,7 +29,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever the stored layout or the extraction rules change; older stores are rebuilt.
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
 const STORE_FILE: &str = "symbols.bin";
 
 /// A walked file's fate in a refresh: its entry and whether it was (re)read, or why it was skipped.
@@ -37,7 +42,7 @@ pub struct FileEntry {
     pub mtime_ns: u128,
     pub sha256: [u8; 32],
     pub lossy: bool,
-    pub symbols: FileSymbols,
+    pub symbols: LazySymbols,
 }
 
 /// A file the index did not parse, and why (reported, never silently dropped).
@@ -128,9 +133,11 @@ impl SymbolIndex {
             .map(|(file, lang)| {
                 let mtime_ns = file.mtime.map_or(0, nanos);
                 if let Some(entry) = old.files.get(&file.rel)
-                    && entry.size == file.size && entry.mtime_ns == mtime_ns {
-                        return (file.rel, Ok((entry.clone(), false)));
-                    }
+                    && entry.size == file.size
+                    && entry.mtime_ns == mtime_ns
+                {
+                    return (file.rel, Ok((entry.clone(), false)));
+                }
                 if file.size > max_bytes {
                     return (
                         file.rel,
@@ -159,7 +166,7 @@ impl SymbolIndex {
                     mtime_ns,
                     sha256,
                     lossy: source.lossy,
-                    symbols,
+                    symbols: LazySymbols::new(symbols),
                 };
                 (file.rel, Ok((Arc::new(entry), true)))
             })
@@ -189,10 +196,9 @@ impl SymbolIndex {
         stats.files = next.files.len();
         let next = Arc::new(next);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = next.clone();
-        if changed
-            && let Err(err) = self.persist(&next) {
-                tracing::warn!("could not save the symbol index: {err}");
-            }
+        if changed && let Err(err) = self.persist(&next) {
+            tracing::warn!("could not save the symbol index: {err}");
+        }
         stats.elapsed = started.elapsed();
         Ok((next, stats))
     }

@@ -24,9 +24,6 @@ use std::time::{Duration, Instant, SystemTime};
 /// How long `index_status` row counts may be reused.
 const COUNTS_TTL: Duration = Duration::from_secs(2);
 
-/// Environment variable selecting the embedder: `fake` uses the deterministic stand-in
-/// (tests, machines without the model).
-pub const EMBEDDER_ENV: &str = "CODE_INTEL_EMBEDDER";
 
 /// Which collections a sync covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -103,23 +100,9 @@ pub struct SemanticIndex {
 }
 
 impl SemanticIndex {
-    /// A handle for the project at `ws`; opens nothing yet.
+    /// A handle for the project at `ws` with the project's own model handle; opens nothing yet.
     pub fn new(ws: &Workspace) -> SemanticIndex {
-        let cfg = &ws.config;
-        let model = if cfg.lightweight_mode {
-            EmbedderHandle::disabled("lightweight_mode is on in .code-intel/config.json")
-        } else if std::env::var(EMBEDDER_ENV).as_deref() == Ok("fake") {
-            EmbedderHandle::ready(Arc::new(FakeEmbedder::new()))
-        } else {
-            let configured = cfg.model_dir.clone();
-            let root = ws.root().to_path_buf();
-            EmbedderHandle::lazy(move || {
-                let dir = ModelDir::resolve(configured.as_deref(), &root)?;
-                let model = crate::embed::E5Embedder::load(&dir, E5Options::default())?;
-                Ok(Arc::new(model) as Arc<dyn Embedder>)
-            })
-        };
-        Self::with_model(ws, model)
+        Self::with_model(ws, crate::relevance::embedded::project_embedder(ws))
     }
 
     /// A handle with an explicit model (tests, embedding benchmarks).

@@ -28,6 +28,21 @@ pub enum Embedding {
     VueScript,
 }
 
+/// How the chunker (`crate::chunk`) cuts files of a language into units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunking {
+    /// Definitions from the tags query: functions, classes, methods … plus a module summary.
+    Code,
+    /// Rule sets, `@media`, `@keyframes`, Tailwind v4 `@theme`.
+    Css,
+    /// Semantic elements, elements with ids, custom elements.
+    Html,
+    /// Blade directive blocks, components, routes, Livewire.
+    Blade,
+    /// Vue SFC: template, script definitions, style.
+    Vue,
+}
+
 pub struct LanguageDef {
     /// Stable identifier used in results and the `language` / `file_type` parameters.
     pub id: &'static str,
@@ -40,6 +55,12 @@ pub struct LanguageDef {
     pub tags: &'static str,
     /// Separator between a scope and a member in qualified names.
     pub member_separator: &'static str,
+    /// A regex that every file defining a symbol must match (its declaration keywords). Files
+    /// that do not match are known to define nothing and are not parsed: PHP projects ship
+    /// thousands of `<?php return [...];` data files.
+    pub definition_hint: Option<&'static str>,
+    /// The chunking strategy.
+    pub chunking: Chunking,
 }
 
 impl std::fmt::Debug for LanguageDef {
@@ -91,6 +112,10 @@ fn vue() -> Grammar {
     tree_sitter_vue_next::LANGUAGE.into()
 }
 
+/// PHP declaration keywords (`define(` covers global constants).
+const PHP_HINT: Option<&str> =
+    Some(r"\b(namespace|class|interface|trait|enum|function|const|define)\b");
+
 /// Every supported language. Keep sorted by id (a test checks).
 pub static LANGUAGES: &[LanguageDef] = &[
     LanguageDef {
@@ -99,6 +124,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Scanner,
         tags: "",
         member_separator: ".",
+        definition_hint: None,
+        chunking: Chunking::Blade,
     },
     LanguageDef {
         id: "css",
@@ -106,6 +133,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(css),
         tags: include_str!("queries/css/tags.scm"),
         member_separator: " ",
+        definition_hint: None,
+        chunking: Chunking::Css,
     },
     LanguageDef {
         id: "go",
@@ -113,6 +142,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(go),
         tags: include_str!("queries/go/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "html",
@@ -120,6 +151,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(html),
         tags: include_str!("queries/html/tags.scm"),
         member_separator: " ",
+        definition_hint: None,
+        chunking: Chunking::Html,
     },
     LanguageDef {
         id: "java",
@@ -127,6 +160,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(java),
         tags: include_str!("queries/java/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "javascript",
@@ -134,6 +169,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(javascript),
         tags: include_str!("queries/javascript/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "php",
@@ -141,6 +178,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(php),
         tags: include_str!("queries/php/tags.scm"),
         member_separator: "::",
+        definition_hint: PHP_HINT,
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "python",
@@ -148,6 +187,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(python),
         tags: include_str!("queries/python/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "rust",
@@ -155,6 +196,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(rust),
         tags: include_str!("queries/rust/tags.scm"),
         member_separator: "::",
+        definition_hint: None,
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "scss",
@@ -162,6 +205,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(scss),
         tags: include_str!("queries/scss/tags.scm"),
         member_separator: " ",
+        definition_hint: None,
+        chunking: Chunking::Css,
     },
     LanguageDef {
         id: "tsx",
@@ -169,6 +214,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(tsx),
         tags: include_str!("queries/typescript/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "typescript",
@@ -176,6 +223,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         parsing: Parsing::Grammar(typescript),
         tags: include_str!("queries/typescript/tags.scm"),
         member_separator: ".",
+        definition_hint: None,
+        chunking: Chunking::Code,
     },
     LanguageDef {
         id: "vue",
@@ -186,6 +235,8 @@ pub static LANGUAGES: &[LanguageDef] = &[
         },
         tags: "",
         member_separator: ".",
+        definition_hint: None,
+        chunking: Chunking::Vue,
     },
 ];
 

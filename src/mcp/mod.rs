@@ -8,8 +8,10 @@
 use crate::error::{ErrorCode, ToolError};
 use crate::tools::{Context, ProgressSink, TOOLS, dispatch, with_progress};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, Role, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext};
@@ -36,7 +38,7 @@ impl Server {
                     ToolAnnotations::with_title(def.title)
                         .read_only(def.read_only)
                         .destructive(false)
-                        .idempotent(true)
+                        .idempotent(def.read_only)
                         .open_world(false),
                 );
                 tool
@@ -81,12 +83,18 @@ impl Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build())
             .with_server_info(Implementation::new("code-intel", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "code-intel answers questions about this codebase: search_text (ripgrep), search_files, \
-                 find_definitions, find_references, get_symbols, analyze_structure, get_function_at_line. \
-                 Paths are relative to the project root; lines are 1-based.",
+                 find_definitions, find_references, get_symbols, analyze_structure, get_function_at_line; \
+                 analyze_file, search_symbol, analyze_project, get_dependencies (seed 002's analysis \
+                 tools) and repo_pack. Paths are relative to the project root; lines are 1-based. For changes, follow the `code` \
+                 prompt: start_session begins a phase-gated session in which the server checks your \
+                 understanding and gates writes (get_session_status shows the phase and next step).",
             )
     }
 
@@ -100,6 +108,55 @@ impl ServerHandler for Server {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    /// One prompt: `code`, the phase-gated /code workflow (`integration::workflow`).
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        use crate::integration::workflow;
+        let prompt = Prompt::new(
+            workflow::PROMPT_NAME,
+            Some(workflow::DESCRIPTION),
+            Some(vec![
+                PromptArgument::new("request")
+                    .with_description("The user's request, as written")
+                    .with_required(false),
+            ]),
+        );
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        use crate::integration::workflow;
+        if request.name != workflow::PROMPT_NAME {
+            return Err(McpError::invalid_params(
+                format!(
+                    "no prompt named '{}'; the server offers '{}'",
+                    request.name,
+                    workflow::PROMPT_NAME
+                ),
+                None,
+            ));
+        }
+        let text = request
+            .arguments
+            .as_ref()
+            .and_then(|args| args.get("request"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let mut result = GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            workflow::workflow(text),
+        )]);
+        result.description = Some(workflow::DESCRIPTION.to_string());
+        Ok(result.into())
     }
 
     async fn call_tool(

@@ -27,7 +27,13 @@ impl Agreement {
         let stem: String = self
             .symbol
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(60)
             .collect();
         format!("{stem}-{hash}.md")

@@ -6,7 +6,6 @@ use super::{Memory, MemoryError, Outcome, OutcomeLog};
 use crate::router::DecisionLog;
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Seed 000 `get_session_analysis`.
@@ -33,8 +32,7 @@ pub fn session_analysis(memory: &Memory, session_id: &str) -> Result<SessionAnal
     let decision = memory
         .decisions()?
         .into_iter()
-        .filter(|d| d.session_id.as_deref() == Some(session_id))
-        .next_back();
+        .rfind(|d| d.session_id.as_deref() == Some(session_id));
     let outcomes: Vec<OutcomeLog> = memory
         .outcomes()?
         .into_iter()
@@ -61,8 +59,34 @@ pub fn session_analysis(memory: &Memory, session_id: &str) -> Result<SessionAnal
     })
 }
 
+/// Per tool: sessions that planned or used it, and how many of them failed.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ToolStats {
+    pub sessions: usize,
+    pub failures: usize,
+    pub failure_rate: f64,
+}
+
+/// Per risk level: outcome counts and the share that was not a success.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RiskStats {
+    pub outcomes: BTreeMap<String, usize>,
+    pub failure_rate: f64,
+}
+
+/// Seed 000 `get_improvement_insights`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Insights {
+    pub total_sessions_with_outcomes: usize,
+    pub sessions_with_decisions: usize,
+    pub tool_failure_correlation: BTreeMap<String, ToolStats>,
+    pub risk_level_correlation: BTreeMap<String, RiskStats>,
+    /// Phase at failure (or partial success) → sessions.
+    pub common_failure_points: BTreeMap<String, usize>,
+}
+
 /// Seed 000 `get_improvement_insights` over the last `limit` sessions with an outcome.
-pub fn improvement_insights(memory: &Memory, limit: usize) -> Result<Value, MemoryError> {
+pub fn improvement_insights(memory: &Memory, limit: usize) -> Result<Insights, MemoryError> {
     // The last outcome of each session, newest sessions last.
     let mut last_outcome: BTreeMap<String, (usize, OutcomeLog)> = BTreeMap::new();
     for (i, o) in memory.outcomes()?.into_iter().enumerate() {
@@ -105,36 +129,49 @@ pub fn improvement_insights(memory: &Memory, limit: usize) -> Result<Value, Memo
             .entry(o.outcome.as_str())
             .or_default() += 1;
         if failed(o) {
-            *failure_points.entry(o.phase_at_outcome.clone()).or_default() += 1;
+            *failure_points
+                .entry(o.phase_at_outcome.clone())
+                .or_default() += 1;
         }
     }
-    let tool_failure_correlation: Map<String, Value> = tool_stats
+    let tool_failure_correlation = tool_stats
         .into_iter()
         .map(|(tool, (n, f))| {
             (
                 tool,
-                json!({"sessions": n, "failures": f, "failure_rate": ratio(f, n)}),
+                ToolStats {
+                    sessions: n,
+                    failures: f,
+                    failure_rate: ratio(f, n),
+                },
             )
         })
         .collect();
-    let risk_level_correlation: Map<String, Value> = risk_stats
+    let risk_level_correlation = risk_stats
         .into_iter()
         .map(|(risk, counts)| {
             let total: usize = counts.values().sum();
             let failures = total - counts.get("success").copied().unwrap_or(0);
+            let outcomes = counts
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
             (
                 risk,
-                json!({"outcomes": counts, "failure_rate": ratio(failures, total)}),
+                RiskStats {
+                    outcomes,
+                    failure_rate: ratio(failures, total),
+                },
             )
         })
         .collect();
-    Ok(json!({
-        "total_sessions_with_outcomes": sessions.len(),
-        "sessions_with_decisions": with_decisions,
-        "tool_failure_correlation": tool_failure_correlation,
-        "risk_level_correlation": risk_level_correlation,
-        "common_failure_points": failure_points,
-    }))
+    Ok(Insights {
+        total_sessions_with_outcomes: sessions.len(),
+        sessions_with_decisions: with_decisions,
+        tool_failure_correlation,
+        risk_level_correlation,
+        common_failure_points: failure_points,
+    })
 }
 
 fn ratio(part: usize, whole: usize) -> f64 {

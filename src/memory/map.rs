@@ -106,7 +106,8 @@ impl MapStore for JsonMapStore {
             stored.version = 1;
             stored.entries.retain(|e| e.id != entry.id);
             stored.entries.push(entry.clone());
-            let text = serde_json::to_string_pretty(&stored).map_err(|e| MemoryError::Map(e.to_string()))?;
+            let text = serde_json::to_string_pretty(&stored)
+                .map_err(|e| MemoryError::Map(e.to_string()))?;
             crate::fsutil::write_atomic(&self.path, text.as_bytes())
                 .map_err(|e| MemoryError::io(&self.path, e))
         })
@@ -142,13 +143,17 @@ impl MapStore for JsonMapStore {
 
 /// A request matches an agreement when it is like the request that produced it, or like the
 /// agreed term itself: the better of the two calibrated scores.
-fn score_entry(relevance: &dyn Relevance, query: &str, entry: &MapEntry) -> Result<f32, MemoryError> {
+fn score_entry(
+    relevance: &dyn Relevance,
+    query: &str,
+    entry: &MapEntry,
+) -> Result<f32, MemoryError> {
     let mut texts = vec![entry.nl_term.as_str()];
     if !entry.query.trim().is_empty() {
         texts.push(entry.query.as_str());
     }
     let scores = relevance
-        .score_many(query, &texts)
+        .score_nl_many(query, &texts)
         .map_err(|e| MemoryError::Map(e.to_string()))?;
     Ok(scores.into_iter().fold(0.0f32, f32::max))
 }

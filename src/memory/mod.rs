@@ -26,7 +26,7 @@ mod logs;
 mod map;
 
 pub use agreements::{Agreement, parse_agreement};
-pub use insights::{SessionAnalysis, improvement_insights, session_analysis};
+pub use insights::{Insights, SessionAnalysis, improvement_insights, session_analysis};
 pub use learned_pairs::{LEARNED_PAIR_TTL_DAYS, LearnedPair, LearnedPairs};
 pub use logs::{Outcome, OutcomeLog};
 pub use map::{JsonMapStore, MapEntry, MapHit, MapStore};
@@ -123,7 +123,9 @@ impl Memory {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        self.locked(|| crate::fsutil::append_line(path, &line).map_err(|e| MemoryError::io(path, e)))
+        self.locked(|| {
+            crate::fsutil::append_line(path, &line).map_err(|e| MemoryError::io(path, e))
+        })
     }
 
     /// Writes an agreement's Markdown file (one file per NL term + symbol pair, replaced when
@@ -132,7 +134,8 @@ impl Memory {
         let path = self.agreements_dir().join(agreement.file_name());
         let text = agreement.to_markdown();
         self.locked(|| {
-            crate::fsutil::write_atomic(&path, text.as_bytes()).map_err(|e| MemoryError::io(&path, e))
+            crate::fsutil::write_atomic(&path, text.as_bytes())
+                .map_err(|e| MemoryError::io(&path, e))
         })?;
         Ok(path)
     }

@@ -17,7 +17,8 @@ fn agreement(nl_term: &str, symbol: &str) -> Agreement {
         symbol: symbol.into(),
         similarity: 0.82,
         session_id: "session_20261101_120000_ab12".into(),
-        code_evidence: "AuthService.login() がユーザー認証を処理\n`verify_password` compares hashes".into(),
+        code_evidence:
+            "AuthService.login() がユーザー認証を処理\n`verify_password` compares hashes".into(),
         files: vec!["src/orderly/auth/service.py".into()],
         query: "ログイン機能: パスワードが空のとき \"エラー\" が出ない".into(),
         created_at: now().to_rfc3339(),
@@ -44,13 +45,18 @@ fn agreements_round_trip_through_markdown() {
     // The seed's own example parses.
     let seed = "---\ndoc_type: agreement\nnl_term: ログイン機能\nsymbol: AuthService\nsimilarity: 0.85\nsession_id: session_20250112_143000\n---\n\n# ログイン機能 → AuthService\n\n## 根拠 (Code Evidence)\n\nAuthService.login() がユーザー認証を処理\n\n## 関連ファイル\n\n- `src/auth/service.py`\n";
     let a = parse_agreement(seed).unwrap();
-    assert_eq!((a.nl_term.as_str(), a.symbol.as_str()), ("ログイン機能", "AuthService"));
+    assert_eq!(
+        (a.nl_term.as_str(), a.symbol.as_str()),
+        ("ログイン機能", "AuthService")
+    );
     assert_eq!(a.files, ["src/auth/service.py"]);
     assert!((a.similarity - 0.85).abs() < 1e-6);
     assert!(parse_agreement("# just markdown").is_none());
     // Re-learning a pair replaces its file.
     assert_eq!(memory.agreements().len(), 3);
-    memory.write_agreement(&agreement("ログイン機能", "AuthService")).unwrap();
+    memory
+        .write_agreement(&agreement("ログイン機能", "AuthService"))
+        .unwrap();
     assert_eq!(memory.agreements().len(), 3);
 }
 
@@ -69,7 +75,12 @@ fn learned_pairs_expire_and_follow_the_code() {
     let all = |_: &str| true;
     memory
         .learn_pairs(
-            &[pair("AuthService", 1), pair("OldAuth", 31), pair("LoginView", 29), pair("Gone", 2)],
+            &[
+                pair("AuthService", 1),
+                pair("OldAuth", 31),
+                pair("LoginView", 29),
+                pair("Gone", 2),
+            ],
             now() - Duration::days(0),
             &|s: &str| s != "nothing",
         )
@@ -84,7 +95,9 @@ fn learned_pairs_expire_and_follow_the_code() {
     let reloaded = LearnedPairs::load(&memory.learned_pairs_path()).unwrap();
     assert_eq!(reloaded.pairs.len(), 2);
     // Two days later LoginView (29 days old) has expired too.
-    let later = memory.learned_pairs(now() + Duration::days(2), &all).unwrap();
+    let later = memory
+        .learned_pairs(now() + Duration::days(2), &all)
+        .unwrap();
     assert_eq!(later.pairs.len(), 1);
     // Matching normalises the term (full-width / half-width) and filters by symbol.
     let hits = later.matches("ﾛｸﾞｲﾝ", &["AuthService".into(), "Other".into()]);
@@ -123,7 +136,11 @@ fn json_map_scores_with_calibrated_relevance() {
     for (query, want) in cases {
         let hits = store.search(query, 3).unwrap();
         assert_eq!(hits.len(), 1, "{query}");
-        assert!((hits[0].score - want).abs() < 1e-6, "{query}: {}", hits[0].score);
+        assert!(
+            (hits[0].score - want).abs() < 1e-6,
+            "{query}: {}",
+            hits[0].score
+        );
         assert_eq!(hits[0].symbols, ["AuthService"]);
     }
 }
@@ -186,12 +203,34 @@ fn logs_survive_concurrent_writers_and_feed_insights() {
     crate::fsutil::append_line(&memory.decisions_path(), "{\"query\": \"tor").unwrap();
     assert_eq!(memory.decisions().unwrap().len(), 100);
 
-    memory.record_decision(&decision("a", &["find_references", "search_text"])).unwrap();
-    memory.record_decision(&decision("b", &["search_text"])).unwrap();
-    memory.record_outcome(&outcome("a", Outcome::Failure, RiskLevel::High, "READY")).unwrap();
-    memory.record_outcome(&outcome("a", Outcome::Success, RiskLevel::High, "READY")).unwrap();
-    memory.record_outcome(&outcome("b", Outcome::Failure, RiskLevel::Medium, "EXPLORATION")).unwrap();
-    memory.record_outcome(&outcome("c", Outcome::Partial, RiskLevel::Medium, "VERIFICATION")).unwrap();
+    memory
+        .record_decision(&decision("a", &["find_references", "search_text"]))
+        .unwrap();
+    memory
+        .record_decision(&decision("b", &["search_text"]))
+        .unwrap();
+    memory
+        .record_outcome(&outcome("a", Outcome::Failure, RiskLevel::High, "READY"))
+        .unwrap();
+    memory
+        .record_outcome(&outcome("a", Outcome::Success, RiskLevel::High, "READY"))
+        .unwrap();
+    memory
+        .record_outcome(&outcome(
+            "b",
+            Outcome::Failure,
+            RiskLevel::Medium,
+            "EXPLORATION",
+        ))
+        .unwrap();
+    memory
+        .record_outcome(&outcome(
+            "c",
+            Outcome::Partial,
+            RiskLevel::Medium,
+            "VERIFICATION",
+        ))
+        .unwrap();
 
     let a = session_analysis(&memory, "a").unwrap();
     assert!(a.analysis.had_decision && a.analysis.had_outcome);
@@ -202,17 +241,29 @@ fn logs_survive_concurrent_writers_and_feed_insights() {
     assert_eq!(b.analysis.failure_point.as_deref(), Some("EXPLORATION"));
     assert_eq!(b.analysis.tools_planned, ["search_text"]);
 
-    let insights = improvement_insights(&memory, 100).unwrap();
+    let insights = serde_json::to_value(improvement_insights(&memory, 100).unwrap()).unwrap();
     assert_eq!(insights["total_sessions_with_outcomes"], 3);
     assert_eq!(insights["sessions_with_decisions"], 2);
-    assert_eq!(insights["tool_failure_correlation"]["search_text"]["sessions"], 2);
-    assert_eq!(insights["tool_failure_correlation"]["search_text"]["failures"], 1);
-    assert_eq!(insights["risk_level_correlation"]["MEDIUM"]["failure_rate"], 1.0);
-    assert_eq!(insights["risk_level_correlation"]["HIGH"]["failure_rate"], 0.0);
+    assert_eq!(
+        insights["tool_failure_correlation"]["search_text"]["sessions"],
+        2
+    );
+    assert_eq!(
+        insights["tool_failure_correlation"]["search_text"]["failures"],
+        1
+    );
+    assert_eq!(
+        insights["risk_level_correlation"]["MEDIUM"]["failure_rate"],
+        1.0
+    );
+    assert_eq!(
+        insights["risk_level_correlation"]["HIGH"]["failure_rate"],
+        0.0
+    );
     assert_eq!(insights["common_failure_points"]["EXPLORATION"], 1);
     assert_eq!(insights["common_failure_points"]["VERIFICATION"], 1);
     // The limit keeps the most recent sessions.
-    let last = improvement_insights(&memory, 1).unwrap();
+    let last = serde_json::to_value(improvement_insights(&memory, 1).unwrap()).unwrap();
     assert_eq!(last["total_sessions_with_outcomes"], 1);
     assert_eq!(last["common_failure_points"]["VERIFICATION"], 1);
 }

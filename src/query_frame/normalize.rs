@@ -32,7 +32,9 @@ pub fn contains_verbatim(text: &str, quote: &str) -> bool {
 /// what a paraphrased quote is compared with when it is not found verbatim.
 pub fn clauses(text: &str) -> Vec<String> {
     let mut out: Vec<String> = text
-        .split(['。', '、', '，', '．', '！', '？', '\n', ',', '.', '!', '?', ';', '；'])
+        .split([
+            '。', '、', '，', '．', '！', '？', '\n', ',', '.', '!', '?', ';', '；',
+        ])
         .map(str::trim)
         .filter(|c| !c.is_empty())
         .map(String::from)
@@ -44,6 +46,53 @@ pub fn clauses(text: &str) -> Vec<String> {
     out
 }
 
+/// Share of the quote's tokens that occur in `text` (both normalised): words for runs of ASCII
+/// letters and digits, character bigrams for other scripts (Japanese has no spaces). A quote
+/// the request does not contain scores low whatever the embedding model thinks of it.
+pub fn coverage(text: &str, quote: &str) -> f32 {
+    let have: std::collections::BTreeSet<String> = tokens(&normalize(text)).into_iter().collect();
+    let want = tokens(&normalize(quote.trim_matches(WRAPPERS)));
+    if want.is_empty() {
+        return 0.0;
+    }
+    let found = want.iter().filter(|t| have.contains(*t)).count();
+    found as f32 / want.len() as f32
+}
+
+fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut run: Vec<char> = Vec::new();
+    let flush_run = |run: &mut Vec<char>, out: &mut Vec<String>| {
+        match run.len() {
+            0 => {}
+            1 => out.push(run[0].to_string()),
+            _ => out.extend(run.windows(2).map(|w| w.iter().collect::<String>())),
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            flush_run(&mut run, &mut out);
+            word.push(c);
+        } else {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            if c.is_alphanumeric() {
+                run.push(c);
+            } else {
+                flush_run(&mut run, &mut out);
+            }
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    flush_run(&mut run, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,13 +101,29 @@ mod tests {
     fn verbatim_after_normalisation() {
         let cases = [
             // (request, quote, found)
-            ("ログイン機能でパスワードが空のときエラーが出ない", "パスワードが空のとき", true),
-            ("ログイン機能でパスワードが空のときエラーが出ない", "「ログイン機能」", true),
+            (
+                "ログイン機能でパスワードが空のときエラーが出ない",
+                "パスワードが空のとき",
+                true,
+            ),
+            (
+                "ログイン機能でパスワードが空のときエラーが出ない",
+                "「ログイン機能」",
+                true,
+            ),
             // Half-width katakana and full-width ASCII fold under NFKC.
             ("ﾛｸﾞｲﾝ機能を直したい", "ログイン機能", true),
             ("ＡＰＩのレスポンスが遅い", "API", true),
-            ("Add a rate limit to the Login endpoint", "login endpoint", true),
-            ("Add a rate limit to the login   endpoint", "\"login endpoint\"", true),
+            (
+                "Add a rate limit to the Login endpoint",
+                "login endpoint",
+                true,
+            ),
+            (
+                "Add a rate limit to the login   endpoint",
+                "\"login endpoint\"",
+                true,
+            ),
             ("ログイン機能を直したい", "サインイン機能", false),
             ("fix the login page", "logout page", false),
             ("fix the login page", "  ", false),
@@ -66,6 +131,28 @@ mod tests {
         ];
         for (text, quote, want) in cases {
             assert_eq!(contains_verbatim(text, quote), want, "{text:?} / {quote:?}");
+        }
+    }
+
+    #[test]
+    fn coverage_of_paraphrases_and_inventions() {
+        const JA: &str =
+            "ログイン機能でパスワードが空のときエラーが出ないので、チェックを追加したい";
+        const EN: &str = "When the password is empty the login form shows no error; please add a validation check.";
+        // (request, quote, coverage)
+        let cases = [
+            (JA, "ログインの機能", 4.0 / 6.0),
+            (JA, "パスワード未入力のとき", 0.6),
+            (JA, "二段階認証を導入", 0.0),
+            (JA, "パスワードの再設定メール", 4.0 / 11.0),
+            (EN, "no error message is displayed", 0.6),
+            (EN, "add two-factor authentication", 0.25),
+            (EN, "Login Form", 1.0),
+            (JA, "", 0.0),
+        ];
+        for (text, quote, want) in cases {
+            let got = coverage(text, quote);
+            assert!((got - want).abs() < 1e-6, "{quote:?}: {got} != {want}");
         }
     }
 

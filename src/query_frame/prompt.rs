@@ -10,10 +10,18 @@ use super::Slot;
 /// One line per slot: what it means, with the seeds' example.
 fn slot_help(slot: Slot) -> &'static str {
     match slot {
-        Slot::TargetFeature => "the feature or part of the system the request is about (e.g. 「ログイン機能」, \"the login form\")",
-        Slot::TriggerCondition => "when or under which condition it happens (e.g. 「パスワードが空のとき」, \"when the password is empty\")",
-        Slot::ObservedIssue => "what goes wrong or is missing now (e.g. 「エラーが出ない」, \"no error is shown\")",
-        Slot::DesiredAction => "what should be done or happen instead (e.g. 「チェックを追加」, \"add a check\")",
+        Slot::TargetFeature => {
+            "the feature or part of the system the request is about (e.g. 「ログイン機能」, \"the login form\")"
+        }
+        Slot::TriggerCondition => {
+            "when or under which condition it happens (e.g. 「パスワードが空のとき」, \"when the password is empty\")"
+        }
+        Slot::ObservedIssue => {
+            "what goes wrong or is missing now (e.g. 「エラーが出ない」, \"no error is shown\")"
+        }
+        Slot::DesiredAction => {
+            "what should be done or happen instead (e.g. 「チェックを追加」, \"add a check\")"
+        }
     }
 }
 
@@ -49,9 +57,15 @@ mod tests {
     #[test]
     fn prompt_names_every_slot_and_the_request() {
         let prompt = extraction_prompt("  ログインでエラーが出ない ");
-        assert!(prompt.contains("<<<\nログインでエラーが出ない\n>>>"), "{prompt}");
+        assert!(
+            prompt.contains("<<<\nログインでエラーが出ない\n>>>"),
+            "{prompt}"
+        );
         for slot in Slot::ALL {
-            assert!(prompt.contains(&format!("- {}:", slot.as_str())), "{slot:?}");
+            assert!(
+                prompt.contains(&format!("- {}:", slot.as_str())),
+                "{slot:?}"
+            );
         }
         assert!(prompt.contains("set_query_frame"));
     }

@@ -6,7 +6,8 @@
 //! (unrelated pairs score ≈ 0.8), so every threshold here is applied to a [`Relevance`] score,
 //! never to a cosine. The session, the query frame and the map fallback only see this trait:
 //!
-//! - `EmbedRelevance`: the real model and its calibration map from `crate::embed`.
+//! - [`EmbedRelevance`](embedded::EmbedRelevance): the real model and its calibration map from
+//!   `crate::embed`.
 //! - [`FakeRelevance`]: deterministic scores for logic tests (explicit pairs, then word overlap).
 //! - [`Unavailable`]: what a server without a model uses; every call says why and how to fix it,
 //!   so a missing model is an error the agent can report, never a silent approval.
@@ -15,6 +16,7 @@
 //! signature and file path (the issue allows all of them as context for NL ↔ symbol pairs).
 
 mod context;
+pub mod embedded;
 
 pub use context::{SymbolContext, doc_comment, identifier_words};
 
@@ -40,18 +42,36 @@ pub enum RelevanceError {
 }
 
 /// A calibrated relevance scorer. Implementations are shared between threads.
+///
+/// Two pairings, because e5 embeds requests and indexed text differently and the calibration
+/// maps each separately: a request's term against a code description (`score*`), and a request
+/// against another request or natural-language term (`score_nl*`).
 pub trait Relevance: Send + Sync {
     /// Names the scorer (model and calibration), recorded next to every score it produced.
     fn id(&self) -> String;
 
-    /// Calibrated relevance of `nl` (a request or a term from it) to `context` (a symbol's
-    /// [`SymbolContext::text`], another request, an agreement), in `[0, 1]`.
-    fn score(&self, nl: &str, context: &str) -> Result<f32, RelevanceError>;
+    /// Calibrated relevance of `nl` (a request or a term from it) to each of `contexts`
+    /// (symbol [`SymbolContext::text`]s, code), in `[0, 1]`.
+    fn score_many(&self, nl: &str, contexts: &[&str]) -> Result<Vec<f32>, RelevanceError>;
 
-    /// Scores one term against many contexts; implementations batch where they can.
-    fn score_many(&self, nl: &str, contexts: &[&str]) -> Result<Vec<f32>, RelevanceError> {
-        contexts.iter().map(|c| self.score(nl, c)).collect()
+    /// Calibrated relevance of `nl` to each of `others`, which are natural language too (slot
+    /// values, quotes, past requests, agreed terms), in `[0, 1]`.
+    fn score_nl_many(&self, nl: &str, others: &[&str]) -> Result<Vec<f32>, RelevanceError>;
+
+    fn score(&self, nl: &str, context: &str) -> Result<f32, RelevanceError> {
+        first(self.score_many(nl, &[context]))
     }
+
+    fn score_nl(&self, nl: &str, other: &str) -> Result<f32, RelevanceError> {
+        first(self.score_nl_many(nl, &[other]))
+    }
+}
+
+fn first(scores: Result<Vec<f32>, RelevanceError>) -> Result<f32, RelevanceError> {
+    scores?
+        .first()
+        .copied()
+        .ok_or_else(|| RelevanceError::Failed("no score returned".into()))
 }
 
 /// The scorer in use, shared by everything that scores and replaceable at run time (the model
@@ -82,7 +102,10 @@ impl Relevance for Unavailable {
     fn id(&self) -> String {
         "unavailable".into()
     }
-    fn score(&self, _nl: &str, _context: &str) -> Result<f32, RelevanceError> {
+    fn score_many(&self, _nl: &str, _contexts: &[&str]) -> Result<Vec<f32>, RelevanceError> {
+        Err(RelevanceError::Unavailable(self.0.clone()))
+    }
+    fn score_nl_many(&self, _nl: &str, _others: &[&str]) -> Result<Vec<f32>, RelevanceError> {
         Err(RelevanceError::Unavailable(self.0.clone()))
     }
 }
@@ -114,11 +137,21 @@ impl Relevance for FakeRelevance {
         "fake".into()
     }
 
-    fn score(&self, nl: &str, context: &str) -> Result<f32, RelevanceError> {
+    fn score_many(&self, nl: &str, contexts: &[&str]) -> Result<Vec<f32>, RelevanceError> {
+        Ok(contexts.iter().map(|c| self.fake_score(nl, c)).collect())
+    }
+
+    fn score_nl_many(&self, nl: &str, others: &[&str]) -> Result<Vec<f32>, RelevanceError> {
+        self.score_many(nl, others)
+    }
+}
+
+impl FakeRelevance {
+    fn fake_score(&self, nl: &str, context: &str) -> f32 {
         let (nl_l, ctx_l) = (nl.to_lowercase(), context.to_lowercase());
         for (a, b, score) in &self.rules {
             if nl_l.contains(a.as_str()) && ctx_l.contains(b.as_str()) {
-                return Ok(*score);
+                return *score;
             }
         }
         let words = |text: &str| -> BTreeSet<String> {
@@ -129,10 +162,10 @@ impl Relevance for FakeRelevance {
         };
         let (a, b) = (words(nl), words(context));
         if a.is_empty() || b.is_empty() {
-            return Ok(0.0);
+            return 0.0;
         }
         let common = a.intersection(&b).count() as f32;
-        Ok(2.0 * common / (a.len() + b.len()) as f32)
+        2.0 * common / (a.len() + b.len()) as f32
     }
 }
 
@@ -152,14 +185,17 @@ mod tests {
         ];
         for (nl, ctx, want) in cases {
             let got = fake.score(nl, ctx).unwrap();
-            assert!((got - want).abs() < 1e-6, "{nl:?} ~ {ctx:?}: {got} != {want}");
+            assert!(
+                (got - want).abs() < 1e-6,
+                "{nl:?} ~ {ctx:?}: {got} != {want}"
+            );
         }
     }
 
     #[test]
     fn unavailable_says_why() {
         let err = Unavailable("run `code-intel model install`".into())
-            .score("a", "b")
+            .score_nl("a", "b")
             .unwrap_err();
         assert!(err.to_string().contains("model install"), "{err}");
     }

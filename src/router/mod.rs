@@ -82,7 +82,8 @@ pub fn create_plan(frame: &QueryFrame, intent: Intent, cx: &PlanContext<'_>) -> 
     let risk_level = assess_risk_level(intent, frame).max(cx.risk_floor);
     let mut steps: Vec<ExecutionStep> = Vec::new();
     let mut reasons: Vec<String> = Vec::new();
-    let available = |tool: &str| cx.available_tools.is_empty() || cx.available_tools.contains(&tool);
+    let available =
+        |tool: &str| cx.available_tools.is_empty() || cx.available_tools.contains(&tool);
     let push = |steps: &mut Vec<ExecutionStep>, tool: &str, phase: &str, purpose: String| {
         if available(tool) && !steps.iter().any(|s| s.tool == tool && s.phase == phase) {
             steps.push(ExecutionStep {
@@ -97,13 +98,26 @@ pub fn create_plan(frame: &QueryFrame, intent: Intent, cx: &PlanContext<'_>) -> 
     let bootstrap_reason = if cx.indexed_files == Some(0) {
         Some("the project has no indexed source files yet".to_string())
     } else if frame.target_feature.is_none() {
-        Some("target_feature is unknown: map the project's structure before searching for symbols".to_string())
+        Some(
+            "target_feature is unknown: map the project's structure before searching for symbols"
+                .to_string(),
+        )
     } else {
         None
     };
     if bootstrap_reason.is_some() {
-        push(&mut steps, "get_symbols", "EXPLORATION", "bootstrap: list the project's main symbols".into());
-        push(&mut steps, "analyze_structure", "EXPLORATION", "bootstrap: see how the relevant files are organised".into());
+        push(
+            &mut steps,
+            "get_symbols",
+            "EXPLORATION",
+            "bootstrap: list the project's main symbols".into(),
+        );
+        push(
+            &mut steps,
+            "analyze_structure",
+            "EXPLORATION",
+            "bootstrap: see how the relevant files are organised".into(),
+        );
     }
 
     // The learned map is always readable and may already know the answer.
@@ -117,33 +131,59 @@ pub fn create_plan(frame: &QueryFrame, intent: Intent, cx: &PlanContext<'_>) -> 
                 cx.hinted_symbols.join(", ")
             ),
         );
-        reasons.push("a past agreement matches this request; its symbols are verified first".into());
+        reasons
+            .push("a past agreement matches this request; its symbols are verified first".into());
     } else {
-        push(&mut steps, "semantic_search", "EXPLORATION", "search the learned map (collection \"map\") for a past success on a similar request".into());
+        push(
+            &mut steps,
+            "semantic_search",
+            "EXPLORATION",
+            "search the learned map (collection \"map\") for a past success on a similar request"
+                .into(),
+        );
     }
 
     // Intent first: its order and its required tools.
     let intent_tools: &[&str] = match intent {
-        Intent::Implement => &["find_definitions", "find_references", "analyze_structure", "search_text"],
+        Intent::Implement => &[
+            "find_definitions",
+            "find_references",
+            "analyze_structure",
+            "search_text",
+        ],
         Intent::Modify => &["find_references", "find_definitions"],
         Intent::Investigate => &["analyze_structure", "find_definitions"],
         Intent::Question => &[],
     };
     for tool in intent_tools {
-        push(&mut steps, tool, "EXPLORATION", format!("{} requires it", intent.as_str()));
+        push(
+            &mut steps,
+            tool,
+            "EXPLORATION",
+            format!("{} requires it", intent.as_str()),
+        );
     }
     // Then what each missing slot needs.
     for (slot, tools) in SLOT_TO_TOOLS {
         if missing.contains(&slot) {
             for tool in tools {
-                push(&mut steps, tool, "EXPLORATION", format!("find out {} (missing from the request)", slot.as_str()));
+                push(
+                    &mut steps,
+                    tool,
+                    "EXPLORATION",
+                    format!("find out {} (missing from the request)", slot.as_str()),
+                );
             }
         }
     }
     if !missing.is_empty() {
         reasons.push(format!(
             "missing slots {} are explored with {}",
-            missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+            missing
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             SLOT_TO_TOOLS
                 .iter()
                 .filter(|(s, t)| missing.contains(s) && !t.is_empty())
@@ -155,28 +195,78 @@ pub fn create_plan(frame: &QueryFrame, intent: Intent, cx: &PlanContext<'_>) -> 
         ));
     }
     match intent {
-        Intent::Implement => reasons.push("IMPLEMENT: definitions, references, structure and text search before writing".into()),
-        Intent::Modify => reasons.push("MODIFY: references first, to know what a change breaks".into()),
-        Intent::Investigate => reasons.push("INVESTIGATE: structure and semantic search first".into()),
+        Intent::Implement => reasons.push(
+            "IMPLEMENT: definitions, references, structure and text search before writing".into(),
+        ),
+        Intent::Modify => {
+            reasons.push("MODIFY: references first, to know what a change breaks".into())
+        }
+        Intent::Investigate => {
+            reasons.push("INVESTIGATE: structure and semantic search first".into())
+        }
         Intent::Question => reasons.push("QUESTION: minimal exploration".into()),
     }
 
-    push(&mut steps, "submit_understanding", "EXPLORATION", "hand in symbols, entry points, files and patterns; the server evaluates them".into());
+    push(
+        &mut steps,
+        "submit_understanding",
+        "EXPLORATION",
+        "hand in symbols, entry points, files and patterns; the server evaluates them".into(),
+    );
     if frame.target_feature.is_some() {
-        push(&mut steps, "validate_symbol_relevance", "EXPLORATION", "get the relevance prompt and the server's similarity scores".into());
-        push(&mut steps, "confirm_symbol_relevance", "EXPLORATION", "confirm the relevant symbols with code evidence".into());
+        push(
+            &mut steps,
+            "validate_symbol_relevance",
+            "EXPLORATION",
+            "get the relevance prompt and the server's similarity scores".into(),
+        );
+        push(
+            &mut steps,
+            "confirm_symbol_relevance",
+            "EXPLORATION",
+            "confirm the relevant symbols with code evidence".into(),
+        );
     }
     let semantic_likely = risk_level == RiskLevel::High;
     if semantic_likely {
-        push(&mut steps, "semantic_search", "SEMANTIC", "if exploration is judged insufficient: search the forest (collection \"forest\")".into());
-        push(&mut steps, "submit_semantic", "SEMANTIC", "record hypotheses with the reason semantic search was needed".into());
-        push(&mut steps, "submit_verification", "VERIFICATION", "confirm or reject every hypothesis with code tools".into());
-        reasons.push(format!("risk {}: expect the SEMANTIC and VERIFICATION phases", risk_level.as_str()));
+        push(
+            &mut steps,
+            "semantic_search",
+            "SEMANTIC",
+            "if exploration is judged insufficient: search the forest (collection \"forest\")"
+                .into(),
+        );
+        push(
+            &mut steps,
+            "submit_semantic",
+            "SEMANTIC",
+            "record hypotheses with the reason semantic search was needed".into(),
+        );
+        push(
+            &mut steps,
+            "submit_verification",
+            "VERIFICATION",
+            "confirm or reject every hypothesis with code tools".into(),
+        );
+        reasons.push(format!(
+            "risk {}: expect the SEMANTIC and VERIFICATION phases",
+            risk_level.as_str()
+        ));
     }
     if matches!(intent, Intent::Implement | Intent::Modify) {
-        push(&mut steps, "check_write_target", "READY", "ask before every file written".into());
+        push(
+            &mut steps,
+            "check_write_target",
+            "READY",
+            "ask before every file written".into(),
+        );
     }
-    push(&mut steps, "record_outcome", "READY", "record success or failure so the next session learns from it".into());
+    push(
+        &mut steps,
+        "record_outcome",
+        "READY",
+        "record success or failure so the next session learns from it".into(),
+    );
 
     let mut required_phases = vec!["EXPLORATION".to_string()];
     if semantic_likely {
@@ -246,13 +336,26 @@ mod tests {
     #[test]
     fn plans_follow_intent_and_missing_slots() {
         use Slot::*;
-        let all = [TargetFeature, TriggerCondition, ObservedIssue, DesiredAction];
-        let cases: &[(Intent, &[Slot], &[&str], RiskLevel, bool)] = &[
+        let all = [
+            TargetFeature,
+            TriggerCondition,
+            ObservedIssue,
+            DesiredAction,
+        ];
+        type Case<'a> = (Intent, &'a [Slot], &'a [&'a str], RiskLevel, bool);
+        let cases: &[Case] = &[
             // Full frame, MODIFY: references first, no bootstrap, low risk.
             (
                 Intent::Modify,
                 &all,
-                &["semantic_search", "find_references", "find_definitions", "submit_understanding", "validate_symbol_relevance", "confirm_symbol_relevance"],
+                &[
+                    "semantic_search",
+                    "find_references",
+                    "find_definitions",
+                    "submit_understanding",
+                    "validate_symbol_relevance",
+                    "confirm_symbol_relevance",
+                ],
                 RiskLevel::Low,
                 false,
             ),
@@ -260,7 +363,16 @@ mod tests {
             (
                 Intent::Modify,
                 &[TargetFeature, TriggerCondition, DesiredAction],
-                &["semantic_search", "find_references", "find_definitions", "search_text", "analyze_structure", "submit_understanding", "validate_symbol_relevance", "confirm_symbol_relevance"],
+                &[
+                    "semantic_search",
+                    "find_references",
+                    "find_definitions",
+                    "search_text",
+                    "analyze_structure",
+                    "submit_understanding",
+                    "validate_symbol_relevance",
+                    "confirm_symbol_relevance",
+                ],
                 RiskLevel::High,
                 false,
             ),
@@ -268,7 +380,15 @@ mod tests {
             (
                 Intent::Implement,
                 &[],
-                &["get_symbols", "analyze_structure", "semantic_search", "find_definitions", "find_references", "search_text", "submit_understanding"],
+                &[
+                    "get_symbols",
+                    "analyze_structure",
+                    "semantic_search",
+                    "find_definitions",
+                    "find_references",
+                    "search_text",
+                    "submit_understanding",
+                ],
                 RiskLevel::High,
                 true,
             ),
@@ -276,16 +396,30 @@ mod tests {
             (
                 Intent::Question,
                 &[TargetFeature, TriggerCondition, DesiredAction],
-                &["semantic_search", "search_text", "analyze_structure", "submit_understanding", "validate_symbol_relevance", "confirm_symbol_relevance"],
+                &[
+                    "semantic_search",
+                    "search_text",
+                    "analyze_structure",
+                    "submit_understanding",
+                    "validate_symbol_relevance",
+                    "confirm_symbol_relevance",
+                ],
                 RiskLevel::Low,
                 false,
             ),
         ];
         for (intent, slots, want_tools, want_risk, want_bootstrap) in cases {
             let plan = create_plan(&frame(slots), *intent, &PlanContext::default());
-            assert_eq!(exploration_tools(&plan), *want_tools, "{intent:?} {slots:?}");
+            assert_eq!(
+                exploration_tools(&plan),
+                *want_tools,
+                "{intent:?} {slots:?}"
+            );
             assert_eq!(plan.risk_level, *want_risk, "{intent:?} {slots:?}");
-            assert_eq!(plan.needs_bootstrap, *want_bootstrap, "{intent:?} {slots:?}");
+            assert_eq!(
+                plan.needs_bootstrap, *want_bootstrap,
+                "{intent:?} {slots:?}"
+            );
             let log = plan.decision_log.as_ref().unwrap();
             assert_eq!(log.missing_slots, plan.missing_slots);
             assert_eq!(
@@ -297,7 +431,12 @@ mod tests {
 
     #[test]
     fn plan_respects_available_tools_hints_and_risk_floor() {
-        let tools = ["find_definitions", "find_references", "submit_understanding", "record_outcome"];
+        let tools = [
+            "find_definitions",
+            "find_references",
+            "submit_understanding",
+            "record_outcome",
+        ];
         let hinted = vec!["AuthService".to_string()];
         let cx = PlanContext {
             session_id: Some("s1"),
@@ -308,7 +447,15 @@ mod tests {
         };
         let plan = create_plan(&frame(&Slot::ALL), Intent::Modify, &cx);
         let planned: Vec<&str> = plan.steps.iter().map(|s| s.tool.as_str()).collect();
-        assert_eq!(planned, ["find_definitions", "find_references", "submit_understanding", "record_outcome"]);
+        assert_eq!(
+            planned,
+            [
+                "find_definitions",
+                "find_references",
+                "submit_understanding",
+                "record_outcome"
+            ]
+        );
         assert!(plan.steps[0].purpose.contains("AuthService"));
         assert_eq!(plan.risk_level, RiskLevel::High);
         assert_eq!(plan.decision_log.unwrap().session_id.as_deref(), Some("s1"));

@@ -1,10 +1,12 @@
 //! Search engines. `text` is ripgrep's engine in-process (the only user of the grep crates);
 //! `semantic` is the hybrid code search (`lexical` analysis, `names` matching, `glossary`
 //! bridging Japanese, `hybrid` fusion).
+//! `symbol` matches names in the symbol index (exact, prefix, suffix, contains, word-aware).
 
 pub mod glossary;
 pub mod hybrid;
 pub mod lexical;
 pub mod names;
 pub mod semantic;
+pub mod symbol;
 pub mod text;

@@ -63,6 +63,15 @@ pub fn parse(lang: &'static LanguageDef, text: &str) -> Parsed {
     }
 }
 
+/// The host-grammar tree of an embedding language (a Vue SFC's `<template>`, `<script>` and
+/// `<style>` blocks), for callers that need the blocks themselves; `None` for other languages.
+pub fn parse_host(lang: &'static LanguageDef, text: &str) -> Option<Tree> {
+    match lang.parsing {
+        Parsing::Embedded { host, .. } => parse_with(host(), text, None).0,
+        _ => None,
+    }
+}
+
 fn parse_with(
     grammar: tree_sitter::Language,
     text: &str,
@@ -259,9 +268,10 @@ mod tests {
     fn every_tags_query_compiles() {
         for lang in LANGUAGES {
             if let (Parsing::Grammar(grammar), false) = (lang.parsing, lang.tags.is_empty())
-                && let Err(err) = Query::new(&grammar(), lang.tags) {
-                    panic!("{}: {err}", lang.id);
-                }
+                && let Err(err) = Query::new(&grammar(), lang.tags)
+            {
+                panic!("{}: {err}", lang.id);
+            }
         }
     }
 

@@ -65,6 +65,10 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         if !in_scope(file, &base.rel) || language.is_some_and(|l| l != entry.symbols.language) {
             continue;
         }
+        // Exact lookups read only each file's name list; symbols are decoded for the hits.
+        if matcher.exact && !entry.symbols.has_name(&matcher.name) {
+            continue;
+        }
         for s in &entry.symbols.symbols {
             if kind.is_none_or(|k| k == s.kind) && matcher.matches(s) {
                 found.push(Definition {

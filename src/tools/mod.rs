@@ -2,16 +2,36 @@
 //! function. The [`TOOLS`] table is the single list both front ends (MCP and `code-intel call`)
 //! are generated from, so a tool cannot exist in one and not the other.
 
+mod add_explored_files;
+mod analyze_file;
+mod analyze_project;
 mod analyze_structure;
+mod check_write_target;
+mod confirm_symbol_relevance;
 mod find_definitions;
 mod find_references;
+mod gate;
+mod get_dependencies;
 mod get_function_at_line;
+mod get_improvement_insights;
+mod get_session_analysis;
+mod get_session_status;
 mod get_symbols;
 mod progress;
+mod record_outcome;
+mod repo_pack;
+mod revert_to_exploration;
 mod search_files;
+mod search_symbol;
 mod search_text;
 mod semantic_search;
+mod set_query_frame;
+mod start_session;
+mod submit_semantic;
+mod submit_understanding;
+mod submit_verification;
 pub mod sync_index;
+mod validate_symbol_relevance;
 
 pub use progress::{ProgressSink, Reporter, with_progress};
 
@@ -29,7 +49,15 @@ use std::time::{Duration, Instant};
 pub struct Context {
     pub ws: Workspace,
     pub symbols: SymbolIndex,
-    /// The semantic index (forest/map store, embedding model); opens lazily.
+    /// Per-file outlines and manifests (`analyze_file`, `analyze_project`, `get_dependencies`).
+    pub outlines: crate::index::outlines::OutlineIndex,
+    /// The project-wide import graph, built from the outlines.
+    pub graph: crate::deps::GraphStore,
+    /// The phase-gated sessions of this project (`crate::session`).
+    pub sessions: crate::session::Sessions,
+    /// The embedding model (lazy; shared by everything that embeds in this process).
+    pub embedder: crate::embed::EmbedderHandle,
+    /// The semantic index (forest/map store); shares `embedder`, opens its store lazily.
     pub semantic: crate::index::semantic::SemanticIndex,
 }
 
@@ -37,10 +65,23 @@ impl Context {
     pub fn open(root: &std::path::Path) -> anyhow::Result<Context> {
         let ws = Workspace::open(root)?;
         let symbols = SymbolIndex::new(&ws.state_dir());
-        let semantic = crate::index::semantic::SemanticIndex::new(&ws);
+        let outlines = crate::index::outlines::OutlineIndex::new(&ws.state_dir());
+        let graph = crate::deps::GraphStore::new(ws.root(), &ws.state_dir());
+        let sessions = crate::session::Sessions::open(&ws.state_dir());
+        let embedder = crate::relevance::embedded::project_embedder(&ws);
+        sessions
+            .relevance()
+            .set(Arc::new(crate::relevance::embedded::EmbedRelevance::new(
+                embedder.clone(),
+            )));
+        let semantic = crate::index::semantic::SemanticIndex::with_model(&ws, embedder.clone());
         Ok(Context {
             ws,
             symbols,
+            outlines,
+            graph,
+            sessions,
+            embedder,
             semantic,
         })
     }
@@ -89,7 +130,7 @@ impl Context {
                         mtime_ns: 0,
                         sha256: [0; 32],
                         lossy: source.lossy,
-                        symbols,
+                        symbols: crate::index::LazySymbols::new(symbols),
                     }),
                 ))
             }
@@ -120,6 +161,7 @@ macro_rules! tool {
             run: |ctx, args| call(ctx, args, $module::run),
         }
     };
+    // A tool that changes state (the session tools): not read-only.
     ($module:ident, $title:literal, writes) => {
         ToolDef {
             read_only: false,
@@ -137,6 +179,36 @@ pub static TOOLS: &[ToolDef] = &[
     tool!(get_symbols, "List symbols"),
     tool!(analyze_structure, "File structure"),
     tool!(get_function_at_line, "Function at line"),
+    tool!(analyze_file, "Analyze a file"),
+    tool!(search_symbol, "Search symbols"),
+    tool!(analyze_project, "Analyze the project"),
+    tool!(get_dependencies, "File dependencies"),
+    tool!(repo_pack, "Pack files for an LLM"),
+    tool!(start_session, "Start a phase-gated session", writes),
+    tool!(set_query_frame, "Set the request's QueryFrame", writes),
+    tool!(submit_understanding, "Submit the exploration", writes),
+    tool!(
+        validate_symbol_relevance,
+        "Symbol relevance prompt and scores"
+    ),
+    tool!(
+        confirm_symbol_relevance,
+        "Confirm symbols with code evidence",
+        writes
+    ),
+    tool!(submit_semantic, "Submit semantic hypotheses", writes),
+    tool!(
+        submit_verification,
+        "Submit hypothesis verification",
+        writes
+    ),
+    tool!(check_write_target, "May this file be written?"),
+    tool!(add_explored_files, "Add explored files", writes),
+    tool!(revert_to_exploration, "Back to exploration", writes),
+    tool!(record_outcome, "Record the session's outcome", writes),
+    tool!(get_session_status, "Session status"),
+    tool!(get_session_analysis, "Session analysis"),
+    tool!(get_improvement_insights, "Improvement insights"),
     tool!(semantic_search, "Semantic code search"),
     tool!(sync_index, "Sync the semantic index", writes),
 ];
@@ -156,6 +228,12 @@ pub fn dispatch(ctx: &Context, name: &str, args: Value) -> ToolResult<Value> {
             ),
         );
     };
+    // The active session's phase gate and call record wrap every call (tools/gate.rs).
+    gate::guarded(ctx, tool, args, |args| run_caught(ctx, tool, args))
+}
+
+fn run_caught(ctx: &Context, tool: &ToolDef, args: Value) -> ToolResult<Value> {
+    let name = tool.name;
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (tool.run)(ctx, args))) {
         Ok(result) => result,
         Err(panic) => {
@@ -277,6 +355,34 @@ pub(crate) mod test_support {
             .join("fixtures")
             .join(name);
         Context::open(&root).unwrap()
+    }
+
+    /// A context over a private copy of a fixture project (tools that persist state write
+    /// `.code-intel/` into their project, which must not land in the repository).
+    #[allow(dead_code)] // used by the per-tool fixture tests as they are added
+    pub fn fixture_copy(name: &str) -> (tempfile::TempDir, Context) {
+        fn copy(from: &std::path::Path, to: &std::path::Path) {
+            std::fs::create_dir_all(to).unwrap();
+            for entry in std::fs::read_dir(from).unwrap() {
+                let entry = entry.unwrap();
+                let target = to.join(entry.file_name());
+                if entry.file_name() == crate::config::STATE_DIR {
+                    continue;
+                }
+                if entry.file_type().unwrap().is_dir() {
+                    copy(&entry.path(), &target);
+                } else {
+                    std::fs::copy(entry.path(), target).unwrap();
+                }
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(name);
+        copy(&source, dir.path());
+        let ctx = Context::open(dir.path()).unwrap();
+        (dir, ctx)
     }
 
     /// A context over a temporary project made of `(path, content)` pairs.

@@ -148,7 +148,9 @@ def check_result(tool: str, result: Any) -> tuple[bool, dict]:
         # INTERNAL means a bug (a caught panic); no test expects one.
         assert err["code"] != "INTERNAL", f"{tool}: internal error {err}"
     else:
-        assert "error" not in data, f"{tool}: success result carries an error: {data}"
+        # A success never carries seed 002's error object (a string `error` field is data, as in
+        # check_write_target's {allowed: false, error: "why"}).
+        assert not isinstance(data.get("error"), dict), f"{tool}: success result carries an error: {data}"
     return is_error, data
 
 

@@ -295,10 +295,28 @@ pub fn file_doc(root: Node, src: &str, is_leading: impl Fn(Node) -> bool) -> Opt
     (!cleaned.is_empty() && !looks_like_license(&cleaned)).then_some(cleaned)
 }
 
-/// License headers describe legal terms, not the file.
+/// License headers and tool directives (`eslint-disable`, `@ts-nocheck`, `-*- coding -*-`)
+/// say nothing about what the file does.
 pub fn looks_like_license(doc: &str) -> bool {
     let lower = doc.to_ascii_lowercase();
-    lower.contains("copyright") || lower.contains("license") || lower.starts_with("@license")
+    const DIRECTIVES: &[&str] = &[
+        "eslint",
+        "@ts-",
+        "prettier",
+        "tslint",
+        "jshint",
+        "global ",
+        "@flow",
+        "noqa",
+        "pylint",
+        "-*-",
+        "@format",
+        "phpcs",
+        "@generated",
+    ];
+    lower.contains("copyright")
+        || lower.contains("license")
+        || DIRECTIVES.iter().any(|d| lower.starts_with(d))
 }
 
 /// The last segment of a path-like name (`a/b/c` → `c`, `App\Models\User` → `User`).

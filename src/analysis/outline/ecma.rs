@@ -83,9 +83,7 @@ impl<'s> Extractor<'s> {
             "interface_declaration" => self.interface(node, exported, outer),
             "type_alias_declaration" => self.type_alias(node, exported, outer),
             "enum_declaration" => self.enumeration(node, exported, outer),
-            "lexical_declaration" | "variable_declaration" => {
-                self.variables(node, exported, outer)
-            }
+            "lexical_declaration" | "variable_declaration" => self.variables(node, exported, outer),
             "ambient_declaration" => {
                 // `declare function f(): void;`, `declare const x: T;`
                 for child in named_children(node) {
@@ -124,6 +122,7 @@ impl<'s> Extractor<'s> {
         if let Some(source) = node.child_by_field_name("source") {
             import.source = unquote(text(source, src));
         }
+        let mut typed_specifiers = 0;
         for child in named_children(node) {
             match child.kind() {
                 "import_clause" => {
@@ -150,6 +149,7 @@ impl<'s> Extractor<'s> {
                                     if spec.kind() != "import_specifier" {
                                         continue;
                                     }
+                                    typed_specifiers += usize::from(has_child(spec, "type"));
                                     let name = spec
                                         .child_by_field_name("name")
                                         .map(|n| text(n, src).to_string())
@@ -181,6 +181,14 @@ impl<'s> Extractor<'s> {
                 _ => {}
             }
         }
+        // `import { type A, type B } from …` is as erased as `import type { A, B }`.
+        if typed_specifiers > 0
+            && typed_specifiers == import.imported.len()
+            && !import.default
+            && !import.namespace
+        {
+            import.type_only = true;
+        }
         if !import.source.is_empty() {
             import.kind = guess_kind(&import.source);
             self.out.imports.push(import);
@@ -200,10 +208,16 @@ impl<'s> Extractor<'s> {
         if let Some(value) = node.child_by_field_name("value") {
             match value.kind() {
                 "identifier" => {
-                    self.local_exports
-                        .push((text(value, src).to_string(), "default".into(), line(node)));
+                    self.local_exports.push((
+                        text(value, src).to_string(),
+                        "default".into(),
+                        line(node),
+                    ));
                 }
-                "function_expression" | "function" | "generator_function" | "arrow_function"
+                "function_expression"
+                | "function"
+                | "generator_function"
+                | "arrow_function"
                 | "class" => self.declaration(
                     value,
                     Exported {
@@ -263,7 +277,8 @@ impl<'s> Extractor<'s> {
                         source: Some(source.clone()),
                     });
                 } else {
-                    self.local_exports.push((name.clone(), exported, line(node)));
+                    self.local_exports
+                        .push((name.clone(), exported, line(node)));
                 }
                 names.push(ImportedName { name, alias });
             }
@@ -692,7 +707,10 @@ impl<'s> Extractor<'s> {
                 Some(v)
                     if matches!(
                         v.kind(),
-                        "arrow_function" | "function_expression" | "function" | "generator_function"
+                        "arrow_function"
+                            | "function_expression"
+                            | "function"
+                            | "generator_function"
                     ) =>
                 {
                     self.function(&name, v, exported, span)
@@ -761,10 +779,11 @@ impl<'s> Extractor<'s> {
                         self.local_exports.push((name.clone(), name, line(prop)));
                     }
                 }
-                "identifier" => {
-                    self.local_exports
-                        .push((text(right, src).to_string(), "default".into(), line(node)))
-                }
+                "identifier" => self.local_exports.push((
+                    text(right, src).to_string(),
+                    "default".into(),
+                    line(node),
+                )),
                 "function_expression" | "arrow_function" | "class" | "function" => self
                     .declaration(
                         right,
@@ -789,10 +808,11 @@ impl<'s> Extractor<'s> {
                     self.function(name, right, exported, node)
                 }
                 "class" => self.class(name, right, exported, node),
-                "identifier" => {
-                    self.local_exports
-                        .push((text(right, src).to_string(), name.to_string(), line(node)))
-                }
+                "identifier" => self.local_exports.push((
+                    text(right, src).to_string(),
+                    name.to_string(),
+                    line(node),
+                )),
                 _ => self.export(name, "variable", false),
             }
         }
@@ -991,7 +1011,6 @@ fn access(node: Node, src: &str, private_name: bool) -> String {
     if private_name {
         return "private".into();
     }
-    child_of_kind(node, "accessibility_modifier").map_or("public".into(), |m| {
-        text(m, src).to_string()
-    })
+    child_of_kind(node, "accessibility_modifier")
+        .map_or("public".into(), |m| text(m, src).to_string())
 }

@@ -16,8 +16,7 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
         .find(|n| n.kind() == "package_clause")
     {
         out.module = package.named_child(0).map(|n| text(n, src).to_string());
-        out.doc = doc_before(package, src, DocStyle::Line, &[])
-            .filter(|d| !looks_like_license(d));
+        out.doc = doc_before(package, src, DocStyle::Line, &[]).filter(|d| !looks_like_license(d));
     }
     let mut methods: Vec<(String, Method)> = Vec::new();
     for node in named_children(root) {
@@ -62,9 +61,7 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
                             .child_by_field_name("parameters")
                             .map(|p| parameters(p, src))
                             .unwrap_or_default(),
-                        return_type: node
-                            .child_by_field_name("result")
-                            .map(|r| one_line(r, src)),
+                        return_type: node.child_by_field_name("result").map(|r| one_line(r, src)),
                         location: location(node),
                         decorators: Vec::new(),
                         doc: doc_before(node, src, DocStyle::Line, &[]),
@@ -118,24 +115,32 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
             .filter(|c| c.exported && c.kind == "struct")
             .map(|c| (c.name.clone(), "struct")),
     );
-    exports.extend(
-        out.types
-            .iter()
-            .filter(|t| t.exported)
-            .map(|t| (t.name.clone(), if t.kind == "interface" { "interface" } else { "type" })),
-    );
+    exports.extend(out.types.iter().filter(|t| t.exported).map(|t| {
+        (
+            t.name.clone(),
+            if t.kind == "interface" {
+                "interface"
+            } else {
+                "type"
+            },
+        )
+    }));
     exports.extend(
         out.enums
             .iter()
             .filter(|e| e.exported)
             .map(|e| (e.name.clone(), "enum")),
     );
-    exports.extend(
-        out.variables
-            .iter()
-            .filter(|v| v.exported)
-            .map(|v| (v.name.clone(), if v.kind == "const" { "constant" } else { "variable" })),
-    );
+    exports.extend(out.variables.iter().filter(|v| v.exported).map(|v| {
+        (
+            v.name.clone(),
+            if v.kind == "const" {
+                "constant"
+            } else {
+                "variable"
+            },
+        )
+    }));
     out.exports = exports
         .into_iter()
         .map(|(name, kind)| Export {

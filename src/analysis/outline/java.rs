@@ -163,16 +163,19 @@ fn declaration(node: Node, src: &str, outer: Option<&str>, out: &mut FileOutline
     };
     let words = modifier_words(node, src);
     let exported = words.iter().any(|w| w == "public");
-    let in_interface = matches!(kind, "interface_declaration" | "annotation_type_declaration");
+    let in_interface = matches!(
+        kind,
+        "interface_declaration" | "annotation_type_declaration"
+    );
     let mut methods = Vec::new();
     let mut properties = Vec::new();
     let mut enum_members = Vec::new();
     let body = node.child_by_field_name("body");
     for member in body.map(named_children).unwrap_or_default() {
         match member.kind() {
-            "method_declaration" | "constructor_declaration" | "compact_constructor_declaration" => {
-                methods.push(method(member, src, in_interface))
-            }
+            "method_declaration"
+            | "constructor_declaration"
+            | "compact_constructor_declaration" => methods.push(method(member, src, in_interface)),
             "field_declaration" | "constant_declaration" => {
                 let type_name = member.child_by_field_name("type").map(|t| one_line(t, src));
                 let mwords = modifier_words(member, src);

@@ -14,7 +14,10 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
         doc: file_doc(root, src, |n| {
             matches!(
                 n.kind(),
-                "php_tag" | "namespace_definition" | "namespace_use_declaration" | "declare_statement"
+                "php_tag"
+                    | "namespace_definition"
+                    | "namespace_use_declaration"
+                    | "declare_statement"
             )
         }),
         ..FileOutline::default()
@@ -39,7 +42,15 @@ fn statements(parent: Node, src: &str, out: &mut FileOutline) {
             "namespace_use_declaration" => uses(node, src, &mut out.imports),
             "class_declaration" | "trait_declaration" => {
                 let class = class(node, src);
-                export(out, &class.name, if class.kind == "trait" { "trait" } else { "class" });
+                export(
+                    out,
+                    &class.name,
+                    if class.kind == "trait" {
+                        "trait"
+                    } else {
+                        "class"
+                    },
+                );
                 out.classes.push(class);
             }
             "interface_declaration" => {
@@ -230,7 +241,14 @@ fn include_path(arg: Node, src: &str) -> Option<String> {
             let is_dir = matches!(text(left, src), "__DIR__" | "dirname(__FILE__)");
             if is_dir && matches!(right.kind(), "string" | "encapsed_string") {
                 let rest = unquote(text(right, src));
-                Some(format!(".{}", if rest.starts_with('/') { rest } else { format!("/{rest}") }))
+                Some(format!(
+                    ".{}",
+                    if rest.starts_with('/') {
+                        rest
+                    } else {
+                        format!("/{rest}")
+                    }
+                ))
             } else {
                 None
             }
@@ -244,7 +262,10 @@ fn has_yield(body: Node) -> bool {
     while let Some(node) = stack.pop() {
         match node.kind() {
             "yield_expression" => return true,
-            "function_definition" | "anonymous_function" | "arrow_function" | "class_declaration" => {
+            "function_definition"
+            | "anonymous_function"
+            | "arrow_function"
+            | "class_declaration" => {
                 continue;
             }
             _ => {}
@@ -301,7 +322,13 @@ fn class(node: Node, src: &str) -> Class {
         doc: doc_before(node, src, DocStyle::Block, &[]),
     };
     if let Some(body) = node.child_by_field_name("body") {
-        members(body, src, &mut class.methods, &mut class.properties, &mut class.uses);
+        members(
+            body,
+            src,
+            &mut class.methods,
+            &mut class.properties,
+            &mut class.uses,
+        );
     }
     class
 }
@@ -373,9 +400,7 @@ fn members(
 }
 
 fn visibility(node: Node, src: &str) -> String {
-    child_of_kind(node, "visibility_modifier").map_or("public".into(), |v| {
-        text(v, src).to_string()
-    })
+    child_of_kind(node, "visibility_modifier").map_or("public".into(), |v| text(v, src).to_string())
 }
 
 /// A method, and the properties its promoted constructor parameters declare.
@@ -421,11 +446,9 @@ fn parameters(params: Node, src: &str) -> (Vec<Parameter>, Vec<Property>) {
         ) {
             continue;
         }
-        let name = p
-            .child_by_field_name("name")
-            .map_or(String::new(), |n| {
-                text(n, src).trim_start_matches('$').to_string()
-            });
+        let name = p.child_by_field_name("name").map_or(String::new(), |n| {
+            text(n, src).trim_start_matches('$').to_string()
+        });
         let type_name = p.child_by_field_name("type").map(|t| one_line(t, src));
         let default = p
             .child_by_field_name("default_value")

@@ -46,7 +46,9 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
                             kind: "type".into(),
                             extends: Vec::new(),
                             members: Vec::new(),
-                            definition: assign.child_by_field_name("right").map(|r| one_line(r, src)),
+                            definition: assign
+                                .child_by_field_name("right")
+                                .map(|r| one_line(r, src)),
                             location: location(def),
                             doc: None,
                         });
@@ -54,7 +56,12 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
                     }
                     out.variables.push(Variable {
                         exported: !name.starts_with('_'),
-                        kind: if is_upper(&name) { "const" } else { "assignment" }.into(),
+                        kind: if is_upper(&name) {
+                            "const"
+                        } else {
+                            "assignment"
+                        }
+                        .into(),
                         name,
                         type_name,
                         line: line(assign),
@@ -242,7 +249,9 @@ fn class(def: Node, outer: Node, decorators: Vec<String>, src: &str, out: &mut F
                     let name = text(left, src).to_string();
                     members.push(EnumMember {
                         name: name.clone(),
-                        value: assign.child_by_field_name("right").map(|r| one_line(r, src)),
+                        value: assign
+                            .child_by_field_name("right")
+                            .map(|r| one_line(r, src)),
                     });
                     properties.push(Property {
                         access_modifier: access(&name).into(),
@@ -346,7 +355,11 @@ fn signature_of(m: &Method) -> String {
 
 fn method(def: Node, outer: Node, decorators: Vec<String>, src: &str) -> Method {
     let name = name_of(def, src);
-    let has = |d: &str| decorators.iter().any(|x| x == d || x.ends_with(&format!(".{d}")));
+    let has = |d: &str| {
+        decorators
+            .iter()
+            .any(|x| x == d || x.ends_with(&format!(".{d}")))
+    };
     let is_static = has("staticmethod") || has("classmethod");
     let kind = if name == "__init__" {
         "constructor"
@@ -409,114 +422,135 @@ fn string_items(node: Node, src: &str) -> Vec<String> {
 }
 
 /// Every import statement in the file; those not at module level (inside a function) and
-/// `importlib.import_module("…")` calls are dynamic.
+/// `importlib.import_module("…")` calls are dynamic, those under `if TYPE_CHECKING:` type-only.
 fn imports(root: Node, src: &str, out: &mut Vec<Import>) {
-    let mut stack = vec![(root, false)];
-    while let Some((node, in_function)) = stack.pop() {
-        match node.kind() {
-            "import_statement" => {
-                for name in named_children(node) {
-                    let (module, alias) = match name.kind() {
-                        "aliased_import" => (
-                            name.child_by_field_name("name")
-                                .map_or(String::new(), |n| text(n, src).to_string()),
-                            name.child_by_field_name("alias")
-                                .map(|n| text(n, src).to_string()),
-                        ),
-                        "dotted_name" => (text(name, src).to_string(), None),
-                        _ => continue,
-                    };
-                    out.push(Import {
-                        kind: guess_kind(&module),
-                        imported: vec![ImportedName {
-                            name: module.clone(),
-                            alias,
-                        }],
-                        source: module,
-                        default: false,
-                        namespace: true,
-                        type_only: false,
-                        dynamic: in_function,
-                        statement: None,
-                        line: line(node),
-                    });
-                }
-                continue;
-            }
-            "import_from_statement" => {
-                let module = node
-                    .child_by_field_name("module_name")
-                    .map_or(String::new(), |m| collapse(text(m, src)).replace(' ', ""));
-                let mut imported = Vec::new();
-                let mut wildcard = false;
-                let mut cursor = node.walk();
-                for (i, child) in node.children(&mut cursor).enumerate() {
-                    if node.field_name_for_child(i as u32) == Some("module_name") {
-                        continue;
-                    }
-                    match child.kind() {
-                        "dotted_name" => imported.push(ImportedName {
-                            name: text(child, src).to_string(),
-                            alias: None,
-                        }),
-                        "aliased_import" => imported.push(ImportedName {
-                            name: child
-                                .child_by_field_name("name")
-                                .map_or(String::new(), |n| text(n, src).to_string()),
-                            alias: child
-                                .child_by_field_name("alias")
-                                .map(|n| text(n, src).to_string()),
-                        }),
-                        "wildcard_import" => wildcard = true,
-                        _ => {}
-                    }
-                }
+    // (node, inside a function, inside `if TYPE_CHECKING:`)
+    let mut stack = vec![(root, false, false)];
+    while let Some((node, in_function, type_checking)) = stack.pop() {
+        let start = out.len();
+        let descend = import_node(node, src, in_function, out);
+        for import in &mut out[start..] {
+            import.type_only = type_checking;
+        }
+        if !descend {
+            continue;
+        }
+        let inner = in_function || matches!(node.kind(), "function_definition" | "lambda");
+        let checking = type_checking
+            || (node.kind() == "if_statement"
+                && node
+                    .child_by_field_name("condition")
+                    .is_some_and(|c| text(c, src).ends_with("TYPE_CHECKING")));
+        let mut cursor = node.walk();
+        let kids: Vec<Node> = node.named_children(&mut cursor).collect();
+        stack.extend(kids.into_iter().rev().map(|k| (k, inner, checking)));
+    }
+    out.sort_by_key(|i| i.line);
+}
+
+/// Records the import `node` makes, if any; returns whether to look inside it.
+fn import_node(node: Node, src: &str, in_function: bool, out: &mut Vec<Import>) -> bool {
+    match node.kind() {
+        "import_statement" => {
+            for name in named_children(node) {
+                let (module, alias) = match name.kind() {
+                    "aliased_import" => (
+                        name.child_by_field_name("name")
+                            .map_or(String::new(), |n| text(n, src).to_string()),
+                        name.child_by_field_name("alias")
+                            .map(|n| text(n, src).to_string()),
+                    ),
+                    "dotted_name" => (text(name, src).to_string(), None),
+                    _ => continue,
+                };
                 out.push(Import {
                     kind: guess_kind(&module),
+                    imported: vec![ImportedName {
+                        name: module.clone(),
+                        alias,
+                    }],
                     source: module,
-                    imported,
                     default: false,
-                    namespace: wildcard,
+                    namespace: true,
                     type_only: false,
                     dynamic: in_function,
                     statement: None,
                     line: line(node),
                 });
-                continue;
             }
-            "call" => {
-                let function = node
-                    .child_by_field_name("function")
-                    .map(|f| text(f, src))
-                    .unwrap_or("");
-                if matches!(function, "importlib.import_module" | "import_module" | "__import__")
-                    && let Some(arg) = node
-                        .child_by_field_name("arguments")
-                        .and_then(|a| a.named_child(0))
-                        .filter(|a| a.kind() == "string")
-                {
-                    let module = unquote(text(arg, src));
-                    out.push(Import {
-                        kind: guess_kind(&module),
-                        imported: Vec::new(),
-                        source: module,
-                        default: false,
-                        namespace: true,
-                        type_only: false,
-                        dynamic: true,
-                        statement: None,
-                        line: line(node),
-                    });
+            false
+        }
+        "import_from_statement" => {
+            let module = node
+                .child_by_field_name("module_name")
+                .map_or(String::new(), |m| collapse(text(m, src)).replace(' ', ""));
+            let mut imported = Vec::new();
+            let mut wildcard = false;
+            let mut cursor = node.walk();
+            for (i, child) in node.children(&mut cursor).enumerate() {
+                if node.field_name_for_child(i as u32) == Some("module_name") {
+                    continue;
+                }
+                match child.kind() {
+                    "dotted_name" => imported.push(ImportedName {
+                        name: text(child, src).to_string(),
+                        alias: None,
+                    }),
+                    "aliased_import" => imported.push(ImportedName {
+                        name: child
+                            .child_by_field_name("name")
+                            .map_or(String::new(), |n| text(n, src).to_string()),
+                        alias: child
+                            .child_by_field_name("alias")
+                            .map(|n| text(n, src).to_string()),
+                    }),
+                    "wildcard_import" => wildcard = true,
+                    _ => {}
                 }
             }
-            _ => {}
+            out.push(Import {
+                kind: guess_kind(&module),
+                source: module,
+                imported,
+                default: false,
+                namespace: wildcard,
+                type_only: false,
+                dynamic: in_function,
+                statement: None,
+                line: line(node),
+            });
+            false
         }
-        let inner = in_function || matches!(node.kind(), "function_definition" | "lambda");
-        let mut cursor = node.walk();
-        let kids: Vec<Node> = node.named_children(&mut cursor).collect();
-        stack.extend(kids.into_iter().rev().map(|k| (k, inner)));
+        "call" => {
+            let function = node
+                .child_by_field_name("function")
+                .map(|f| text(f, src))
+                .unwrap_or("");
+            if matches!(
+                function,
+                "importlib.import_module" | "import_module" | "__import__"
+            ) && let Some(arg) = node
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(0))
+                .filter(|a| a.kind() == "string")
+            {
+                let module = unquote(text(arg, src));
+                out.push(Import {
+                    kind: guess_kind(&module),
+                    imported: Vec::new(),
+                    source: module,
+                    default: false,
+                    namespace: true,
+                    type_only: false,
+                    dynamic: true,
+                    statement: None,
+                    line: line(node),
+                });
+            }
+            true
+        }
+        _ => true,
     }
-    out.sort_by_key(|i| i.line);
 }
 
 fn guess_kind(module: &str) -> ImportType {
@@ -549,7 +583,14 @@ fn exports(out: &mut FileOutline, all: Option<Vec<String>>) {
     for t in &mut out.types {
         t.exported = public(&t.name);
         if t.exported {
-            exports.push((t.name.clone(), if t.kind == "interface" { "interface" } else { "type" }));
+            exports.push((
+                t.name.clone(),
+                if t.kind == "interface" {
+                    "interface"
+                } else {
+                    "type"
+                },
+            ));
         }
     }
     for e in &mut out.enums {
@@ -561,7 +602,14 @@ fn exports(out: &mut FileOutline, all: Option<Vec<String>>) {
     for v in &mut out.variables {
         v.exported = public(&v.name);
         if v.exported {
-            exports.push((v.name.clone(), if v.kind == "const" { "constant" } else { "variable" }));
+            exports.push((
+                v.name.clone(),
+                if v.kind == "const" {
+                    "constant"
+                } else {
+                    "variable"
+                },
+            ));
         }
     }
     // Names listed in `__all__` but defined elsewhere (re-exported imports).

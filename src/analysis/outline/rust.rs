@@ -126,7 +126,12 @@ fn inner_doc(root: Node, src: &str) -> Option<String> {
 }
 
 /// Flattens a use tree into (module path, name, alias) leaves; a wildcard has name `*`.
-fn use_leaves(node: Node, prefix: &str, src: &str, out: &mut Vec<(String, String, Option<String>)>) {
+fn use_leaves(
+    node: Node,
+    prefix: &str,
+    src: &str,
+    out: &mut Vec<(String, String, Option<String>)>,
+) {
     let join = |a: &str, b: &str| {
         if a.is_empty() {
             b.to_string()
@@ -486,9 +491,11 @@ fn impl_item(node: Node, src: &str, out: &mut FileOutline) {
             continue;
         }
         let f = function(item, src, false);
-        let has_receiver = item
-            .child_by_field_name("parameters")
-            .is_some_and(|p| named_children(p).iter().any(|c| c.kind() == "self_parameter"));
+        let has_receiver = item.child_by_field_name("parameters").is_some_and(|p| {
+            named_children(p)
+                .iter()
+                .any(|c| c.kind() == "self_parameter")
+        });
         let public = is_pub(item, src) || trait_name.is_some();
         methods.push(Method {
             kind: if f.name == "new" && !has_receiver {

@@ -90,16 +90,18 @@ pub fn first_sentence(doc: &str) -> Option<String> {
     }
     let end = prose
         .char_indices()
-        .find(|(i, c)| {
-            (*c == '.' && prose[i + 1..].starts_with(char::is_whitespace)) || *c == '。'
-        })
+        .find(|(i, c)| (*c == '.' && prose[i + 1..].starts_with(char::is_whitespace)) || *c == '。')
         .map(|(i, c)| i + c.len_utf8());
     let mut sentence = match end {
         Some(end) => prose[..end].to_string(),
         None => prose.to_string(),
     };
     if sentence.chars().count() > MAX_SENTENCE_CHARS {
-        sentence = sentence.chars().take(MAX_SENTENCE_CHARS).collect::<String>() + "…";
+        sentence = sentence
+            .chars()
+            .take(MAX_SENTENCE_CHARS)
+            .collect::<String>()
+            + "…";
     } else if !sentence.ends_with(['.', '。', '!', '?']) {
         sentence.push('.');
     }
@@ -183,7 +185,10 @@ fn describe(outline: &FileOutline, path: &str) -> String {
     let mut sentence = if parts.is_empty() {
         match outline.variables.len() {
             0 => "Declares nothing at the top level".to_string(),
-            n => format!("Declares {}", plural(n, "module-level value", "module-level values")),
+            n => format!(
+                "Declares {}",
+                plural(n, "module-level value", "module-level values")
+            ),
         }
     } else {
         let last = parts.pop().unwrap_or_default();

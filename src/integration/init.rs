@@ -1,0 +1,360 @@
+//! `code-intel init`: sets a project up for Claude Code in one idempotent step.
+//!
+//! | file | what init does |
+//! |---|---|
+//! | `.code-intel/config.json` | adds the seed's default keys that are missing; existing values stay |
+//! | `.mcp.json` | adds a `code-intel` server entry if there is none |
+//! | `.claude/commands/code.md` | writes the /code workflow unless the user has their own file |
+//! | `.claude/settings.json` | adds the `PreToolUse` hook (Edit/Write/MultiEdit/NotebookEdit) if absent |
+//!
+//! A file that is not valid JSON is never rewritten (the user may be mid-edit); it is reported.
+//! Running init twice changes nothing the second time.
+
+use super::workflow;
+use crate::fsutil::write_atomic;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+/// The Claude Code tools whose edits the hook gates.
+pub const HOOK_MATCHER: &str = "Edit|Write|MultiEdit|NotebookEdit";
+
+/// The seed's `config.json` (seed 004, "config.json 完全版") plus the session's
+/// `strict_write_gate`. Two seed keys are left out on purpose: `source_dirs` and
+/// `supported_languages` would narrow indexing to three directories and three languages,
+/// while this server's default is the whole repository and every language it supports.
+pub fn default_config() -> Value {
+    json!({
+        "embedding_model": "multilingual-e5-small",
+        "exclude_patterns": ["**/node_modules/**", "**/__pycache__/**", "**/venv/**"],
+        "chunk_strategy": "ast",
+        "chunk_max_tokens": 512,
+        "sync_ttl_hours": 1,
+        "sync_on_start": true,
+        "sync_timeout_seconds": 30,
+        "search_weights": {"vector": 0.4, "keyword": 0.2, "definition": 0.3, "reference": 0.1},
+        "max_chunks": 10000,
+        "max_index_size_mb": 500,
+        "auto_purge_days": 30,
+        "memory_limit_mb": 1024,
+        "lightweight_mode": false,
+        "strict_write_gate": false,
+    })
+}
+
+/// What init did to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Created,
+    Updated,
+    Unchanged,
+    /// Left alone: the user's own content, or unreadable JSON.
+    Kept,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub file: String,
+    pub action: Action,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InitReport {
+    pub root: String,
+    pub files: Vec<FileReport>,
+}
+
+/// How Claude Code should start this binary: its absolute path when known.
+pub fn command_path() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok())
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "code-intel".to_string())
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// Sets up `root` (see the module doc). `command` is the binary Claude Code runs.
+pub fn init(root: &Path, command: &str) -> anyhow::Result<InitReport> {
+    let root = root
+        .canonicalize()
+        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", root.display()))?;
+    anyhow::ensure!(root.is_dir(), "{} is not a directory", root.display());
+    let mut files = Vec::new();
+
+    // 1. config.json: add missing keys only.
+    files.push(merge_json(
+        &root,
+        &root.join(".code-intel/config.json"),
+        |existing| {
+            let mut changed = false;
+            if let (Value::Object(map), Value::Object(defaults)) = (existing, default_config()) {
+                for (key, value) in defaults {
+                    if !map.contains_key(&key) {
+                        map.insert(key, value);
+                        changed = true;
+                    }
+                }
+            }
+            (changed, None)
+        },
+    )?);
+
+    // 2. .mcp.json: a code-intel server entry unless one exists.
+    let entry = json!({"command": command, "args": ["serve"]});
+    files.push(merge_json(&root, &root.join(".mcp.json"), |existing| {
+        let servers = object_at(existing, "mcpServers");
+        match servers.get("code-intel") {
+            Some(current) if *current == entry => (false, None),
+            Some(_) => (
+                false,
+                Some("a code-intel entry already exists; kept as it is".to_string()),
+            ),
+            None => {
+                servers.insert("code-intel".into(), entry.clone());
+                (true, None)
+            }
+        }
+    })?);
+
+    // 3. The /code command.
+    files.push(write_command(&root)?);
+
+    // 4. The PreToolUse hook.
+    let hook_command = format!("{} hook pre-tool-use", shell_quote(command));
+    files.push(merge_json(
+        &root,
+        &root.join(".claude/settings.json"),
+        |existing| {
+            let hooks = object_at(existing, "hooks");
+            let list = hooks.entry("PreToolUse").or_insert_with(|| json!([]));
+            let Value::Array(list) = list else {
+                return (
+                    false,
+                    Some("hooks.PreToolUse is not a list; left alone".to_string()),
+                );
+            };
+            let ours = |v: &Value| {
+                v["hooks"].as_array().is_some_and(|hs| {
+                    hs.iter().any(|h| {
+                        h["command"].as_str().is_some_and(|c| {
+                            c.contains("hook pre-tool-use") && c.contains("code-intel")
+                        })
+                    })
+                })
+            };
+            if list.iter().any(ours) {
+                return (false, None);
+            }
+            list.push(json!({
+                "matcher": HOOK_MATCHER,
+                "hooks": [{"type": "command", "command": hook_command}],
+            }));
+            (true, None)
+        },
+    )?);
+
+    Ok(InitReport {
+        root: root.display().to_string(),
+        files,
+    })
+}
+
+/// The object under `key` of `value` (created when missing or not an object).
+fn object_at<'a>(value: &'a mut Value, key: &str) -> &'a mut Map<String, Value> {
+    if !value.is_object() {
+        *value = json!({});
+    }
+    let map = value.as_object_mut().expect("just made an object");
+    let slot = map.entry(key.to_string()).or_insert_with(|| json!({}));
+    if !slot.is_object() {
+        *slot = json!({});
+    }
+    slot.as_object_mut().expect("just made an object")
+}
+
+/// Reads a JSON object file (missing → `{}`), lets `edit` change it, writes it back when it
+/// changed. Invalid JSON or a non-object is reported and never rewritten.
+fn merge_json(
+    root: &Path,
+    path: &Path,
+    edit: impl FnOnce(&mut Value) -> (bool, Option<String>),
+) -> anyhow::Result<FileReport> {
+    let shown = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let (mut value, existed) = match std::fs::read_to_string(path) {
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(v) if v.is_object() => (v, true),
+            _ => {
+                return Ok(FileReport {
+                    file: shown,
+                    action: Action::Kept,
+                    note: Some(
+                        "not a JSON object; not modified (fix it and run init again)".into(),
+                    ),
+                });
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (json!({}), false),
+        Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
+    };
+    let (changed, note) = edit(&mut value);
+    if !changed {
+        return Ok(FileReport {
+            file: shown,
+            action: if note.is_some() {
+                Action::Kept
+            } else {
+                Action::Unchanged
+            },
+            note,
+        });
+    }
+    let mut text = serde_json::to_string_pretty(&value)?;
+    text.push('\n');
+    write_atomic(path, text.as_bytes())?;
+    Ok(FileReport {
+        file: shown,
+        action: if existed {
+            Action::Updated
+        } else {
+            Action::Created
+        },
+        note,
+    })
+}
+
+fn write_command(root: &Path) -> anyhow::Result<FileReport> {
+    let path: PathBuf = root.join(".claude/commands/code.md");
+    let shown = ".claude/commands/code.md".to_string();
+    let wanted = workflow::command_markdown();
+    let action = match std::fs::read_to_string(&path) {
+        Ok(current) if current == wanted => Action::Unchanged,
+        Ok(current) if !current.contains("generated-by: code-intel init") => {
+            return Ok(FileReport {
+                file: shown,
+                action: Action::Kept,
+                note: Some("the file is the user's own; not overwritten".into()),
+            });
+        }
+        Ok(_) => Action::Updated,
+        Err(_) => Action::Created,
+    };
+    if action != Action::Unchanged {
+        write_atomic(&path, wanted.as_bytes())?;
+    }
+    Ok(FileReport {
+        file: shown,
+        action,
+        note: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn actions(report: &InitReport) -> Vec<(String, Action)> {
+        report
+            .files
+            .iter()
+            .map(|f| (f.file.clone(), f.action.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn init_is_idempotent_and_merges() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::create_dir_all(root.join(".code-intel")).unwrap();
+        // The user's own settings, servers and config values.
+        std::fs::write(
+            root.join(".claude/settings.json"),
+            r#"{"permissions": {"allow": ["Bash(npm test)"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-guard"}]}]}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            root.join(".mcp.json"),
+            r#"{"mcpServers": {"other": {"command": "x"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            root.join(".code-intel/config.json"),
+            r#"{"max_chunks": 5, "tool_timeout_secs": 9}"#,
+        )
+        .unwrap();
+
+        let first = init(root, "/opt/code intel/code-intel").unwrap();
+        let expected = [
+            (".code-intel/config.json", Action::Updated),
+            (".mcp.json", Action::Updated),
+            (".claude/commands/code.md", Action::Created),
+            (".claude/settings.json", Action::Updated),
+        ];
+        let want: Vec<(String, Action)> = expected
+            .iter()
+            .map(|(f, a)| (f.to_string(), a.clone()))
+            .collect();
+        assert_eq!(actions(&first), want);
+
+        let read = |p: &str| {
+            serde_json::from_str::<Value>(&std::fs::read_to_string(root.join(p)).unwrap()).unwrap()
+        };
+        let config = read(".code-intel/config.json");
+        assert_eq!(config["max_chunks"], 5, "user value kept");
+        assert_eq!(config["tool_timeout_secs"], 9);
+        assert_eq!(config["strict_write_gate"], false);
+        assert_eq!(config["search_weights"]["definition"], 0.3);
+        let mcp = read(".mcp.json");
+        assert_eq!(mcp["mcpServers"]["other"]["command"], "x");
+        assert_eq!(mcp["mcpServers"]["code-intel"]["args"][0], "serve");
+        let settings = read(".claude/settings.json");
+        assert_eq!(settings["permissions"]["allow"][0], "Bash(npm test)");
+        let hooks = settings["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(hooks.len(), 2);
+        assert_eq!(hooks[1]["matcher"], HOOK_MATCHER);
+        assert_eq!(
+            hooks[1]["hooks"][0]["command"],
+            "'/opt/code intel/code-intel' hook pre-tool-use"
+        );
+
+        let second = init(root, "/opt/code intel/code-intel").unwrap();
+        assert!(
+            second.files.iter().all(|f| f.action == Action::Unchanged),
+            "{:?}",
+            actions(&second)
+        );
+
+        // A user's own command file and a broken settings file are left alone.
+        std::fs::write(root.join(".claude/commands/code.md"), "my own /code").unwrap();
+        std::fs::write(root.join(".claude/settings.json"), "{ broken").unwrap();
+        let third = init(root, "/opt/code intel/code-intel").unwrap();
+        let kept: Vec<&str> = third
+            .files
+            .iter()
+            .filter(|f| f.action == Action::Kept)
+            .map(|f| f.file.as_str())
+            .collect();
+        assert_eq!(kept, [".claude/commands/code.md", ".claude/settings.json"]);
+        assert_eq!(
+            std::fs::read_to_string(root.join(".claude/settings.json")).unwrap(),
+            "{ broken"
+        );
+    }
+}

@@ -1,0 +1,352 @@
+//! The real relevance scorer: multilingual-e5-small through `crate::embed`, cosines turned into
+//! relevance by the embed module's [`Calibration`] (fitted on labelled Japanese and English
+//! pairs; see `embed/calibration.rs`).
+//!
+//! A request's term is embedded on the query side; a symbol's context on the passage side and
+//! mapped with the passage calibration; another request or term on the query side and mapped
+//! with the query ↔ query calibration. The model loads lazily: a call waits for it at most
+//! [`EmbedRelevance::wait`], then reports `Unavailable` with the loader's reason.
+
+use super::{Relevance, RelevanceError};
+use crate::embed::{Calibration, EmbedError, Embedder, EmbedderHandle, cosine};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Scores with the process's one model.
+pub struct EmbedRelevance {
+    handle: EmbedderHandle,
+    wait: Duration,
+    /// The calibration for the loaded model (computed once: it embeds the background passages).
+    calibration: Mutex<Option<(String, Arc<Calibration>)>>,
+}
+
+impl EmbedRelevance {
+    /// Session checks are interactive but need the model; they wait this long for a load in
+    /// progress (the server starts loading at start-up, so this is rarely reached).
+    pub const DEFAULT_WAIT: Duration = Duration::from_secs(20);
+
+    pub fn new(handle: EmbedderHandle) -> EmbedRelevance {
+        EmbedRelevance {
+            handle,
+            wait: Self::DEFAULT_WAIT,
+            calibration: Mutex::new(None),
+        }
+    }
+
+    pub fn with_wait(mut self, wait: Duration) -> EmbedRelevance {
+        self.wait = wait;
+        self
+    }
+
+    fn model(&self) -> Result<(Arc<dyn Embedder>, Arc<Calibration>), RelevanceError> {
+        let embedder = self.handle.wait(self.wait).map_err(unavailable)?;
+        let mut slot = self.calibration.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((id, calibration)) = slot.as_ref()
+            && id == embedder.model_id()
+        {
+            return Ok((embedder, calibration.clone()));
+        }
+        let calibration = Arc::new(Calibration::new(embedder.as_ref()).map_err(unavailable)?);
+        *slot = Some((embedder.model_id().to_string(), calibration.clone()));
+        Ok((embedder, calibration))
+    }
+}
+
+/// The project's model handle: the provisioned model directory (`$CODE_INTEL_MODEL_DIR`, then
+/// `model_dir` in `.code-intel/config.json`, then the default location), loaded lazily on
+/// first need. A directory that cannot even be located gives a disabled handle whose reason
+/// says how to fix it.
+pub fn project_embedder(ws: &crate::workspace::Workspace) -> EmbedderHandle {
+    if ws.config.lightweight_mode {
+        return EmbedderHandle::disabled("lightweight_mode is on in .code-intel/config.json");
+    }
+    if std::env::var(crate::embed::EMBEDDER_ENV).as_deref() == Ok("fake") {
+        return EmbedderHandle::ready(std::sync::Arc::new(crate::embed::FakeEmbedder::new()));
+    }
+    match crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()) {
+        Ok(dir) => {
+            EmbedderHandle::for_model_dir(dir, crate::embed::E5Options::from_config(&ws.config))
+        }
+        Err(err) => EmbedderHandle::disabled(err.to_string()),
+    }
+}
+
+fn unavailable(err: EmbedError) -> RelevanceError {
+    match err {
+        EmbedError::Inference(message) => RelevanceError::Failed(message),
+        other => RelevanceError::Unavailable(other.to_string()),
+    }
+}
+
+impl Relevance for EmbedRelevance {
+    fn id(&self) -> String {
+        match self.handle.get_if_ready() {
+            Some(embedder) => format!("{}+calibrated", embedder.model_id()),
+            None => format!("{}+calibrated (not loaded)", crate::embed::MODEL_ID),
+        }
+    }
+
+    fn score_many(&self, nl: &str, contexts: &[&str]) -> Result<Vec<f32>, RelevanceError> {
+        if contexts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (embedder, calibration) = self.model()?;
+        let query = embedder.embed_query(nl).map_err(unavailable)?;
+        let passages = embedder.embed_passages(contexts).map_err(unavailable)?;
+        let scorer = calibration.scorer(&query);
+        Ok(passages
+            .iter()
+            .map(|p| scorer.passage(cosine(&query, p)).clamp(0.0, 1.0))
+            .collect())
+    }
+
+    fn score_nl_many(&self, nl: &str, others: &[&str]) -> Result<Vec<f32>, RelevanceError> {
+        if others.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (embedder, calibration) = self.model()?;
+        let query = embedder.embed_query(nl).map_err(unavailable)?;
+        let vectors = embedder.embed_queries(others).map_err(unavailable)?;
+        let scorer = calibration.scorer(&query);
+        Ok(vectors
+            .iter()
+            .map(|v| scorer.query(cosine(&query, v)).clamp(0.0, 1.0))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relevance::SymbolContext;
+
+    /// The fixture symbol's context, as the session builds it.
+    fn context(file: &str, name: &str) -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/python-service");
+        let source = std::fs::read_to_string(root.join(file)).unwrap();
+        let lang = crate::lang::detect(file).unwrap();
+        let symbols = crate::analysis::analyze_source(lang, &source).symbols;
+        let symbol = symbols
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("{name} in {file}"));
+        SymbolContext::new(file, symbol, &source)
+            .with_members(symbol, &symbols)
+            .text()
+    }
+
+    /// Labelled NL-term ↔ symbol pairs on the Python fixture, Japanese and English.
+    const PAIRS: &[(&str, &str, &str, bool)] = &[
+        (
+            "ログイン機能",
+            "src/orderly/auth/service.py",
+            "AuthService",
+            true,
+        ),
+        (
+            "ログイン機能",
+            "src/orderly/config/loader.py",
+            "ConfigLoader",
+            false,
+        ),
+        (
+            "ログイン機能",
+            "src/orderly/services/order_service.py",
+            "OrderService",
+            false,
+        ),
+        (
+            "ログイン機能",
+            "src/orderly/services/email_service.py",
+            "EmailService",
+            false,
+        ),
+        (
+            "設定ファイルの読み込み",
+            "src/orderly/config/loader.py",
+            "ConfigLoader",
+            true,
+        ),
+        (
+            "設定ファイルの読み込み",
+            "src/orderly/auth/service.py",
+            "AuthService",
+            false,
+        ),
+        (
+            "設定ファイルの読み込み",
+            "src/orderly/auth/tokens.py",
+            "TokenCodec",
+            false,
+        ),
+        (
+            "注文のキャンセル",
+            "src/orderly/services/order_service.py",
+            "OrderService",
+            true,
+        ),
+        (
+            "注文のキャンセル",
+            "src/orderly/auth/service.py",
+            "AuthService",
+            false,
+        ),
+        (
+            "メール送信",
+            "src/orderly/services/email_service.py",
+            "EmailService",
+            true,
+        ),
+        (
+            "メール送信",
+            "src/orderly/db/repository.py",
+            "UserRepository",
+            false,
+        ),
+        (
+            "ログイン試行の回数制限",
+            "src/orderly/services/rate_limiter.py",
+            "RateLimiter",
+            true,
+        ),
+        (
+            "ログイン試行の回数制限",
+            "src/orderly/services/email_service.py",
+            "EmailService",
+            false,
+        ),
+        (
+            "アクセストークンの署名",
+            "src/orderly/auth/tokens.py",
+            "TokenCodec",
+            true,
+        ),
+        (
+            "アクセストークンの署名",
+            "src/orderly/db/repository.py",
+            "OrderRepository",
+            false,
+        ),
+        ("login", "src/orderly/auth/service.py", "AuthService", true),
+        (
+            "login",
+            "src/orderly/config/loader.py",
+            "ConfigLoader",
+            false,
+        ),
+        (
+            "loading settings from YAML files",
+            "src/orderly/config/loader.py",
+            "ConfigLoader",
+            true,
+        ),
+        (
+            "loading settings from YAML files",
+            "src/orderly/auth/service.py",
+            "AuthService",
+            false,
+        ),
+        (
+            "cancel an order",
+            "src/orderly/services/order_service.py",
+            "OrderService",
+            true,
+        ),
+        (
+            "cancel an order",
+            "src/orderly/auth/tokens.py",
+            "TokenCodec",
+            false,
+        ),
+        (
+            "send an e-mail",
+            "src/orderly/services/email_service.py",
+            "EmailService",
+            true,
+        ),
+        (
+            "send an e-mail",
+            "src/orderly/services/rate_limiter.py",
+            "RateLimiter",
+            false,
+        ),
+        (
+            "throttle repeated attempts",
+            "src/orderly/services/rate_limiter.py",
+            "RateLimiter",
+            true,
+        ),
+        (
+            "throttle repeated attempts",
+            "src/orderly/services/order_service.py",
+            "OrderService",
+            false,
+        ),
+    ];
+
+    /// The seeds' scenario with the real model and its calibration: 「ログイン機能」 is a FACT for
+    /// AuthService and a hallucination for ConfigLoader, and the labelled pairs separate.
+    #[test]
+    fn calibrated_scores_separate_labelled_pairs() {
+        let relevance =
+            EmbedRelevance::new(EmbedderHandle::ready(crate::embed::test_model::real()));
+        let mut related = Vec::new();
+        let mut unrelated = Vec::new();
+        for (term, file, symbol, is_related) in PAIRS {
+            let score = relevance.score(term, &context(file, symbol)).unwrap();
+            eprintln!(
+                "{:<5} {score:.3}  {term} ↔ {symbol}",
+                if *is_related { "REL" } else { "unrel" }
+            );
+            if *is_related {
+                related.push(score)
+            } else {
+                unrelated.push(score)
+            }
+        }
+        let login_auth = relevance
+            .score(
+                "ログイン機能",
+                &context("src/orderly/auth/service.py", "AuthService"),
+            )
+            .unwrap();
+        let login_config = relevance
+            .score(
+                "ログイン機能",
+                &context("src/orderly/config/loader.py", "ConfigLoader"),
+            )
+            .unwrap();
+        assert!(login_auth > 0.6, "ログイン機能 ↔ AuthService: {login_auth}");
+        assert!(
+            login_config < 0.3,
+            "ログイン機能 ↔ ConfigLoader: {login_config}"
+        );
+        let fact = related.iter().filter(|s| **s > 0.6).count();
+        let rejected = unrelated.iter().filter(|s| **s < 0.3).count();
+        eprintln!(
+            "related > 0.6: {fact}/{}; unrelated < 0.3: {rejected}/{}; min related {:.3}; max unrelated {:.3}",
+            related.len(),
+            unrelated.len(),
+            related.iter().copied().fold(1.0, f32::min),
+            unrelated.iter().copied().fold(0.0, f32::max),
+        );
+        // The 3-tier rule may leave a pair in the gray zone (approved with HIGH risk), but it
+        // must neither approve an unrelated pair as a FACT nor reject a related one.
+        assert!(
+            unrelated.iter().all(|s| *s <= 0.6),
+            "an unrelated pair scored as FACT: {unrelated:?}"
+        );
+        assert!(
+            related.iter().all(|s| *s >= 0.3),
+            "a related pair was rejected: {related:?}"
+        );
+        assert!(
+            fact * 3 >= related.len() * 2,
+            "most related pairs should be FACTs: {related:?}"
+        );
+        assert!(
+            rejected * 2 >= unrelated.len(),
+            "most unrelated pairs should be rejected: {unrelated:?}"
+        );
+    }
+}

@@ -1,0 +1,381 @@
+//! Checking the agent's words against the code: does a symbol exist (the symbol index decides;
+//! a name it cannot find is a hallucination), and does a piece of `code_evidence` name things
+//! that really are in a symbol's code.
+//!
+//! Evidence is read for *code-like* names only (backticked, called `x()`, dotted or `::`
+//! paths, snake_case, camelCase / PascalCase with two humps) and quoted phrases (「…」, "…"),
+//! because ordinary words ("handles", "user") would match any code and prove nothing. A name
+//! counts when it occurs as a whole identifier in the symbol's source span and is not the
+//! symbol's own name or a language keyword.
+
+use crate::analysis::Symbol;
+use crate::index::Snapshot;
+use regex::Regex;
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+/// A definition found for a name.
+#[derive(Debug, Clone)]
+pub struct SymbolDef {
+    pub file: String,
+    pub symbol: Symbol,
+}
+
+const SEPARATORS: [&str; 5] = ["::", "->", "\\", ".", "#"];
+
+/// `AuthService.login()` → (`Some("AuthService")`, `login`); `\App\Models\Product` →
+/// (`Some("App.Models")`, `Product`) with qualifiers normalised to dots.
+fn split_name(name: &str) -> (Option<String>, String) {
+    let name = name.trim().trim_end_matches("()").trim_start_matches('\\');
+    let split = SEPARATORS
+        .iter()
+        .filter_map(|sep| name.rfind(sep).map(|i| (i, sep.len())))
+        .max();
+    match split {
+        Some((i, len)) if i > 0 && i + len < name.len() => (
+            Some(normalize_qualifier(&name[..i])),
+            name[i + len..].to_string(),
+        ),
+        _ => (None, name.to_string()),
+    }
+}
+
+fn normalize_qualifier(q: &str) -> String {
+    let mut out = q.to_string();
+    for sep in SEPARATORS {
+        out = out.replace(sep, ".");
+    }
+    out
+}
+
+/// Definitions of `name` (bare or qualified) in the index, in file order.
+pub fn find_symbol(snapshot: &Snapshot, name: &str) -> Vec<SymbolDef> {
+    let (qualifier, bare) = split_name(name);
+    if bare.is_empty() {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for (file, entry) in &snapshot.files {
+        for s in &entry.symbols.symbols {
+            if s.name != bare {
+                continue;
+            }
+            let ok = qualifier.as_ref().is_none_or(|q| {
+                let scope = normalize_qualifier(s.scope.as_deref().unwrap_or(""));
+                scope == *q || scope.ends_with(&format!(".{q}"))
+            });
+            if ok {
+                found.push(SymbolDef {
+                    file: file.clone(),
+                    symbol: s.clone(),
+                });
+            }
+        }
+    }
+    found.sort_by(|a, b| a.file.cmp(&b.file).then(a.symbol.line.cmp(&b.symbol.line)));
+    found
+}
+
+/// Up to `limit` existing names close to `name` (same letters ignoring case, or one contains the
+/// other), for "did you mean".
+pub fn near_names(snapshot: &Snapshot, name: &str, limit: usize) -> Vec<String> {
+    let (_, bare) = split_name(name);
+    let wanted = bare.to_lowercase();
+    if wanted.len() < 3 {
+        return Vec::new();
+    }
+    let mut scored: BTreeSet<(usize, String)> = BTreeSet::new();
+    for entry in snapshot.files.values() {
+        for s in &entry.symbols.symbols {
+            let lower = s.name.to_lowercase();
+            let distance = edit_distance(&lower, &wanted);
+            let close = distance <= 2
+                || (lower.len() >= 4 && (lower.contains(&wanted) || wanted.contains(&lower)));
+            if close && s.name != bare {
+                scored.insert((distance, s.name.clone()));
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (_, name) in scored {
+        if !out.contains(&name) {
+            out.push(name);
+        }
+        if out.len() == limit {
+            break;
+        }
+    }
+    out
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Whether any symbol in the index has this bare name.
+pub fn name_exists(snapshot: &Snapshot, bare: &str) -> bool {
+    snapshot
+        .files
+        .values()
+        .any(|e| e.symbols.symbols.iter().any(|s| s.name == bare))
+}
+
+/// The source lines of a definition (1-based inclusive span).
+pub fn symbol_code(source: &str, symbol: &Symbol) -> String {
+    let start = symbol.line.saturating_sub(1);
+    let end = symbol.end_line.max(symbol.line);
+    source
+        .lines()
+        .skip(start)
+        .take(end - start)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Words that occur in any code and prove nothing.
+const KEYWORDS: &[&str] = &[
+    "self",
+    "this",
+    "cls",
+    "super",
+    "return",
+    "def",
+    "class",
+    "function",
+    "fn",
+    "new",
+    "public",
+    "private",
+    "protected",
+    "static",
+    "async",
+    "await",
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "let",
+    "const",
+    "var",
+    "import",
+    "from",
+    "if",
+    "else",
+    "for",
+    "while",
+    "in",
+    "is",
+    "not",
+    "and",
+    "or",
+    "str",
+    "int",
+    "bool",
+    "string",
+    "void",
+];
+
+fn identifier_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->|\\)[A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?")
+            .expect("static regex")
+    })
+}
+
+fn backtick_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"`([^`]+)`").expect("static regex"))
+}
+
+fn quoted_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r#"「([^」]{2,})」|『([^』]{2,})』|"([^"]{2,})"|“([^”]{2,})”"#)
+            .expect("static regex")
+    })
+}
+
+/// Whether a bare token looks like code rather than a word of prose.
+fn looks_like_code(token: &str, followed_by_paren: bool, in_backticks: bool) -> bool {
+    if in_backticks || followed_by_paren || token.ends_with("()") {
+        return true;
+    }
+    let token = token.trim_end_matches("()");
+    if SEPARATORS.iter().any(|s| token.contains(s)) || token.contains('_') {
+        return true;
+    }
+    let chars: Vec<char> = token.chars().collect();
+    let humps = chars
+        .windows(2)
+        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .count();
+    humps >= 1
+}
+
+/// The code-like names (split into their parts) and quoted phrases of a piece of evidence.
+pub fn evidence_terms(evidence: &str) -> (Vec<String>, Vec<String>) {
+    let mut names: Vec<String> = Vec::new();
+    let mut add = |token: &str| {
+        for part in token
+            .trim_end_matches("()")
+            .split(['.', ':', '\\', '#', '-', '>'])
+        {
+            let part =
+                part.trim_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'));
+            if part.len() >= 2 && !names.iter().any(|n| n == part) {
+                names.push(part.to_string());
+            }
+        }
+    };
+    let mut backticked = String::new();
+    for cap in backtick_re().captures_iter(evidence) {
+        for m in identifier_re().find_iter(&cap[1]) {
+            add(m.as_str());
+        }
+        backticked.push_str(&cap[1]);
+        backticked.push(' ');
+    }
+    for m in identifier_re().find_iter(evidence) {
+        let followed = evidence[m.end()..].starts_with('(');
+        if looks_like_code(m.as_str(), followed, false) {
+            add(m.as_str());
+        }
+    }
+    let phrases: Vec<String> = quoted_re()
+        .captures_iter(evidence)
+        .filter_map(|c| {
+            c.iter()
+                .skip(1)
+                .flatten()
+                .next()
+                .map(|m| m.as_str().trim().to_string())
+        })
+        .filter(|p| !p.is_empty())
+        .collect();
+    (names, phrases)
+}
+
+/// Whether `ident` occurs in `code` as a whole identifier.
+fn contains_identifier(code: &str, ident: &str) -> bool {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    code.match_indices(ident).any(|(i, _)| {
+        let before = code[..i].chars().next_back();
+        let after = code[i + ident.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+/// The result of reading evidence against one symbol's code.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EvidenceCheck {
+    /// Names and phrases of the evidence found in the symbol's code.
+    pub verified: Vec<String>,
+    /// Code-like names found neither in the symbol's code nor anywhere in the project.
+    pub unknown: Vec<String>,
+}
+
+/// Reads `evidence` against `code` (the symbol's source span). `symbol_parts` are the symbol's
+/// own name and qualifier parts, which prove nothing; `exists_elsewhere` says whether a name is
+/// a symbol somewhere in the project.
+pub fn check_evidence(
+    evidence: &str,
+    symbol_parts: &[&str],
+    code: &str,
+    exists_elsewhere: &dyn Fn(&str) -> bool,
+) -> EvidenceCheck {
+    let (names, phrases) = evidence_terms(evidence);
+    let mut check = EvidenceCheck::default();
+    for name in names {
+        if symbol_parts.contains(&name.as_str()) || KEYWORDS.contains(&name.to_lowercase().as_str())
+        {
+            continue;
+        }
+        if contains_identifier(code, &name) {
+            check.verified.push(name);
+        } else if !exists_elsewhere(&name) {
+            check.unknown.push(name);
+        }
+    }
+    let code_lower = code.to_lowercase();
+    for phrase in phrases {
+        let lower = phrase.to_lowercase();
+        if symbol_parts.iter().any(|p| p.eq_ignore_ascii_case(&phrase)) {
+            continue;
+        }
+        if code_lower.contains(&lower) && !check.verified.contains(&phrase) {
+            check.verified.push(phrase);
+        }
+    }
+    check
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AUTH: &str = "class AuthService:\n    \"\"\"Handles user login and logout (認証処理).\"\"\"\n    def login(self, email, password):\n        user = self._users.get_by_email(email)\n        return self.verify_password(password, user.password_hash)\n";
+
+    #[test]
+    fn evidence_must_name_code_of_the_symbol() {
+        let nowhere = |_: &str| false;
+        let project = |n: &str| n == "ConfigLoader" || n == "load";
+        // (evidence, verified, unknown)
+        let cases: &[(&str, &[&str], &[&str])] = &[
+            ("AuthService.login() がユーザー認証を処理", &["login"], &[]),
+            (
+                "login checks `verify_password` against the stored hash",
+                &["verify_password"],
+                &[],
+            ),
+            (
+                "it calls self._users.get_by_email(email)",
+                &["_users", "get_by_email"],
+                &[],
+            ),
+            ("クラスコメントに「認証処理」と記載", &["認証処理"], &[]),
+            ("AuthService handles login", &[], &[]),
+            ("AuthService.authenticate() does it", &[], &["authenticate"]),
+            ("ConfigLoader.load() reads settings", &[], &[]),
+            ("the password is hashed", &[], &[]),
+        ];
+        for (evidence, verified, unknown) in cases {
+            let exists: &dyn Fn(&str) -> bool = if evidence.contains("ConfigLoader") {
+                &project
+            } else {
+                &nowhere
+            };
+            let got = check_evidence(evidence, &["AuthService"], AUTH, exists);
+            assert_eq!(got.verified, *verified, "{evidence}");
+            assert_eq!(got.unknown, *unknown, "{evidence}");
+        }
+    }
+
+    #[test]
+    fn names_split_into_qualifier_and_name() {
+        let cases = [
+            ("AuthService", None, "AuthService"),
+            ("AuthService.login()", Some("AuthService"), "login"),
+            ("\\App\\Models\\Product", Some("App.Models"), "Product"),
+            ("CartService::add", Some("CartService"), "add"),
+            ("Outer.Inner.method", Some("Outer.Inner"), "method"),
+        ];
+        for (input, q, name) in cases {
+            let (gq, gname) = split_name(input);
+            assert_eq!((gq.as_deref(), gname.as_str()), (q, name), "{input}");
+        }
+        assert_eq!(edit_distance("authservise", "authservice"), 1);
+    }
+}

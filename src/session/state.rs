@@ -1,0 +1,1351 @@
+//! The session's state and its phase machine, as pure functions: `(state, facts) → new state or
+//! refusal`. No I/O here: the service computes the facts (does the symbol exist, what is its
+//! calibrated relevance, which tools did the session call) and this module decides.
+//!
+//! Phases (seed 000): EXPLORATION → (READY | SEMANTIC → VERIFICATION → READY). Every transition
+//! is appended to `history` with its reason; `revert_to_exploration` goes back from anywhere.
+
+use super::rules::{
+    Confidence, ExplorationCounts, MissingRequirement, Tier, evaluate_exploration, three_tier,
+    validate_semantic_reason,
+};
+use super::write_gate::{WriteDecision, validate_write_target};
+use crate::memory::Outcome;
+use crate::query_frame::{
+    Intent, MappedSymbol, MappingStatus, QueryFrame, RiskLevel, Slot, SlotEvidence, SlotSource,
+    SlotVerdict, assess_risk_level,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+
+/// Bumped when the stored layout changes incompatibly; older files are refused with a clear
+/// message rather than misread.
+pub const STATE_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Phase {
+    Exploration,
+    Semantic,
+    Verification,
+    Ready,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Exploration => "EXPLORATION",
+            Phase::Semantic => "SEMANTIC",
+            Phase::Verification => "VERIFICATION",
+            Phase::Ready => "READY",
+        }
+    }
+
+    /// What the agent should do next in this phase.
+    pub fn next_step(self) -> &'static str {
+        match self {
+            Phase::Exploration => {
+                "explore with find_definitions / find_references / search_text, then call submit_understanding"
+            }
+            Phase::Semantic => {
+                "search the forest with semantic_search (collection \"forest\"), then call submit_semantic"
+            }
+            Phase::Verification => {
+                "check each hypothesis with the code tools, then call submit_verification"
+            }
+            Phase::Ready => "check_write_target before each edit; record_outcome when done",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    /// The project's current session: the phase gate applies.
+    Active,
+    /// Replaced by a newer `start_session` before an outcome was recorded.
+    Superseded,
+    /// An outcome was recorded.
+    Closed,
+}
+
+/// One call the server ran while the session was active: the server's own record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolCall {
+    pub tool: String,
+    pub args: Value,
+    /// Files the call targeted (workspace-relative).
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// Files named in the call's result (capped).
+    #[serde(default)]
+    pub result_files: Vec<String>,
+    pub at: String,
+    pub phase: Phase,
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    pub duration_ms: u64,
+    /// `mcp` (a tool call) or `hook` (a Claude Code edit seen by the PreToolUse hook).
+    pub source: String,
+}
+
+/// A symbol's server-computed relevance to the target feature.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SymbolScore {
+    pub symbol: String,
+    /// Calibrated relevance to `target_feature`; absent when there is no target feature or no
+    /// model.
+    pub similarity: Option<f32>,
+    /// Files the symbol is defined in.
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ExplorationResult {
+    pub symbols_identified: Vec<String>,
+    pub entry_points: Vec<String>,
+    pub files_analyzed: Vec<String>,
+    pub patterns: Vec<String>,
+    /// From the server's record, not the agent's claim.
+    pub tools_used: Vec<String>,
+    pub confidence: Confidence,
+    pub missing_requirements: Vec<MissingRequirement>,
+    pub symbol_scores: Vec<SymbolScore>,
+    pub submitted_at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum HypothesisStatus {
+    Open,
+    Confirmed,
+    Rejected,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Hypothesis {
+    /// `H1`, `H2`, … in submission order.
+    pub id: String,
+    pub symbol: Option<String>,
+    pub file: Option<String>,
+    pub reason: String,
+    pub source: SlotSource,
+    pub status: HypothesisStatus,
+    pub evidence: Option<String>,
+}
+
+impl Hypothesis {
+    /// Whether `reference` names this hypothesis (its id, symbol or file).
+    pub fn is_named_by(&self, reference: &str) -> bool {
+        let r = reference.trim();
+        r.eq_ignore_ascii_case(&self.id)
+            || self.symbol.as_deref() == Some(r)
+            || self.file.as_deref() == Some(r)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SemanticResult {
+    pub hypotheses: Vec<Hypothesis>,
+    pub semantic_reason: String,
+    /// Whether the session searched the forest before submitting (server's record).
+    pub semantic_search_used: bool,
+    pub submitted_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct VerificationResult {
+    pub confirmed: Vec<String>,
+    pub rejected: Vec<String>,
+    pub submitted_at: String,
+}
+
+/// Seed 004's short-circuit hint: a past agreement matching this request.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ShortcircuitHint {
+    pub found: bool,
+    #[serde(default)]
+    pub symbols: Vec<String>,
+    /// Calibrated score of the best map hit (present when the map could be searched).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nl_term: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommendation: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PhaseChange {
+    pub from: Option<Phase>,
+    pub to: Phase,
+    pub at: String,
+    pub reason: String,
+}
+
+/// Everything the server knows about one session (seed 000 SessionState).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionState {
+    pub version: u32,
+    pub session_id: String,
+    pub intent: Intent,
+    pub query: String,
+    pub phase: Phase,
+    pub status: SessionStatus,
+    pub created_at: String,
+    pub updated_at: String,
+    pub repo_path: String,
+    pub query_frame: QueryFrame,
+    pub risk_level: RiskLevel,
+    /// Risk raised by evidence (gray-zone confirmations); the frame can never lower it.
+    pub risk_floor: RiskLevel,
+    pub exploration: Option<ExplorationResult>,
+    pub semantic: Option<SemanticResult>,
+    pub verification: Option<VerificationResult>,
+    /// Workspace-relative files (and directories ending in `/`) the session may write.
+    pub explored_files: BTreeSet<String>,
+    pub shortcircuit: ShortcircuitHint,
+    pub history: Vec<PhaseChange>,
+    pub outcome: Option<Outcome>,
+}
+
+/// `submit_understanding`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct UnderstandingOutcome {
+    /// READY when the exploration is sufficient, else SEMANTIC.
+    pub phase: Phase,
+    pub confidence: Confidence,
+    /// What the exploration lacked (empty when READY).
+    pub missing_requirements: Vec<MissingRequirement>,
+    /// Each symbol's calibrated relevance to target_feature and its files.
+    pub symbols_with_confidence: Vec<SymbolScore>,
+    /// Symbols clearly related to target_feature (> 0.6).
+    pub high_confidence_symbols: Vec<String>,
+    /// Files (and directories ending in `/`) the session may write once READY.
+    pub explored_files: BTreeSet<String>,
+    pub warnings: Vec<String>,
+    pub next_step: String,
+}
+
+/// `submit_semantic`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SemanticOutcome {
+    pub phase: Phase,
+    /// The recorded hypotheses with their ids (H1, H2, …).
+    pub hypotheses: Vec<Hypothesis>,
+    pub warnings: Vec<String>,
+    pub next_step: String,
+}
+
+/// A verification result the server did not accept.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RefusedResult {
+    pub hypothesis: String,
+    pub reason: String,
+}
+
+/// `submit_verification`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct VerificationOutcome {
+    pub phase: Phase,
+    /// Hypothesis ids confirmed (now FACT), rejected, and still open.
+    pub confirmed: Vec<String>,
+    pub rejected: Vec<String>,
+    pub open: Vec<String>,
+    /// Results refused (a confirmation without evidence from the code); they stay open.
+    pub refused: Vec<RefusedResult>,
+    pub explored_files: BTreeSet<String>,
+    pub next_step: String,
+}
+
+/// `add_explored_files`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ExploredOutcome {
+    pub phase: Phase,
+    /// Entries that were not explored before.
+    pub added: Vec<String>,
+    pub explored_files: BTreeSet<String>,
+}
+
+/// `revert_to_exploration`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RevertOutcome {
+    pub phase: Phase,
+    pub reverted_from: Phase,
+    pub kept_results: bool,
+    pub explored_files: BTreeSet<String>,
+    pub next_step: String,
+}
+
+/// Why the state machine refused an operation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// The operation belongs to another phase.
+    Phase {
+        phase: Phase,
+        operation: String,
+        allowed_in: Vec<Phase>,
+    },
+    /// The input does not hold (hallucinated symbols, missing files, bad references …).
+    Invalid { message: String, details: Value },
+}
+
+impl Refusal {
+    fn invalid(message: impl Into<String>, details: Value) -> Refusal {
+        Refusal::Invalid {
+            message: message.into(),
+            details,
+        }
+    }
+}
+
+/// The facts the service gathered for `submit_understanding`.
+#[derive(Debug, Clone, Default)]
+pub struct UnderstandingReport {
+    pub symbols_identified: Vec<String>,
+    pub entry_points: Vec<String>,
+    pub files_analyzed: Vec<String>,
+    pub patterns: Vec<String>,
+    /// Symbols and entry points the index cannot find, with near names.
+    pub hallucinated: Vec<(String, Vec<String>)>,
+    pub missing_files: Vec<String>,
+    pub consistency_errors: Vec<String>,
+    pub tools_used: BTreeSet<String>,
+    pub symbol_scores: Vec<SymbolScore>,
+    /// Why scores are missing, when the model could not score.
+    pub relevance_unavailable: Option<String>,
+    /// Files the session's calls targeted (server's record).
+    pub call_files: Vec<String>,
+}
+
+/// The facts gathered for one symbol of `confirm_symbol_relevance`.
+#[derive(Debug, Clone)]
+pub struct SymbolCheck {
+    pub symbol: String,
+    pub exists: bool,
+    pub near_names: Vec<String>,
+    pub similarity: f32,
+    pub files: Vec<String>,
+    /// Names (and quoted phrases) of the evidence found in the symbol's code.
+    pub verified_names: Vec<String>,
+    /// Code-like names of the evidence found neither in the symbol's code nor in the project.
+    pub unknown_names: Vec<String>,
+}
+
+/// Per-symbol answer of `confirm_symbol_relevance`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ConfirmResult {
+    pub symbol: String,
+    pub similarity: f32,
+    /// FACT or REJECTED.
+    pub status: String,
+    pub approved: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub risk: Option<RiskLevel>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reinvestigation_guidance: Option<Value>,
+    pub verified_names: Vec<String>,
+}
+
+/// One hypothesis as `submit_semantic` receives it (after reference checks).
+#[derive(Debug, Clone)]
+pub struct HypothesisInput {
+    pub symbol: Option<String>,
+    pub file: Option<String>,
+    pub reason: String,
+}
+
+/// One verification result with the service's evidence check.
+#[derive(Debug, Clone)]
+pub struct VerificationInput {
+    pub hypothesis: String,
+    pub confirmed: bool,
+    pub evidence: String,
+    /// For a confirmed symbol hypothesis: whether the evidence names something in its code,
+    /// and the symbol's files and relevance.
+    pub evidence_ok: bool,
+    pub symbol_files: Vec<String>,
+    pub similarity: Option<f32>,
+}
+
+impl SessionState {
+    pub fn new(
+        session_id: &str,
+        intent: Intent,
+        query: &str,
+        repo_path: &str,
+        now: &str,
+    ) -> SessionState {
+        let frame = QueryFrame::new(query);
+        SessionState {
+            version: STATE_VERSION,
+            session_id: session_id.to_string(),
+            intent,
+            query: query.to_string(),
+            phase: Phase::Exploration,
+            status: SessionStatus::Active,
+            created_at: now.to_string(),
+            updated_at: now.to_string(),
+            repo_path: repo_path.to_string(),
+            risk_level: assess_risk_level(intent, &frame),
+            query_frame: frame,
+            risk_floor: RiskLevel::Low,
+            exploration: None,
+            semantic: None,
+            verification: None,
+            explored_files: BTreeSet::new(),
+            shortcircuit: ShortcircuitHint::default(),
+            history: vec![PhaseChange {
+                from: None,
+                to: Phase::Exploration,
+                at: now.to_string(),
+                reason: "start_session".into(),
+            }],
+            outcome: None,
+        }
+    }
+
+    /// Refuses `operation` unless the session is in one of `phases`.
+    pub fn require(&self, operation: &str, phases: &[Phase]) -> Result<(), Refusal> {
+        if phases.contains(&self.phase) {
+            Ok(())
+        } else {
+            Err(Refusal::Phase {
+                phase: self.phase,
+                operation: operation.to_string(),
+                allowed_in: phases.to_vec(),
+            })
+        }
+    }
+
+    fn transition(&mut self, to: Phase, reason: impl Into<String>, now: &str) {
+        if self.phase != to || self.history.is_empty() {
+            self.history.push(PhaseChange {
+                from: Some(self.phase),
+                to,
+                at: now.to_string(),
+                reason: reason.into(),
+            });
+        }
+        self.phase = to;
+    }
+
+    fn refresh_risk(&mut self) {
+        self.risk_level = assess_risk_level(self.intent, &self.query_frame).max(self.risk_floor);
+    }
+
+    /// Applies `set_query_frame`'s slot verdicts: accepted slots replace earlier values, a
+    /// rejected slot leaves an earlier accepted value in place. Returns the accepted slots.
+    pub fn apply_query_frame(&mut self, verdicts: &[SlotVerdict]) -> Result<Vec<Slot>, Refusal> {
+        self.require("set_query_frame", &[Phase::Exploration])?;
+        let mut accepted = Vec::new();
+        for verdict in verdicts {
+            if let SlotVerdict::Accepted { slot, value } = verdict {
+                self.query_frame.set_slot(*slot, Some(value.clone()));
+                accepted.push(*slot);
+            }
+        }
+        self.refresh_risk();
+        Ok(accepted)
+    }
+
+    /// `submit_understanding`: checks the report, evaluates it, maps the symbols and moves to
+    /// READY (enough, and the symbols fit the target feature) or SEMANTIC (with what is missing).
+    pub fn submit_understanding(
+        &mut self,
+        report: UnderstandingReport,
+        now: &str,
+    ) -> Result<UnderstandingOutcome, Refusal> {
+        self.require("submit_understanding", &[Phase::Exploration])?;
+        if !report.hallucinated.is_empty()
+            || !report.missing_files.is_empty()
+            || !report.consistency_errors.is_empty()
+        {
+            let hallucinated: Vec<Value> = report
+                .hallucinated
+                .iter()
+                .map(|(name, near)| json!({"symbol": name, "did_you_mean": near}))
+                .collect();
+            return Err(Refusal::invalid(
+                "the understanding does not match the code: fix the listed items and submit again",
+                json!({
+                    "hallucinated_symbols": hallucinated,
+                    "missing_files": report.missing_files,
+                    "consistency_errors": report.consistency_errors,
+                    "hint": "every symbol and entry point must be found by find_definitions; every file must exist",
+                }),
+            ));
+        }
+        let counts = ExplorationCounts {
+            symbols: report.symbols_identified.len(),
+            entry_points: report.entry_points.len(),
+            files: report.files_analyzed.len(),
+            patterns: report.patterns.len(),
+        };
+        let hinted: BTreeSet<&String> = self.shortcircuit.symbols.iter().collect();
+        let shortcircuit_verified =
+            self.shortcircuit.found && report.symbols_identified.iter().any(|s| hinted.contains(s));
+        let (mut confidence, mut missing) = evaluate_exploration(
+            self.intent,
+            &counts,
+            &report.tools_used,
+            self.risk_level,
+            shortcircuit_verified,
+        );
+        let mut warnings: Vec<String> = Vec::new();
+        let target = self.query_frame.target_term().map(String::from);
+        let best = report
+            .symbol_scores
+            .iter()
+            .filter_map(|s| s.similarity)
+            .fold(None, |acc: Option<f32>, s| {
+                Some(acc.map_or(s, |a| a.max(s)))
+            });
+        match (&target, &report.relevance_unavailable) {
+            (Some(_), Some(reason)) => warnings.push(format!(
+                "symbol relevance to target_feature was not checked: {reason}"
+            )),
+            (Some(term), None)
+                if self.intent != Intent::Question
+                    && !report.symbols_identified.is_empty()
+                    && best.is_none_or(|b| three_tier(b) != Tier::Fact) =>
+            {
+                missing.push(MissingRequirement {
+                    requirement: "symbol_relevance".into(),
+                    have: 0,
+                    need: 1,
+                    message: format!(
+                        "no identified symbol is clearly related to target_feature '{term}' (best calibrated similarity {:.2}, needs > 0.6)",
+                        best.unwrap_or(0.0)
+                    ),
+                });
+                confidence = Confidence::Low;
+            }
+            (None, _) if matches!(self.intent, Intent::Implement | Intent::Modify) => warnings.push(
+                "target_feature is not set (set_query_frame): symbols could not be checked against the request".into(),
+            ),
+            _ => {}
+        }
+        for score in &report.symbol_scores {
+            if self.query_frame.mapped(&score.symbol).is_none() {
+                self.query_frame.upsert_mapped(MappedSymbol {
+                    name: score.symbol.clone(),
+                    source: SlotSource::Fact,
+                    status: MappingStatus::Proposed,
+                    confidence: score.similarity.unwrap_or(0.5),
+                    evidence: None,
+                });
+            }
+        }
+        self.explored_files
+            .extend(report.files_analyzed.iter().cloned());
+        self.explored_files
+            .extend(report.call_files.iter().cloned());
+        let tools_used: Vec<String> = report.tools_used.iter().cloned().collect();
+        let high_confidence: Vec<&str> = report
+            .symbol_scores
+            .iter()
+            .filter(|s| s.similarity.is_some_and(|v| three_tier(v) == Tier::Fact))
+            .map(|s| s.symbol.as_str())
+            .collect();
+        let high_confidence: Vec<String> = high_confidence.into_iter().map(String::from).collect();
+        self.exploration = Some(ExplorationResult {
+            symbols_identified: report.symbols_identified,
+            entry_points: report.entry_points,
+            files_analyzed: report.files_analyzed,
+            patterns: report.patterns,
+            tools_used,
+            confidence,
+            missing_requirements: missing.clone(),
+            symbol_scores: report.symbol_scores.clone(),
+            submitted_at: now.to_string(),
+        });
+        let next = if confidence == Confidence::High && missing.is_empty() {
+            self.transition(
+                Phase::Ready,
+                "submit_understanding: exploration sufficient",
+                now,
+            );
+            "READY: call validate_symbol_relevance / confirm_symbol_relevance to confirm the symbols with code evidence, check_write_target before each edit, record_outcome when done"
+        } else {
+            self.transition(
+                Phase::Semantic,
+                "submit_understanding: exploration insufficient",
+                now,
+            );
+            "SEMANTIC: search the forest (semantic_search, collection \"forest\"), then submit_semantic with hypotheses and a semantic_reason that fits the missing requirements; or revert_to_exploration and explore more"
+        };
+        Ok(UnderstandingOutcome {
+            phase: self.phase,
+            confidence,
+            missing_requirements: missing,
+            symbols_with_confidence: report.symbol_scores,
+            high_confidence_symbols: high_confidence,
+            explored_files: self.explored_files.clone(),
+            warnings,
+            next_step: next.to_string(),
+        })
+    }
+
+    /// `confirm_symbol_relevance`: the 3-tier rule on each symbol, with the evidence check.
+    pub fn confirm_symbols(
+        &mut self,
+        checks: Vec<SymbolCheck>,
+        code_evidence: &str,
+    ) -> Vec<ConfirmResult> {
+        let term = self.query_frame.target_term().unwrap_or("").to_string();
+        let mut out = Vec::new();
+        for check in checks {
+            let guidance = |reason: String| {
+                json!({
+                    "reason": reason,
+                    "next_actions": [
+                        format!("search_text for words of '{term}' to find another symbol"),
+                        format!("find_references on '{}' to see where it is used and whether it really serves '{term}'", check.symbol),
+                        "find the code that proves the link (a method, a comment, a naming convention) and cite it in code_evidence",
+                    ],
+                    "fallback": "if the code tools cannot find it, submit_understanding reports the gap and the session moves to SEMANTIC (semantic_search on the forest)",
+                })
+            };
+            let rejected = |reason: String, similarity: f32, names: Vec<String>| ConfirmResult {
+                symbol: check.symbol.clone(),
+                similarity,
+                status: "REJECTED".into(),
+                approved: false,
+                risk: None,
+                warning: None,
+                reinvestigation_guidance: Some(guidance(reason)),
+                verified_names: names,
+            };
+            let result = if !check.exists {
+                let mut r = rejected(
+                    format!(
+                        "'{}' does not exist in the code (hallucination)",
+                        check.symbol
+                    ),
+                    0.0,
+                    vec![],
+                );
+                if let Some(g) = r.reinvestigation_guidance.as_mut() {
+                    g["did_you_mean"] = json!(check.near_names);
+                }
+                r
+            } else if check.verified_names.is_empty() {
+                let mut r = rejected(
+                    format!(
+                        "code_evidence names nothing that exists in {}'s code; cite its methods, fields, calls or comments",
+                        check.symbol
+                    ),
+                    check.similarity,
+                    vec![],
+                );
+                if let Some(g) = r.reinvestigation_guidance.as_mut() {
+                    g["unknown_names"] = json!(check.unknown_names);
+                }
+                r
+            } else {
+                match three_tier(check.similarity) {
+                    Tier::Fact => ConfirmResult {
+                        symbol: check.symbol.clone(),
+                        similarity: check.similarity,
+                        status: "FACT".into(),
+                        approved: true,
+                        risk: None,
+                        warning: None,
+                        reinvestigation_guidance: None,
+                        verified_names: check.verified_names.clone(),
+                    },
+                    Tier::GrayZone => ConfirmResult {
+                        symbol: check.symbol.clone(),
+                        similarity: check.similarity,
+                        status: "FACT".into(),
+                        approved: true,
+                        risk: Some(RiskLevel::High),
+                        warning: Some(format!(
+                            "similarity {:.2} is in the gray zone (0.3–0.6): approved, but the session's risk is now HIGH; explore more before writing",
+                            check.similarity
+                        )),
+                        reinvestigation_guidance: None,
+                        verified_names: check.verified_names.clone(),
+                    },
+                    Tier::Rejected => rejected(
+                        format!(
+                            "'{term}' and '{}' are too dissimilar (calibrated similarity {:.2} < 0.3)",
+                            check.symbol, check.similarity
+                        ),
+                        check.similarity,
+                        check.verified_names.clone(),
+                    ),
+                }
+            };
+            if result.risk == Some(RiskLevel::High) {
+                self.risk_floor = RiskLevel::High;
+            }
+            let mapped = MappedSymbol {
+                name: check.symbol.clone(),
+                source: SlotSource::Fact,
+                status: if result.approved {
+                    MappingStatus::Confirmed
+                } else {
+                    MappingStatus::Rejected
+                },
+                confidence: result.similarity,
+                evidence: result.approved.then(|| SlotEvidence {
+                    code_evidence: code_evidence.to_string(),
+                    verified_names: check.verified_names.clone(),
+                    files: check.files.clone(),
+                }),
+            };
+            if check.exists {
+                self.query_frame.upsert_mapped(mapped);
+            }
+            out.push(result);
+        }
+        self.refresh_risk();
+        out
+    }
+
+    /// `submit_semantic`: records hypotheses and moves to VERIFICATION.
+    pub fn submit_semantic(
+        &mut self,
+        hypotheses: Vec<HypothesisInput>,
+        semantic_reason: &str,
+        semantic_search_used: bool,
+        now: &str,
+    ) -> Result<SemanticOutcome, Refusal> {
+        self.require("submit_semantic", &[Phase::Semantic])?;
+        if hypotheses.is_empty() {
+            return Err(Refusal::invalid(
+                "submit_semantic needs at least one hypothesis (a symbol or file with the reason it is relevant)",
+                json!({}),
+            ));
+        }
+        let bad: Vec<usize> = hypotheses
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h.reason.trim().is_empty() || (h.symbol.is_none() && h.file.is_none()))
+            .map(|(i, _)| i)
+            .collect();
+        if !bad.is_empty() {
+            return Err(Refusal::invalid(
+                "every hypothesis needs a reason and a symbol or a file",
+                json!({"invalid_hypotheses": bad}),
+            ));
+        }
+        let missing = self
+            .exploration
+            .as_ref()
+            .map(|e| e.missing_requirements.clone())
+            .unwrap_or_default();
+        if let Err(fitting) = validate_semantic_reason(semantic_reason, &missing) {
+            return Err(Refusal::invalid(
+                format!(
+                    "semantic_reason '{semantic_reason}' does not fit what the exploration lacked"
+                ),
+                json!({
+                    "accepted_reasons": fitting,
+                    "missing_requirements": missing,
+                }),
+            ));
+        }
+        let hypotheses: Vec<Hypothesis> = hypotheses
+            .into_iter()
+            .enumerate()
+            .map(|(i, h)| Hypothesis {
+                id: format!("H{}", i + 1),
+                symbol: h.symbol,
+                file: h.file,
+                reason: h.reason,
+                source: SlotSource::Hypothesis,
+                status: HypothesisStatus::Open,
+                evidence: None,
+            })
+            .collect();
+        for h in &hypotheses {
+            if let Some(symbol) = &h.symbol
+                && self.query_frame.mapped(symbol).is_none()
+            {
+                self.query_frame.upsert_mapped(MappedSymbol {
+                    name: symbol.clone(),
+                    source: SlotSource::Hypothesis,
+                    status: MappingStatus::Proposed,
+                    confidence: 0.5,
+                    evidence: None,
+                });
+            }
+        }
+        self.semantic = Some(SemanticResult {
+            hypotheses: hypotheses.clone(),
+            semantic_reason: semantic_reason.trim().to_string(),
+            semantic_search_used,
+            submitted_at: now.to_string(),
+        });
+        self.transition(Phase::Verification, "submit_semantic", now);
+        let mut warnings = Vec::new();
+        if !semantic_search_used {
+            warnings.push("no semantic_search call was recorded in this session; hypotheses should come from the forest".to_string());
+        }
+        Ok(SemanticOutcome {
+            phase: self.phase,
+            hypotheses,
+            warnings,
+            next_step: Phase::Verification.next_step().to_string(),
+        })
+    }
+
+    /// `submit_verification`: confirmed hypotheses become FACT, rejected ones are dropped; READY
+    /// only when none is left open.
+    pub fn submit_verification(
+        &mut self,
+        results: Vec<VerificationInput>,
+        now: &str,
+    ) -> Result<VerificationOutcome, Refusal> {
+        self.require("submit_verification", &[Phase::Verification])?;
+        let Some(semantic) = self.semantic.as_mut() else {
+            return Err(Refusal::invalid(
+                "there are no hypotheses to verify",
+                json!({}),
+            ));
+        };
+        let unknown: Vec<&str> = results
+            .iter()
+            .filter(|r| {
+                !semantic
+                    .hypotheses
+                    .iter()
+                    .any(|h| h.is_named_by(&r.hypothesis))
+            })
+            .map(|r| r.hypothesis.as_str())
+            .collect();
+        if !unknown.is_empty() {
+            let known: Vec<Value> = semantic
+                .hypotheses
+                .iter()
+                .map(|h| json!({"id": h.id, "symbol": h.symbol, "file": h.file}))
+                .collect();
+            return Err(Refusal::invalid(
+                "some results name no hypothesis: use a hypothesis id (H1 …), its symbol or its file",
+                json!({"unknown": unknown, "hypotheses": known}),
+            ));
+        }
+        let mut refused: Vec<RefusedResult> = Vec::new();
+        let mut confirmed_files: Vec<String> = Vec::new();
+        let mut confirmed_symbols: Vec<(String, Option<f32>, String)> = Vec::new();
+        for r in &results {
+            let Some(h) = semantic
+                .hypotheses
+                .iter_mut()
+                .find(|h| h.is_named_by(&r.hypothesis))
+            else {
+                continue;
+            };
+            if r.confirmed {
+                if r.evidence.trim().is_empty() || !r.evidence_ok {
+                    refused.push(RefusedResult {
+                        hypothesis: h.id.clone(),
+                        reason: if r.evidence.trim().is_empty() {
+                            "a confirmation needs evidence".to_string()
+                        } else {
+                            format!(
+                                "the evidence names nothing found in {}'s code",
+                                h.symbol
+                                    .as_deref()
+                                    .or(h.file.as_deref())
+                                    .unwrap_or("the hypothesis")
+                            )
+                        },
+                    });
+                    continue;
+                }
+                h.status = HypothesisStatus::Confirmed;
+                h.source = SlotSource::Fact;
+                h.evidence = Some(r.evidence.clone());
+                confirmed_files.extend(h.file.iter().cloned());
+                confirmed_files.extend(r.symbol_files.iter().cloned());
+                if let Some(symbol) = &h.symbol {
+                    confirmed_symbols.push((symbol.clone(), r.similarity, r.evidence.clone()));
+                }
+            } else {
+                h.status = HypothesisStatus::Rejected;
+                h.evidence = Some(r.evidence.clone());
+            }
+        }
+        let open: Vec<String> = semantic
+            .hypotheses
+            .iter()
+            .filter(|h| h.status == HypothesisStatus::Open)
+            .map(|h| h.id.clone())
+            .collect();
+        let confirmed: Vec<String> = semantic
+            .hypotheses
+            .iter()
+            .filter(|h| h.status == HypothesisStatus::Confirmed)
+            .map(|h| h.id.clone())
+            .collect();
+        let rejected: Vec<String> = semantic
+            .hypotheses
+            .iter()
+            .filter(|h| h.status == HypothesisStatus::Rejected)
+            .map(|h| h.id.clone())
+            .collect();
+        let rejected_symbols: Vec<String> = semantic
+            .hypotheses
+            .iter()
+            .filter(|h| h.status == HypothesisStatus::Rejected)
+            .filter_map(|h| h.symbol.clone())
+            .collect();
+        for (symbol, similarity, _evidence) in confirmed_symbols {
+            self.query_frame.upsert_mapped(MappedSymbol {
+                name: symbol,
+                source: SlotSource::Fact,
+                status: MappingStatus::Proposed,
+                confidence: similarity.unwrap_or(0.5),
+                evidence: None,
+            });
+        }
+        self.query_frame.mapped_symbols.retain(|m| {
+            !(m.source == SlotSource::Hypothesis && rejected_symbols.contains(&m.name))
+        });
+        self.explored_files.extend(confirmed_files);
+        self.verification = Some(VerificationResult {
+            confirmed: confirmed.clone(),
+            rejected: rejected.clone(),
+            submitted_at: now.to_string(),
+        });
+        let next = if open.is_empty() {
+            self.transition(
+                Phase::Ready,
+                "submit_verification: no hypothesis left open",
+                now,
+            );
+            if confirmed.is_empty() {
+                "READY, but every hypothesis was rejected: consider revert_to_exploration before writing"
+            } else {
+                Phase::Ready.next_step()
+            }
+        } else {
+            "hypotheses are still open: verify them and call submit_verification again"
+        };
+        Ok(VerificationOutcome {
+            phase: self.phase,
+            confirmed,
+            rejected,
+            open,
+            refused,
+            explored_files: self.explored_files.clone(),
+            next_step: next.to_string(),
+        })
+    }
+
+    /// The write gate for this session.
+    pub fn check_write(&self, file: &str, exists: bool, allow_new_files: bool) -> WriteDecision {
+        validate_write_target(
+            self.phase,
+            file,
+            exists,
+            &self.explored_files,
+            allow_new_files,
+        )
+    }
+
+    /// `add_explored_files` (READY only): files and directories (ending in `/`) become writable.
+    pub fn add_explored_files(&mut self, files: Vec<String>) -> Result<ExploredOutcome, Refusal> {
+        self.require("add_explored_files", &[Phase::Ready])?;
+        let added: Vec<String> = files
+            .into_iter()
+            .filter(|f| self.explored_files.insert(f.clone()))
+            .collect();
+        Ok(ExploredOutcome {
+            phase: self.phase,
+            added,
+            explored_files: self.explored_files.clone(),
+        })
+    }
+
+    /// `revert_to_exploration`: back to EXPLORATION from any phase; `keep_results: false` clears
+    /// the exploration, semantic and verification results, the mapped symbols and the explored
+    /// files (the request's frame stays: the request has not changed).
+    pub fn revert_to_exploration(&mut self, keep_results: bool, now: &str) -> RevertOutcome {
+        let from = self.phase;
+        if !keep_results {
+            self.exploration = None;
+            self.semantic = None;
+            self.verification = None;
+            self.query_frame.mapped_symbols.clear();
+            self.explored_files.clear();
+        }
+        self.transition(
+            Phase::Exploration,
+            format!("revert_to_exploration (keep_results: {keep_results})"),
+            now,
+        );
+        RevertOutcome {
+            phase: self.phase,
+            reverted_from: from,
+            kept_results: keep_results,
+            explored_files: self.explored_files.clone(),
+            next_step: Phase::Exploration.next_step().to_string(),
+        }
+    }
+
+    /// Records the outcome and closes the session.
+    pub fn close(&mut self, outcome: Outcome) {
+        self.outcome = Some(outcome);
+        self.status = SessionStatus::Closed;
+    }
+
+    /// Confirmed mappings: what an agreement is made of.
+    pub fn confirmed_symbols(&self) -> Vec<&MappedSymbol> {
+        self.query_frame
+            .mapped_symbols
+            .iter()
+            .filter(|m| m.status == MappingStatus::Confirmed)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query_frame::{SlotValue, SlotVerdict};
+
+    const NOW: &str = "2026-11-01T12:00:00+00:00";
+
+    fn session(intent: Intent) -> SessionState {
+        let mut s = SessionState::new(
+            "s1",
+            intent,
+            "ログイン機能でパスワードが空のときエラーが出ない",
+            "/p",
+            NOW,
+        );
+        let value = |v: &str| SlotValue {
+            value: v.into(),
+            quote: v.into(),
+            source: SlotSource::Fact,
+            confidence: 1.0,
+            note: None,
+        };
+        s.apply_query_frame(&[
+            SlotVerdict::Accepted {
+                slot: Slot::TargetFeature,
+                value: value("ログイン機能"),
+            },
+            SlotVerdict::Accepted {
+                slot: Slot::ObservedIssue,
+                value: value("エラーが出ない"),
+            },
+        ])
+        .unwrap();
+        s
+    }
+
+    fn report(symbols: &[(&str, f32)], tools: &[&str]) -> UnderstandingReport {
+        UnderstandingReport {
+            symbols_identified: symbols.iter().map(|(s, _)| s.to_string()).collect(),
+            entry_points: vec!["AuthService.login".into()],
+            files_analyzed: vec![
+                "src/auth/service.py".into(),
+                "src/api/routes/auth.py".into(),
+            ],
+            patterns: vec!["service layer".into()],
+            tools_used: tools.iter().map(|s| s.to_string()).collect(),
+            symbol_scores: symbols
+                .iter()
+                .map(|(s, v)| SymbolScore {
+                    symbol: s.to_string(),
+                    similarity: Some(*v),
+                    files: vec![],
+                })
+                .collect(),
+            ..UnderstandingReport::default()
+        }
+    }
+
+    const BOTH: &[&str] = &["find_definitions", "find_references"];
+
+    #[test]
+    fn understanding_moves_to_ready_or_semantic() {
+        // (symbols with scores, tools used, expected phase, expected missing requirement keys)
+        type Case<'a> = (&'a [(&'a str, f32)], &'a [&'a str], Phase, &'a [&'a str]);
+        let cases: &[Case] = &[
+            (
+                &[
+                    ("AuthService", 0.8),
+                    ("UserRepository", 0.4),
+                    ("login", 0.7),
+                ],
+                BOTH,
+                Phase::Ready,
+                &[],
+            ),
+            (
+                &[
+                    ("AuthService", 0.8),
+                    ("UserRepository", 0.4),
+                    ("login", 0.7),
+                ],
+                &["find_definitions"],
+                Phase::Semantic,
+                &["tools"],
+            ),
+            (
+                &[("ConfigLoader", 0.1), ("Settings", 0.2), ("load", 0.25)],
+                BOTH,
+                Phase::Semantic,
+                &["symbol_relevance"],
+            ),
+            (
+                &[("AuthService", 0.8)],
+                BOTH,
+                Phase::Semantic,
+                &["symbols_identified"],
+            ),
+        ];
+        for (symbols, tools, phase, missing) in cases {
+            let mut s = session(Intent::Modify);
+            let out = s.submit_understanding(report(symbols, tools), NOW).unwrap();
+            assert_eq!(s.phase, *phase, "{symbols:?} {tools:?}: {out:?}");
+            let got: Vec<&str> = out
+                .missing_requirements
+                .iter()
+                .map(|m| m.requirement.as_str())
+                .collect();
+            assert_eq!(got, *missing, "{symbols:?}");
+            assert_eq!(s.query_frame.mapped_symbols.len(), symbols.len());
+            assert!(s.explored_files.contains("src/auth/service.py"));
+            // A second submission is refused: the phase has moved on.
+            assert!(matches!(
+                s.submit_understanding(report(symbols, tools), NOW),
+                Err(Refusal::Phase { phase: p, .. }) if p == *phase
+            ));
+        }
+    }
+
+    #[test]
+    fn hallucinations_are_refused_without_moving() {
+        let mut s = session(Intent::Modify);
+        let mut r = report(&[("AuthServise", 0.0)], BOTH);
+        r.hallucinated = vec![("AuthServise".into(), vec!["AuthService".into()])];
+        r.missing_files = vec!["src/nope.py".into()];
+        match s.submit_understanding(r, NOW) {
+            Err(Refusal::Invalid { details, .. }) => {
+                assert_eq!(
+                    details["hallucinated_symbols"][0]["did_you_mean"][0],
+                    "AuthService"
+                );
+                assert_eq!(details["missing_files"][0], "src/nope.py");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(s.phase, Phase::Exploration);
+        assert!(s.exploration.is_none());
+    }
+
+    fn check(symbol: &str, similarity: f32, verified: &[&str]) -> SymbolCheck {
+        SymbolCheck {
+            symbol: symbol.into(),
+            exists: true,
+            near_names: vec![],
+            similarity,
+            files: vec!["src/auth/service.py".into()],
+            verified_names: verified.iter().map(|s| s.to_string()).collect(),
+            unknown_names: vec![],
+        }
+    }
+
+    #[test]
+    fn three_tier_confirmation() {
+        let mut s = session(Intent::Modify);
+        let results = s.confirm_symbols(
+            vec![
+                check("AuthService", 0.85, &["login"]),
+                check("ConfigLoader", 0.12, &["load"]),
+                check("UserRepository", 0.45, &["get_by_email"]),
+                check("TokenCodec", 0.9, &[]),
+                SymbolCheck {
+                    exists: false,
+                    near_names: vec!["AuthService".into()],
+                    ..check("AuthServise", 0.0, &[])
+                },
+            ],
+            "AuthService.login() checks the password",
+        );
+        let got: Vec<(&str, &str, bool)> = results
+            .iter()
+            .map(|r| (r.symbol.as_str(), r.status.as_str(), r.approved))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("AuthService", "FACT", true),
+                ("ConfigLoader", "REJECTED", false),
+                ("UserRepository", "FACT", true),
+                ("TokenCodec", "REJECTED", false),
+                ("AuthServise", "REJECTED", false),
+            ]
+        );
+        assert!(
+            results[1].reinvestigation_guidance.as_ref().unwrap()["reason"]
+                .as_str()
+                .unwrap()
+                .contains("< 0.3")
+        );
+        assert_eq!(results[2].risk, Some(RiskLevel::High));
+        assert_eq!(
+            results[4].reinvestigation_guidance.as_ref().unwrap()["did_you_mean"][0],
+            "AuthService"
+        );
+        // The gray zone raised the session's risk for good.
+        assert_eq!(s.risk_level, RiskLevel::High);
+        let confirmed: Vec<&str> = s
+            .confirmed_symbols()
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
+        assert_eq!(confirmed, ["AuthService", "UserRepository"]);
+        assert!(s.query_frame.mapped("AuthServise").is_none());
+    }
+
+    #[test]
+    fn semantic_then_verification_then_ready() {
+        let mut s = session(Intent::Modify);
+        s.submit_understanding(report(&[("AuthService", 0.8)], BOTH), NOW)
+            .unwrap();
+        assert_eq!(s.phase, Phase::Semantic);
+        // Write and exploration-only operations are refused here.
+        assert!(s.add_explored_files(vec!["x.py".into()]).is_err());
+        assert!(!s.check_write("src/auth/service.py", true, false).allowed);
+        // A reason that does not fit the missing requirements is refused.
+        let hyps = || {
+            vec![
+                HypothesisInput {
+                    symbol: Some("RateLimiter".into()),
+                    file: None,
+                    reason: "throttles logins".into(),
+                },
+                HypothesisInput {
+                    symbol: None,
+                    file: Some("src/api/deps.py".into()),
+                    reason: "wires auth".into(),
+                },
+            ]
+        };
+        assert!(matches!(
+            s.submit_semantic(hyps(), "no_reference_found", true, NOW),
+            Err(Refusal::Invalid { .. })
+        ));
+        assert!(matches!(
+            s.submit_semantic(vec![], "no_definition_found", true, NOW),
+            Err(Refusal::Invalid { .. })
+        ));
+        s.submit_semantic(hyps(), "no_definition_found", true, NOW)
+            .unwrap();
+        assert_eq!(s.phase, Phase::Verification);
+
+        let input = |h: &str, confirmed: bool, evidence: &str, ok: bool| VerificationInput {
+            hypothesis: h.into(),
+            confirmed,
+            evidence: evidence.into(),
+            evidence_ok: ok,
+            symbol_files: vec!["src/services/rate_limiter.py".into()],
+            similarity: Some(0.5),
+        };
+        // Unknown reference → refused, nothing changes.
+        assert!(
+            s.submit_verification(vec![input("H9", true, "x", true)], NOW)
+                .is_err()
+        );
+        // Evidence that names nothing in the code leaves the hypothesis open.
+        let out = s
+            .submit_verification(vec![input("RateLimiter", true, "it is used", false)], NOW)
+            .unwrap();
+        assert_eq!(s.phase, Phase::Verification);
+        assert_eq!(out.open.len(), 2);
+        let out = s
+            .submit_verification(
+                vec![
+                    input("H1", true, "login() calls is_limited()", true),
+                    input("src/api/deps.py", false, "unrelated", true),
+                ],
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(s.phase, Phase::Ready, "{out:?}");
+        assert_eq!(out.confirmed, ["H1"]);
+        assert_eq!(out.rejected, ["H2"]);
+        assert!(s.explored_files.contains("src/services/rate_limiter.py"));
+        assert_eq!(
+            s.query_frame.mapped("RateLimiter").unwrap().source,
+            SlotSource::Fact
+        );
+        assert!(
+            s.check_write("src/services/rate_limiter.py", true, false)
+                .allowed
+        );
+        // History records every step.
+        let phases: Vec<Phase> = s.history.iter().map(|h| h.to).collect();
+        assert_eq!(
+            phases,
+            [
+                Phase::Exploration,
+                Phase::Semantic,
+                Phase::Verification,
+                Phase::Ready
+            ]
+        );
+    }
+
+    #[test]
+    fn recovery_flow() {
+        let mut s = session(Intent::Modify);
+        s.submit_understanding(
+            report(&[("AuthService", 0.8), ("login", 0.7), ("User", 0.4)], BOTH),
+            NOW,
+        )
+        .unwrap();
+        assert_eq!(s.phase, Phase::Ready);
+        assert!(!s.check_write("tests/test_auth.py", true, false).allowed);
+        s.add_explored_files(vec!["tests/".into()]).unwrap();
+        assert!(s.check_write("tests/test_auth.py", true, false).allowed);
+        assert!(s.check_write("tests/test_new.py", false, true).allowed);
+        let out = s.revert_to_exploration(true, NOW);
+        assert_eq!(out.reverted_from, Phase::Ready);
+        assert_eq!(s.phase, Phase::Exploration);
+        assert!(s.exploration.is_some() && s.explored_files.contains("tests/"));
+        assert!(!s.check_write("tests/test_auth.py", true, false).allowed);
+        s.revert_to_exploration(false, NOW);
+        assert!(
+            s.exploration.is_none()
+                && s.explored_files.is_empty()
+                && s.query_frame.mapped_symbols.is_empty()
+        );
+        assert!(s.query_frame.target_feature.is_some());
+        // Set the frame only while exploring.
+        s.phase = Phase::Ready;
+        assert!(s.apply_query_frame(&[]).is_err());
+    }
+
+    #[test]
+    fn shortcircuit_hint_lightens_the_exploration() {
+        let mut s = session(Intent::Modify);
+        s.shortcircuit = ShortcircuitHint {
+            found: true,
+            symbols: vec!["AuthService".into()],
+            ..Default::default()
+        };
+        let mut r = report(&[("AuthService", 0.8)], &["find_definitions"]);
+        r.entry_points.clear();
+        r.patterns.clear();
+        r.files_analyzed.truncate(1);
+        s.submit_understanding(r, NOW).unwrap();
+        assert_eq!(s.phase, Phase::Ready);
+    }
+}

@@ -1,0 +1,26 @@
+//! `get_session_status`: where the session stands and what is allowed now.
+
+use super::Context;
+use super::gate;
+use crate::error::ToolResult;
+use crate::session::service;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+pub const DESCRIPTION: &str = "The session's state: phase, intent, risk_level, QueryFrame (slots, mapped \
+symbols), exploration / semantic / verification results, explored_files, short-circuit hint, phase \
+history, allowed_tools in this phase, next_step, and the server's record of its tool calls. Without an \
+active session: {active: false}.";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Defaults to the active session.
+    pub session_id: Option<String>,
+}
+
+pub type Output = service::StatusOutput;
+
+pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
+    service::get_session_status(&gate::env(ctx), p.session_id.as_deref())
+}
