@@ -64,6 +64,7 @@ enum Command {
     Model {
         #[command(subcommand)]
         action: model::ModelCommand,
+    },
     /// Build or update the semantic index (chunks, full-text index, embeddings) with a
     /// progress bar; waits until every chunk is embedded.
     Index {

@@ -184,7 +184,8 @@ pub fn search_cmd(ctx: &Context, query: &str, top: usize, json: bool) -> anyhow:
     let mut request = SearchRequest::new(query, top.clamp(1, 200), ctx.ws.config.search_weights);
     request.collection = Collection::Auto;
     // A one-shot process would answer before a model loads; give it a moment when it exists.
-    ctx.semantic.wait_for_model(std::time::Duration::from_secs(30));
+    ctx.semantic
+        .wait_for_model(std::time::Duration::from_secs(30));
     let response = search(&ctx.semantic, &ctx.ws, &ctx.symbols, &request)?;
     let mut out = std::io::stdout().lock();
     for hit in &response.results {
@@ -313,9 +314,9 @@ pub fn eval(
         let ctx = Context::open(&path)?;
         ctx.semantic
             .wait_for_model(std::time::Duration::from_secs(120));
-        let outcome = ctx
-            .semantic
-            .sync(&ctx.ws, &ctx.symbols, Target::All, false, None, &|_| {})?;
+        let outcome =
+            ctx.semantic
+                .sync(&ctx.ws, &ctx.symbols, Target::All, false, None, &|_| {})?;
         if verbose {
             eprintln!(
                 "{root}: {} chunks, embedding {}",
@@ -345,7 +346,10 @@ pub fn eval(
                     .clone()
                     .unwrap_or_else(|| language_of(&q.query).to_string());
                 let mode_name = format!("{mode:?}").to_lowercase();
-                for key in [(mode_name.clone(), lang.clone()), (mode_name.clone(), "all".into())] {
+                for key in [
+                    (mode_name.clone(), lang.clone()),
+                    (mode_name.clone(), "all".into()),
+                ] {
                     let e = sums.entry(key).or_default();
                     e.0 += 1;
                     e.1 += n;
@@ -375,21 +379,33 @@ pub fn eval(
         })
         .collect();
     latencies.sort_by(f64::total_cmp);
-    let pct = |p: f64| latencies.get(((latencies.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(0.0);
+    let pct = |p: f64| {
+        latencies
+            .get(((latencies.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
     if json {
         println!(
             "{}",
             serde_json::json!({"figures": figures, "latency_ms": {"p50": pct(0.5), "p95": pct(0.95)}})
         );
     } else {
-        println!("{:<16} {:>7} {:>8} {:>9}", "mode/lang", "queries", "NDCG@10", "Recall@5");
+        println!(
+            "{:<16} {:>7} {:>8} {:>9}",
+            "mode/lang", "queries", "NDCG@10", "Recall@5"
+        );
         for (key, f) in &figures {
             println!(
                 "{key:<16} {:>7} {:>8.3} {:>9.3}",
                 f.queries, f.ndcg_at_10, f.recall_at_5
             );
         }
-        println!("search latency p50 {:.1} ms, p95 {:.1} ms", pct(0.5), pct(0.95));
+        println!(
+            "search latency p50 {:.1} ms, p95 {:.1} ms",
+            pct(0.5),
+            pct(0.95)
+        );
     }
     Ok(0)
 }

@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 #[derive(Debug, Default)]
 pub struct FakeEmbedder {
     fail_with: Option<String>,
+    /// Time each text takes, to give crash tests a model-like pace.
+    per_text: std::time::Duration,
     calls: AtomicUsize,
     texts: AtomicUsize,
 }
@@ -28,6 +30,14 @@ impl FakeEmbedder {
     pub fn failing(reason: impl Into<String>) -> Self {
         FakeEmbedder {
             fail_with: Some(reason.into()),
+            ..Self::default()
+        }
+    }
+
+    /// An embedder that spends `per_text` on each text, as a real model would.
+    pub fn paced(per_text: std::time::Duration) -> Self {
+        FakeEmbedder {
+            per_text,
             ..Self::default()
         }
     }
@@ -82,6 +92,9 @@ impl FakeEmbedder {
             return Err(EmbedError::Inference(reason.clone()));
         }
         self.texts.fetch_add(texts.len(), Ordering::Relaxed);
+        if !self.per_text.is_zero() {
+            std::thread::sleep(self.per_text * texts.len() as u32);
+        }
         Ok(texts.iter().map(|t| Self::vector(t)).collect())
     }
 }

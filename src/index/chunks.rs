@@ -25,10 +25,53 @@ const MAX_EMBED_CHARS: usize = 2_000;
 
 /// Text files without a grammar that are still worth indexing (docs and configuration).
 const TEXT_EXTENSIONS: &[&str] = &[
-    "md", "mdx", "markdown", "rst", "txt", "adoc", "json", "yaml", "yml", "toml", "ini", "cfg",
-    "conf", "sql", "sh", "bash", "zsh", "graphql", "gql", "proto", "xml", "env", "properties",
-    "gradle", "tf", "rb", "kt", "swift", "c", "h", "cc", "cpp", "hpp", "cs", "scala", "lua",
-    "dart", "ex", "exs", "erl", "clj", "r", "jl", "pl", "twig", "svelte", "astro",
+    "md",
+    "mdx",
+    "markdown",
+    "rst",
+    "txt",
+    "adoc",
+    "json",
+    "yaml",
+    "yml",
+    "toml",
+    "ini",
+    "cfg",
+    "conf",
+    "sql",
+    "sh",
+    "bash",
+    "zsh",
+    "graphql",
+    "gql",
+    "proto",
+    "xml",
+    "env",
+    "properties",
+    "gradle",
+    "tf",
+    "rb",
+    "kt",
+    "swift",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "hpp",
+    "cs",
+    "scala",
+    "lua",
+    "dart",
+    "ex",
+    "exs",
+    "erl",
+    "clj",
+    "r",
+    "jl",
+    "pl",
+    "twig",
+    "svelte",
+    "astro",
 ];
 const TEXT_FILE_NAMES: &[&str] = &["dockerfile", "makefile", "readme", "license", "procfile"];
 const SKIPPED_FILE_NAMES: &[&str] = &[
@@ -44,7 +87,7 @@ const SKIPPED_FILE_NAMES: &[&str] = &[
 ];
 
 /// How a file is indexed, if at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FileKind {
     /// A registry language: chunked along its symbols.
     Code(&'static crate::lang::LanguageDef),
@@ -204,7 +247,14 @@ pub fn text_pieces(text: &str, file_stem: &str, markdown: bool) -> Vec<Piece> {
             let stop = starts.get(k + 1).map_or(lines.len(), |(s, _)| s - 1);
             if stop >= *start {
                 push_windows(
-                    &mut pieces, &mut covered, *start, stop, MAX_LINES, "section", title, None,
+                    &mut pieces,
+                    &mut covered,
+                    *start,
+                    stop,
+                    MAX_LINES,
+                    "section",
+                    title,
+                    None,
                 );
             }
         }
@@ -273,7 +323,13 @@ fn is_unit(kind: SymbolKind) -> bool {
 }
 
 /// The text a chunk is embedded by: where it is, what it is, then the code.
-pub fn embedding_text(file: &str, chunk_type: &str, name: &str, metadata: &str, content: &str) -> String {
+pub fn embedding_text(
+    file: &str,
+    chunk_type: &str,
+    name: &str,
+    metadata: &str,
+    content: &str,
+) -> String {
     let mut text = format!("{file}\n{chunk_type} {name}\n");
     if let Ok(serde_json::Value::Object(meta)) = serde_json::from_str::<serde_json::Value>(metadata)
     {
@@ -349,9 +405,11 @@ pub fn records(
 
 /// Closing braces and blank lines only: nothing to find.
 fn is_trivial(content: &str) -> bool {
-    content
-        .lines()
-        .all(|l| l.trim().chars().all(|c| matches!(c, '}' | ')' | ']' | ';' | ',')))
+    content.lines().all(|l| {
+        l.trim()
+            .chars()
+            .all(|c| matches!(c, '}' | ')' | ']' | ';' | ','))
+    })
 }
 
 pub fn hex(bytes: &[u8]) -> String {
@@ -389,8 +447,12 @@ pub fn chunk_file(
         }
         FileKind::Text => {
             let lower = file.to_ascii_lowercase();
-            let markdown = lower.ends_with(".md") || lower.ends_with(".mdx") || lower.ends_with(".markdown");
-            let language = lower.rsplit_once('.').map_or("text", |(_, e)| e).to_string();
+            let markdown =
+                lower.ends_with(".md") || lower.ends_with(".mdx") || lower.ends_with(".markdown");
+            let language = lower
+                .rsplit_once('.')
+                .map_or("text", |(_, e)| e)
+                .to_string();
             let pieces = text_pieces(text, stem, markdown);
             records(file, &language, text, file_sha, pieces)
         }
@@ -413,7 +475,14 @@ mod tests {
         let got = chunks("app/cart.py", PY);
         let summary: Vec<(String, String, u32, u32)> = got
             .iter()
-            .map(|c| (c.chunk_type.clone(), c.name.clone(), c.line_start, c.line_end))
+            .map(|c| {
+                (
+                    c.chunk_type.clone(),
+                    c.name.clone(),
+                    c.line_start,
+                    c.line_end,
+                )
+            })
             .collect();
         let expect = |t: &str, n: &str, a: u32, b: u32| (t.to_string(), n.to_string(), a, b);
         assert_eq!(
@@ -454,13 +523,18 @@ mod tests {
         assert_eq!(got.len(), 3);
         assert_eq!((got[0].line_start, got[0].line_end), (1, 80));
         assert_eq!((got[1].line_start, got[1].line_end), (81, 160));
-        assert!(got[1].metadata.contains("def big(a, b)"), "{}", got[1].metadata);
+        assert!(
+            got[1].metadata.contains("def big(a, b)"),
+            "{}",
+            got[1].metadata
+        );
         assert_ne!(got[0].fingerprint, got[1].fingerprint);
     }
 
     #[test]
     fn docs_are_cut_at_headings_and_unindexable_files_are_skipped() {
-        let md = "# Title\nintro\n\n## Setup\nrun it\n```\n# not a heading\n```\n## Usage\ncall it\n";
+        let md =
+            "# Title\nintro\n\n## Setup\nrun it\n```\n# not a heading\n```\n## Usage\ncall it\n";
         let got = chunks("README.md", md);
         let names: Vec<&str> = got.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["README", "Setup", "Usage"]);
@@ -468,7 +542,10 @@ mod tests {
         assert_eq!(file_kind("dist/app.min.js", 10), None);
         assert_eq!(file_kind("image.png", 10), None);
         assert_eq!(file_kind("docs/big.json", 10 << 20), None);
-        assert!(matches!(file_kind("src/a.ts", 10 << 20), Some(FileKind::Code(_))));
+        assert!(matches!(
+            file_kind("src/a.ts", 10 << 20),
+            Some(FileKind::Code(_))
+        ));
         assert!(looks_generated(&"x".repeat(5000)));
         assert!(!looks_generated(PY));
     }

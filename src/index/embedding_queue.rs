@@ -9,8 +9,8 @@
 //! vectors.
 
 use super::chunks::embedding_text;
-use crate::embed::Embedder;
 use super::sync::{Progress, ProgressFn};
+use crate::embed::Embedder;
 use crate::store::Store;
 use anyhow::Result;
 use serde::Serialize;
@@ -65,7 +65,8 @@ pub fn run(
     let mut buffer: Vec<(String, String, Vec<f32>)> = Vec::new();
     let mut last_commit = Instant::now();
     let mut stalls = 0;
-    let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d) || status.cancel.load(Ordering::Relaxed);
+    let out_of_time =
+        || deadline.is_some_and(|d| Instant::now() >= d) || status.cancel.load(Ordering::Relaxed);
 
     'outer: while !out_of_time() {
         let mut pending = store.pending_chunks(WINDOW)?;
@@ -75,7 +76,12 @@ pub fn run(
         let mut texts: Vec<(usize, String)> = pending
             .iter()
             .enumerate()
-            .map(|(i, p)| (i, embedding_text(&p.file, &p.chunk_type, &p.name, &p.metadata, &p.content)))
+            .map(|(i, p)| {
+                (
+                    i,
+                    embedding_text(&p.file, &p.chunk_type, &p.name, &p.metadata, &p.content),
+                )
+            })
             .collect();
         texts.sort_by_key(|(_, t)| t.len());
         let mut made_progress = false;
@@ -121,7 +127,8 @@ pub fn run(
             // Every row of the window changed under us (a re-sync); re-read, but never spin.
             stalls += 1;
             if stalls > 3 {
-                report.error = Some("pending chunks keep changing; will retry on the next sync".into());
+                report.error =
+                    Some("pending chunks keep changing; will retry on the next sync".into());
                 break;
             }
         }

@@ -9,7 +9,7 @@
 
 use super::semantic::SemanticIndex;
 use crate::memory::MemoryError;
-use crate::memory::map::{MapEntry, MapHit, MapStore};
+use crate::memory::{MapEntry, MapHit, MapStore};
 use crate::search::lexical;
 use crate::store::{Agreement, Store};
 use anyhow::Result;
@@ -60,7 +60,11 @@ pub fn score_agreements(
                     }
                 }
             }
-            if failed { lexical_scores(&candidates, query) } else { out }
+            if failed {
+                lexical_scores(&candidates, query)
+            } else {
+                out
+            }
         }
         None => lexical_scores(&candidates, query),
     };
@@ -183,12 +187,15 @@ mod tests {
     fn the_lancedb_map_keeps_the_map_store_contract() {
         let dir = tempfile::tempdir().unwrap();
         let ws = crate::workspace::Workspace::open(dir.path()).unwrap();
-        let sem = SemanticIndex::with_model(&ws, EmbedderHandle::ready(Arc::new(FakeEmbedder::new())));
+        let sem =
+            SemanticIndex::with_model(&ws, EmbedderHandle::ready(Arc::new(FakeEmbedder::new())));
         assert_eq!(sem.kind(), "lancedb");
         assert!(sem.is_empty().unwrap());
-        sem.upsert(&entry("login", "ログイン機能", "ログイン画面を直したい")).unwrap();
+        sem.upsert(&entry("login", "ログイン機能", "ログイン画面を直したい"))
+            .unwrap();
         sem.upsert(&entry("cart", "cart total", "")).unwrap();
-        sem.upsert(&entry("login", "ログイン機能", "ログイン画面を直したい")).unwrap();
+        sem.upsert(&entry("login", "ログイン機能", "ログイン画面を直したい"))
+            .unwrap();
         assert_eq!(sem.len().unwrap(), 2);
 
         // Without a scorer only an identical term short-circuits.
@@ -198,9 +205,11 @@ mod tests {
         assert!(hits[0].score < 0.7 && hits[0].score > 0.3, "{hits:?}");
 
         // With a calibrated scorer, its scores are used (and the learning request counts).
-        sem.set_relevance(SharedRelevance::new(Arc::new(
-            FakeRelevance::new().with("サインイン", "ログイン画面", 0.9),
-        )));
+        sem.set_relevance(SharedRelevance::new(Arc::new(FakeRelevance::new().with(
+            "サインイン",
+            "ログイン画面",
+            0.9,
+        ))));
         let hits = sem.search("サインインの不具合", 5).unwrap();
         assert_eq!(hits[0].id, "login");
         assert!((hits[0].score - 0.9).abs() < 1e-6);

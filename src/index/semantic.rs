@@ -6,12 +6,12 @@
 //! worker thread that outlives the call. Callers that want to wait (the CLI, `sync_index`)
 //! poll the worker's counters with a budget.
 
+use super::SymbolIndex;
 use super::embedding_queue::{self, EmbedReport, QueueStatus};
-use crate::embed::{E5Options, EmbedError, Embedder, EmbedderHandle, EmbedderState, FakeEmbedder, ModelDir};
-use crate::relevance::SharedRelevance;
 use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
-use super::SymbolIndex;
+use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState};
+use crate::relevance::SharedRelevance;
 use crate::store::{ModelStamp, Store, StoreCounts};
 use crate::workspace::Workspace;
 use anyhow::Result;
@@ -23,7 +23,6 @@ use std::time::{Duration, Instant, SystemTime};
 
 /// How long `index_status` row counts may be reused.
 const COUNTS_TTL: Duration = Duration::from_secs(2);
-
 
 /// Which collections a sync covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -159,7 +158,10 @@ impl SemanticIndex {
     }
 
     pub fn relevance(&self) -> Option<SharedRelevance> {
-        self.relevance.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.relevance
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The store, opened on first use.
@@ -167,9 +169,14 @@ impl SemanticIndex {
         self.store
             .get_or_init(|| {
                 std::fs::create_dir_all(&self.state_dir).map_err(|e| e.to_string())?;
-                Store::open(&self.store_uri, ModelStamp { dim: crate::embed::DIM })
-                    .map(Arc::new)
-                    .map_err(|e| format!("{e:#}"))
+                Store::open(
+                    &self.store_uri,
+                    ModelStamp {
+                        dim: crate::embed::DIM,
+                    },
+                )
+                .map(Arc::new)
+                .map_err(|e| format!("{e:#}"))
             })
             .clone()
             .map_err(anyhow::Error::msg)
@@ -181,7 +188,11 @@ impl SemanticIndex {
         let mtime = std::fs::metadata(&path)
             .and_then(|m| m.modified())
             .unwrap_or(SystemTime::UNIX_EPOCH);
-        if let Some((seen, state)) = self.state_cache.read().unwrap_or_else(|p| p.into_inner()).as_ref()
+        if let Some((seen, state)) = self
+            .state_cache
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
             && *seen == mtime
         {
             return state.clone();
@@ -206,10 +217,7 @@ impl SemanticIndex {
             match *cached {
                 Some((at, counts)) if at.elapsed() < COUNTS_TTL => counts,
                 _ => {
-                    let counts = self
-                        .store()
-                        .and_then(|s| s.counts())
-                        .unwrap_or(StoreCounts::default());
+                    let counts = self.store().and_then(|s| s.counts()).unwrap_or_default();
                     *cached = Some((Instant::now(), counts));
                     counts
                 }
@@ -267,7 +275,9 @@ impl SemanticIndex {
                     Some(sync::sync_map(
                         ws,
                         &store,
-                        embed.as_ref().map(|f| f as &dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>),
+                        embed
+                            .as_ref()
+                            .map(|f| f as &dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>),
                     )?)
                 }
                 Target::Forest => None,

@@ -10,9 +10,9 @@
 //! embedding queue. So a sync killed at any point leaves a usable store and the next one
 //! finishes the job without duplicates or orphans.
 
+use super::SymbolIndex;
 use super::chunks::{self, FileKind};
 use super::sync_state::{FileState, SyncState};
-use super::SymbolIndex;
 use crate::store::{Agreement, ChunkRecord, Store};
 use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
 use anyhow::Result;
@@ -120,9 +120,7 @@ pub fn sync_forest(
     });
     // The symbol index first: definitions are a search signal of their own, and its parse of
     // every code file is reused for chunking.
-    let (snapshot, _) = symbols
-        .refresh(ws, ws.root())
-        .map_err(anyhow::Error::msg)?;
+    let (snapshot, _) = symbols.refresh(ws, ws.root()).map_err(anyhow::Error::msg)?;
     let walked = walk_sources(ws)?;
     let mut candidates: Vec<Candidate> = walked
         .into_iter()
@@ -242,7 +240,7 @@ pub fn sync_forest(
             }
             continue;
         }
-        let made: Vec<(&Candidate, Result<(String, Vec<ChunkRecord>), String>)> = batch
+        let made: Vec<(&Candidate, Chunked)> = batch
             .par_iter()
             .map(|c| (*c, chunk_one(c, &snapshot, cfg.max_file_bytes)))
             .collect();
@@ -337,12 +335,14 @@ pub fn sync_forest(
     Ok(report)
 }
 
+/// A file's hash and chunks, or why it could not be read.
+type Chunked = Result<(String, Vec<ChunkRecord>), String>;
+
+/// Texts to vectors, for the map's terms.
+pub type EmbedTerms<'a> = &'a dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>;
+
 /// Reads, hashes and chunks one file.
-fn chunk_one(
-    c: &Candidate,
-    snapshot: &super::Snapshot,
-    max_bytes: u64,
-) -> Result<(String, Vec<ChunkRecord>), String> {
+fn chunk_one(c: &Candidate, snapshot: &super::Snapshot, max_bytes: u64) -> Chunked {
     let source = read_source(&c.abs, &c.rel, max_bytes).map_err(|e| e.message)?;
     let hash = chunks::hex(&Sha256::digest(source.text.as_bytes()));
     if matches!(c.kind, FileKind::Text) && chunks::looks_generated(&source.text) {
@@ -353,7 +353,7 @@ fn chunk_one(
         .files
         .get(&c.rel)
         .filter(|e| chunks::hex(&e.sha256) == hash)
-        .map(|e| &e.symbols);
+        .map(|e| &*e.symbols);
     let records = chunks::chunk_file(&c.rel, c.kind, &source.text, &hash, symbols);
     Ok((hash, records))
 }
@@ -403,11 +403,7 @@ pub struct MapReport {
 /// with `nl_term`, `symbol`/`symbols`, `similarity`, `session_id`; `## 根拠`/evidence and
 /// `## 関連ファイル`/files sections). `embed` turns terms into vectors when a model is ready;
 /// agreements stored without one are embedded on a later sync.
-pub fn sync_map(
-    ws: &Workspace,
-    store: &Store,
-    embed: Option<&dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>>,
-) -> Result<MapReport> {
+pub fn sync_map(ws: &Workspace, store: &Store, embed: Option<EmbedTerms>) -> Result<MapReport> {
     let dir = ws.state_dir().join("agreements");
     let mut report = MapReport::default();
     let mut parsed = Vec::new();

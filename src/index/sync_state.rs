@@ -52,11 +52,7 @@ impl SyncState {
             return fresh;
         };
         match serde_json::from_str::<SyncState>(&text) {
-            Ok(state)
-                if state.version == STATE_VERSION && state.store_uri == store_uri =>
-            {
-                state
-            }
+            Ok(state) if state.version == STATE_VERSION && state.store_uri == store_uri => state,
             Ok(_) => fresh,
             Err(err) => {
                 tracing::warn!("ignoring unreadable {STATE_FILE}: {err}");

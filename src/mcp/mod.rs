@@ -172,7 +172,9 @@ impl ServerHandler for Server {
             }
             None => (None, None),
         };
-        let outcome = self.run_tool(request.name.to_string(), args, progress).await;
+        let outcome = self
+            .run_tool(request.name.to_string(), args, progress)
+            .await;
         if let Some(task) = forwarder {
             // Progress notifications go out before the result (the sink is gone by now).
             let _ = tokio::time::timeout(Duration::from_secs(2), task).await;

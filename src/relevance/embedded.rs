@@ -60,8 +60,14 @@ pub fn project_embedder(ws: &crate::workspace::Workspace) -> EmbedderHandle {
     if ws.config.lightweight_mode {
         return EmbedderHandle::disabled("lightweight_mode is on in .code-intel/config.json");
     }
-    if std::env::var(crate::embed::EMBEDDER_ENV).as_deref() == Ok("fake") {
-        return EmbedderHandle::ready(std::sync::Arc::new(crate::embed::FakeEmbedder::new()));
+    // `fake` or `fake:MICROS` (time per text): the deterministic stand-in for logic tests.
+    if let Some(pace) = std::env::var(crate::embed::EMBEDDER_ENV)
+        .ok()
+        .and_then(|v| v.strip_prefix("fake").map(str::to_string))
+    {
+        let micros = pace.trim_start_matches(':').parse().unwrap_or(0);
+        let fake = crate::embed::FakeEmbedder::paced(std::time::Duration::from_micros(micros));
+        return EmbedderHandle::ready(std::sync::Arc::new(fake));
     }
     match crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()) {
         Ok(dir) => {

@@ -15,7 +15,10 @@ const ENTRIES: &[(&str, &[&str])] = &[
     ("サインイン", &["signin", "login"]),
     ("サインアップ", &["signup", "register"]),
     ("認証", &["auth", "authenticate", "authentication", "login"]),
-    ("認可", &["authorize", "authorization", "policy", "permission"]),
+    (
+        "認可",
+        &["authorize", "authorization", "policy", "permission"],
+    ),
     ("権限", &["permission", "role", "policy", "authorize"]),
     ("ロール", &["role"]),
     ("パスワード", &["password"]),
@@ -229,7 +232,10 @@ const ENTRIES: &[(&str, &[&str])] = &[
     ("例外", &["exception", "error"]),
     ("エラー処理", &["error", "exception", "handler"]),
     ("警告", &["warning", "warn"]),
-    ("バリデーション", &["validation", "validate", "validator", "rules"]),
+    (
+        "バリデーション",
+        &["validation", "validate", "validator", "rules"],
+    ),
     ("検証", &["validate", "validation", "verify"]),
     ("入力チェック", &["validate", "validation"]),
     ("チェック", &["check", "validate"]),
@@ -351,7 +357,10 @@ mod tests {
     fn japanese_requests_gain_english_terms() {
         let cases: &[(&str, &[&str])] = &[
             ("ログイン機能", &["login", "auth"]),
-            ("注文データはどこに保存されている？", &["order", "save", "store"]),
+            (
+                "注文データはどこに保存されている？",
+                &["order", "save", "store"],
+            ),
             ("商品の在庫を更新する処理", &["product", "stock", "update"]),
         ];
         for (query, expected) in cases {
@@ -377,11 +386,15 @@ mod tests {
     #[test]
     fn entries_are_well_formed() {
         for (japanese, english) in ENTRIES {
-            assert!(japanese.chars().all(super::super::lexical::is_cjk), "{japanese}");
+            assert!(
+                japanese.chars().all(super::super::lexical::is_cjk),
+                "{japanese}"
+            );
             assert!(!english.is_empty());
             for term in *english {
                 assert!(
-                    term.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
+                    term.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
                     "{japanese}: {term}"
                 );
             }

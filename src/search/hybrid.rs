@@ -150,8 +150,7 @@ pub fn rank(signals: &Signals, opts: &RankOptions) -> Vec<Ranked> {
     }
     for d in &signals.definitions {
         let acc = files.entry(d.file.clone()).or_default();
-        acc.components.definition =
-            Some(acc.components.definition.unwrap_or(0.0).max(d.strength));
+        acc.components.definition = Some(acc.components.definition.unwrap_or(0.0).max(d.strength));
     }
     for (f, s) in &signals.paths {
         let acc = files.entry(f.clone()).or_default();
@@ -248,8 +247,10 @@ pub fn rank(signals: &Signals, opts: &RankOptions) -> Vec<Ranked> {
     let mut out: Vec<Ranked> = Vec::new();
     let mut extra: Vec<(f64, Ranked)> = Vec::new();
     for (_, mut acc) in ordered {
-        acc.chunks
-            .sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.line_start.cmp(&b.1.line_start)));
+        acc.chunks.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| a.1.line_start.cmp(&b.1.line_start))
+        });
         for (i, (_, chunk)) in acc.chunks.into_iter().enumerate() {
             let symbol = signals
                 .definitions
@@ -276,7 +277,11 @@ pub fn rank(signals: &Signals, opts: &RankOptions) -> Vec<Ranked> {
             let score = (acc.score / best) as f32;
             let ranked = Ranked {
                 chunk,
-                score: if i == 0 { score } else { score * 0.5f32.powi(i as i32) },
+                score: if i == 0 {
+                    score
+                } else {
+                    score * 0.5f32.powi(i as i32)
+                },
                 components,
                 symbol,
             };

@@ -11,12 +11,70 @@
 /// English function words that carry no meaning in a code-search request. Kept short on purpose:
 /// words like `get`, `set`, `new` or `list` are identifiers in code.
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
-    "i", "in", "is", "it", "its", "me", "of", "on", "or", "so", "that", "the", "their", "them",
-    "then", "there", "these", "this", "to", "was", "we", "what", "when", "where", "which", "who",
-    "why", "with", "you", "your", "code", "file", "files", "function", "functions", "implemented",
-    "implementation", "handled", "handles", "handle", "defined", "logic", "located", "happen",
-    "happens", "done", "work", "works", "find", "show",
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "by",
+    "can",
+    "do",
+    "does",
+    "for",
+    "from",
+    "how",
+    "i",
+    "in",
+    "is",
+    "it",
+    "its",
+    "me",
+    "of",
+    "on",
+    "or",
+    "so",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "this",
+    "to",
+    "was",
+    "we",
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "why",
+    "with",
+    "you",
+    "your",
+    "code",
+    "file",
+    "files",
+    "function",
+    "functions",
+    "implemented",
+    "implementation",
+    "handled",
+    "handles",
+    "handle",
+    "defined",
+    "logic",
+    "located",
+    "happen",
+    "happens",
+    "done",
+    "work",
+    "works",
+    "find",
+    "show",
 ];
 
 /// Terms longer than this are hashes, base64 or minified code, not words.
@@ -87,11 +145,21 @@ pub fn split_identifier(ident: &str) -> Vec<String> {
                 || (prev.is_ascii_uppercase() && cur.is_ascii_uppercase() && next_lower)
                 || (prev.is_ascii_digit() != cur.is_ascii_digit());
             if boundary {
-                parts.push(chars[start..i].iter().collect::<String>().to_ascii_lowercase());
+                parts.push(
+                    chars[start..i]
+                        .iter()
+                        .collect::<String>()
+                        .to_ascii_lowercase(),
+                );
                 start = i;
             }
         }
-        parts.push(chars[start..].iter().collect::<String>().to_ascii_lowercase());
+        parts.push(
+            chars[start..]
+                .iter()
+                .collect::<String>()
+                .to_ascii_lowercase(),
+        );
     }
     parts
 }
@@ -217,12 +285,21 @@ mod tests {
     #[test]
     fn identifiers_give_whole_and_parts() {
         let cases: &[(&str, &[&str])] = &[
-            ("calculateOrderTotal", &["calculate", "order", "total", "calculateordertotal"]),
+            (
+                "calculateOrderTotal",
+                &["calculate", "order", "total", "calculateordertotal"],
+            ),
             ("order_total", &["order", "total", "order_total"]),
             ("HTTPServer", &["http", "server", "httpserver"]),
-            ("getHTTPResponse2", &["get", "http", "response", "gethttpresponse2"]),
+            (
+                "getHTTPResponse2",
+                &["get", "http", "response", "gethttpresponse2"],
+            ),
             ("x", &[]),
-            ("AuthService::login()", &["auth", "service", "authservice", "login"]),
+            (
+                "AuthService::login()",
+                &["auth", "service", "authservice", "login"],
+            ),
             ("12345", &[]),
         ];
         for (input, expected) in cases {
@@ -232,7 +309,10 @@ mod tests {
 
     #[test]
     fn japanese_runs_become_bigrams_and_mix_with_code() {
-        assert_eq!(index_terms("ログイン機能"), ["ログ", "グイ", "イン", "ン機", "機能"]);
+        assert_eq!(
+            index_terms("ログイン機能"),
+            ["ログ", "グイ", "イン", "ン機", "機能"]
+        );
         assert_eq!(
             index_terms("注文をsaveする"),
             ["注文", "文を", "save", "する"]
@@ -280,7 +360,11 @@ mod tests {
         ] {
             assert!(is_test_path(path), "{path}");
         }
-        for path in ["src/contest.py", "app/Services/OrderService.php", "latest/main.go"] {
+        for path in [
+            "src/contest.py",
+            "app/Services/OrderService.php",
+            "latest/main.go",
+        ] {
             assert!(!is_test_path(path), "{path}");
         }
     }

@@ -372,17 +372,26 @@ mod tests {
         let q = QueryStems::new("where are orders saved in the repository", &[], 0.5);
         let got = index.matches(&q, 10);
         assert_eq!(got[0].name, "OrderRepository", "{got:?}");
-        assert!(got.iter().all(|m| m.name != "UserRepository" || m.strength < got[0].strength));
+        assert!(
+            got.iter()
+                .all(|m| m.name != "UserRepository" || m.strength < got[0].strength)
+        );
 
         let q = QueryStems::new("calculateOrderTotal", &[], 0.5);
         let got = index.matches(&q, 10);
         assert_eq!(got[0].name, "calculateOrderTotal");
-        assert!(got[0].strength > 1.0, "exact names are the strongest matches");
+        assert!(
+            got[0].strength > 1.0,
+            "exact names are the strongest matches"
+        );
 
         let q = QueryStems::new("ログイン", &["order"], 0.5);
         let got = index.matches(&q, 10);
         assert!(got.iter().all(|m| m.strength < 1.0));
-        assert_eq!(index.definitions_of("App\\Orders\\OrderRepository")[0].file, "orders/repo.py");
+        assert_eq!(
+            index.definitions_of("App\\Orders\\OrderRepository")[0].file,
+            "orders/repo.py"
+        );
     }
 
     #[test]
@@ -398,6 +407,10 @@ mod tests {
         assert_eq!(got[0].0, "app/Services/PaymentService.php");
         assert!(got.iter().any(|(p, _)| p == "app/Payment/Gateway.php"));
         assert!(QueryStems::new("the", &[], 0.5).stems.is_empty());
-        assert!(index.matches(&QueryStems::new("the", &[], 0.5), 10).is_empty());
+        assert!(
+            index
+                .matches(&QueryStems::new("the", &[], 0.5), 10)
+                .is_empty()
+        );
     }
 }

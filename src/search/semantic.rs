@@ -19,7 +19,7 @@ use crate::store::{Agreement, ChunkHit};
 use crate::workspace::Workspace;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,7 +34,9 @@ const SYMBOL_REFRESH: Duration = Duration::from_secs(30);
 /// Weight of glossary-added terms relative to the request's own words.
 const EXPANSION_WEIGHT: f32 = 0.6;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Collection {
     Map,
@@ -297,7 +299,11 @@ pub fn search(
         .collect();
     let mut wanted: Vec<String> = Vec::new();
     let file_lists = [
-        signals.definitions.iter().map(|d| d.file.as_str()).collect::<Vec<_>>(),
+        signals
+            .definitions
+            .iter()
+            .map(|d| d.file.as_str())
+            .collect::<Vec<_>>(),
         signals.paths.iter().map(|(f, _)| f.as_str()).collect(),
         signals.map.iter().map(|(f, _, _)| f.as_str()).collect(),
     ];
@@ -401,7 +407,9 @@ fn snippet(chunk: &ChunkHit, stems: &[String]) -> String {
     let best = (0..lines.len())
         .max_by_key(|&i| (score(lines[i]), std::cmp::Reverse(i)))
         .unwrap_or(0);
-    let start = best.saturating_sub(1).min(lines.len().saturating_sub(LINES));
+    let start = best
+        .saturating_sub(1)
+        .min(lines.len().saturating_sub(LINES));
     let mut out = lines[start..(start + LINES).min(lines.len())].join("\n");
     if out.len() > MAX_CHARS {
         let mut end = MAX_CHARS;
@@ -430,7 +438,13 @@ mod tests {
     #[test]
     fn snippets_centre_on_the_matching_line() {
         let content = (1..=20)
-            .map(|i| if i == 12 { "    total = order.total()".to_string() } else { format!("    x{i} = {i}") })
+            .map(|i| {
+                if i == 12 {
+                    "    total = order.total()".to_string()
+                } else {
+                    format!("    x{i} = {i}")
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n");
         let chunk = ChunkHit {

@@ -281,20 +281,14 @@ impl Store {
             return Ok(0);
         }
         let ids: Vec<String> = items.iter().map(|(id, _, _)| id.clone()).collect();
-        let mut by_id: HashMap<String, (String, Vec<f32>)> = items
-            .into_iter()
-            .map(|(id, fp, v)| (id, (fp, v)))
-            .collect();
+        let mut by_id: HashMap<String, (String, Vec<f32>)> =
+            items.into_iter().map(|(id, fp, v)| (id, (fp, v))).collect();
         // Read the current rows, fill in the vectors, write them back in one merge.
         let forest = self.forest.clone();
         let current: Vec<ChunkRecord> = self.run(async move {
             let mut out = Vec::new();
             for part in ids.chunks(IN_BATCH) {
-                let mut stream = forest
-                    .query()
-                    .only_if(sql_in("id", part))
-                    .execute()
-                    .await?;
+                let mut stream = forest.query().only_if(sql_in("id", part)).execute().await?;
                 while let Some(batch) = stream.try_next().await? {
                     out.extend(records_from(&batch)?);
                 }

@@ -44,7 +44,10 @@ impl Store {
             .iter()
             .find(|a| a.vector.as_ref().is_some_and(|v| v.len() != dim))
         {
-            return Err(anyhow!("agreement {} has a vector of the wrong size", bad.id));
+            return Err(anyhow!(
+                "agreement {} has a vector of the wrong size",
+                bad.id
+            ));
         }
         let json = |v: &Vec<String>| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
         let symbols: Vec<String> = items.iter().map(|a| json(&a.symbols)).collect();
@@ -77,7 +80,9 @@ impl Store {
         self.run(async move {
             let reader = RecordBatchIterator::new(vec![Ok(batch)], schema);
             let mut merge = map.merge_insert(&["id"]);
-            merge.when_matched_update_all(None).when_not_matched_insert_all();
+            merge
+                .when_matched_update_all(None)
+                .when_not_matched_insert_all();
             merge.execute(Box::new(reader)).await?;
             Ok(())
         })

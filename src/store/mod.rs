@@ -158,9 +158,7 @@ impl Store {
         if self.uri.contains("://") || !path.exists() {
             return None;
         }
-        Some(
-            walk_size(path),
-        )
+        Some(walk_size(path))
     }
 
     /// Removes every chunk (a forced full re-index).
@@ -191,7 +189,12 @@ impl Store {
     pub fn vector_model(&self) -> Result<Option<String>> {
         let forest = self.forest.clone();
         self.run(async move {
-            Ok(forest.schema().await?.metadata().get(META_VECTOR_MODEL).cloned())
+            Ok(forest
+                .schema()
+                .await?
+                .metadata()
+                .get(META_VECTOR_MODEL)
+                .cloned())
         })
     }
 
@@ -216,10 +219,13 @@ impl Store {
                         .execute()
                         .await?;
                 }
+                // `replace_schema_metadata` replaces the whole map: keep the layout stamp.
+                let mut meta = table.schema().await?.metadata().clone();
+                meta.insert(META_VECTOR_MODEL.to_string(), id.clone());
                 table
                     .as_native()
                     .ok_or_else(|| anyhow::anyhow!("the store is not a local LanceDB table"))?
-                    .replace_schema_metadata([(META_VECTOR_MODEL.to_string(), id.clone())])
+                    .replace_schema_metadata(meta)
                     .await?;
             }
             anyhow::Ok(())

@@ -66,13 +66,18 @@ pub fn strings<'a>(values: impl IntoIterator<Item = &'a str>) -> Arc<StringArray
     Arc::new(StringArray::from_iter_values(values))
 }
 
-pub fn vectors(dim: usize, values: impl IntoIterator<Item = Option<Vec<f32>>>) -> Arc<FixedSizeListArray> {
-    Arc::new(FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
-        values
-            .into_iter()
-            .map(|v| v.map(|v| v.into_iter().map(Some).collect::<Vec<_>>())),
-        dim as i32,
-    ))
+pub fn vectors(
+    dim: usize,
+    values: impl IntoIterator<Item = Option<Vec<f32>>>,
+) -> Arc<FixedSizeListArray> {
+    Arc::new(
+        FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
+            values
+                .into_iter()
+                .map(|v| v.map(|v| v.into_iter().map(Some).collect::<Vec<_>>())),
+            dim as i32,
+        ),
+    )
 }
 
 pub fn u32s(values: impl IntoIterator<Item = u32>) -> Arc<UInt32Array> {
@@ -119,13 +124,6 @@ impl<'a> Columns<'a> {
             .as_any()
             .downcast_ref::<UInt32Array>()
             .ok_or_else(|| anyhow!("column {name} is not a u32 column"))
-    }
-
-    pub fn f32(&self, name: &str) -> Result<&'a Float32Array> {
-        self.column(name)?
-            .as_any()
-            .downcast_ref::<Float32Array>()
-            .ok_or_else(|| anyhow!("column {name} is not an f32 column"))
     }
 
     pub fn f64(&self, name: &str) -> Result<&'a Float64Array> {

@@ -7,11 +7,7 @@ use super::*;
 const DIM: usize = 16;
 
 fn open(dir: &tempfile::TempDir, dim: usize) -> Store {
-    Store::open(
-        dir.path().join("db").to_str().unwrap(),
-        ModelStamp { dim },
-    )
-    .unwrap()
+    Store::open(dir.path().join("db").to_str().unwrap(), ModelStamp { dim }).unwrap()
 }
 
 fn chunk(file: &str, name: &str, content: &str) -> ChunkRecord {
@@ -106,7 +102,10 @@ fn another_layout_rebuilds_and_another_model_clears_only_vectors() {
     let dir = tempfile::tempdir().unwrap();
     {
         let store = open(&dir, DIM);
-        assert!(!store.adopt_model("m1").unwrap(), "nothing to clear at first");
+        assert!(
+            !store.adopt_model("m1").unwrap(),
+            "nothing to clear at first"
+        );
         let mut with_vector = chunk("a.py", "one", "x");
         with_vector.vector = Some(unit(1));
         store
@@ -171,23 +170,41 @@ fn full_text_search_finds_indexed_and_new_rows() {
     let store = open(&dir, DIM);
     store
         .append_chunks(vec![
-            chunk("auth.py", "login", "def login(user, password): check credentials"),
-            chunk("cart.py", "total", "def calculateOrderTotal(items): sum prices"),
+            chunk(
+                "auth.py",
+                "login",
+                "def login(user, password): check credentials",
+            ),
+            chunk(
+                "cart.py",
+                "total",
+                "def calculateOrderTotal(items): sum prices",
+            ),
         ])
         .unwrap();
-    assert!(store.text_search("login", 5).unwrap().is_empty(), "no index yet");
+    assert!(
+        store.text_search("login", 5).unwrap().is_empty(),
+        "no index yet"
+    );
     store.maintain(Duration::from_secs(600)).unwrap();
     let hits = store.text_search("order totals", 5).unwrap();
     assert_eq!(hits.first().map(|h| h.file.as_str()), Some("cart.py"));
 
     // Rows added after the index was built are searched too (until maintenance folds them in).
     store
-        .append_chunks(vec![chunk("mail.py", "send", "def sendInvoiceMail(order): smtp")])
+        .append_chunks(vec![chunk(
+            "mail.py",
+            "send",
+            "def sendInvoiceMail(order): smtp",
+        )])
         .unwrap();
     let hits = store.text_search("invoice mail", 5).unwrap();
     assert_eq!(hits.first().map(|h| h.file.as_str()), Some("mail.py"));
     let indexes = store.forest_indexes().unwrap();
-    assert!(indexes.contains_key("text") && indexes.contains_key("file"), "{indexes:?}");
+    assert!(
+        indexes.contains_key("text") && indexes.contains_key("file"),
+        "{indexes:?}"
+    );
 }
 
 #[test]
@@ -230,7 +247,7 @@ fn ann_index_keeps_recall_against_brute_force() {
     let centers: Vec<Vec<f32>> = (0..64)
         .map(|_| (0..DIM_ANN).map(|_| rng.gauss()).collect())
         .collect();
-    let mut sample = |rng: &mut Rng| {
+    let sample = |rng: &mut Rng| {
         let c = &centers[(rng.next() % centers.len() as u64) as usize];
         normalize(c.iter().map(|x| x + 0.6 * rng.gauss()).collect())
     };

@@ -32,8 +32,10 @@ pub type Output = SearchResponse;
 pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
     let query = params.query.trim();
     if query.is_empty() {
-        return Err(ToolError::invalid_parameter("query is empty")
-            .with("hint", "describe the code you are looking for, e.g. 'where are orders saved'"));
+        return Err(ToolError::invalid_parameter("query is empty").with(
+            "hint",
+            "describe the code you are looking for, e.g. 'where are orders saved'",
+        ));
     }
     let n = params.n_results.unwrap_or(10);
     if n == 0 || n > 50 {
@@ -79,7 +81,12 @@ mod tests {
                 "def calculate_total(items):\n    return sum(i.price for i in items)\n",
             ),
         ]);
-        let out = run(&ctx, "semantic_search", json!({"query": "send the invoice mail"})).unwrap();
+        let out = run(
+            &ctx,
+            "semantic_search",
+            json!({"query": "send the invoice mail"}),
+        )
+        .unwrap();
         let results = out["results"].as_array().unwrap();
         assert_eq!(results[0]["file"], "app/billing/invoice.py", "{out}");
         assert_eq!(results[0]["changed_since_indexed"], false);
@@ -91,10 +98,18 @@ mod tests {
             "class InvoiceMailer:\n    # moved\n    def send_invoice(self, order):\n        pass\n",
         )
         .unwrap();
-        let out = run(&ctx, "semantic_search", json!({"query": "send the invoice mail"})).unwrap();
+        let out = run(
+            &ctx,
+            "semantic_search",
+            json!({"query": "send the invoice mail"}),
+        )
+        .unwrap();
         assert_eq!(out["results"][0]["changed_since_indexed"], true, "{out}");
 
-        for bad in [json!({"query": "  "}), json!({"query": "x", "n_results": 0})] {
+        for bad in [
+            json!({"query": "  "}),
+            json!({"query": "x", "n_results": 0}),
+        ] {
             assert!(run(&ctx, "semantic_search", bad).is_err());
         }
     }

@@ -99,13 +99,20 @@ mod tests {
     #[test]
     fn syncs_incrementally_and_reports_counts() {
         let (dir, ctx) = project(&[
-            ("app/cart.py", "class Cart:\n    def total(self):\n        return 1\n"),
+            (
+                "app/cart.py",
+                "class Cart:\n    def total(self):\n        return 1\n",
+            ),
             ("README.md", "# Shop\nA shop.\n"),
         ]);
         let out = run(&ctx, "sync_index", json!({})).unwrap();
         assert_eq!(out["forest"]["added"], 2, "{out}");
         assert_eq!(out["map"]["agreements"], 0);
-        std::fs::write(dir.path().join("app/cart.py"), "def total():\n    return 2\n").unwrap();
+        std::fs::write(
+            dir.path().join("app/cart.py"),
+            "def total():\n    return 2\n",
+        )
+        .unwrap();
         std::fs::remove_file(dir.path().join("README.md")).unwrap();
         let out = run(&ctx, "sync_index", json!({"target": "forest"})).unwrap();
         assert_eq!(out["forest"]["modified"], 1, "{out}");

@@ -21,7 +21,8 @@ fn index_killed_after(root: &std::path::Path, after: Duration) -> bool {
     let mut child = Command::new(env!("CARGO_BIN_EXE_code-intel"))
         .args(["index", "--json", "--root"])
         .arg(root)
-        .env("CODE_INTEL_EMBEDDER", "fake")
+        // 2 ms per chunk: about 5 s of embedding, so kills land in every stage.
+        .env("CODE_INTEL_EMBEDDER", "fake:2000")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -40,11 +41,17 @@ fn a_sync_killed_at_any_moment_is_finished_by_the_next_one() {
     let files: Vec<(String, String)> = (0..400)
         .map(|i| (format!("pkg{}/mod_{i}.py", i % 20), module(i, 0)))
         .collect();
-    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
     write(dir.path(), &refs);
 
     let mut kills = 0;
-    for (round, millis) in [150u64, 400, 700, 1000, 1500, 2200, 3000, 4000].into_iter().enumerate() {
+    for (round, millis) in [150u64, 400, 700, 1000, 1500, 2200, 3000, 4000]
+        .into_iter()
+        .enumerate()
+    {
         if !index_killed_after(dir.path(), Duration::from_millis(millis)) {
             kills += 1;
         }
@@ -54,11 +61,30 @@ fn a_sync_killed_at_any_moment_is_finished_by_the_next_one() {
         drop(ctx);
         // Files change between crashes: modified, deleted, added.
         let i = round * 7;
-        write(dir.path(), &[(format!("pkg{}/mod_{i}.py", i % 20).as_str(), module(i, round + 1).as_str())]);
-        let _ = std::fs::remove_file(dir.path().join(format!("pkg{}/mod_{}.py", (i + 1) % 20, i + 1)));
-        write(dir.path(), &[(format!("new/extra_{round}.py").as_str(), module(1000 + round, 0).as_str())]);
+        write(
+            dir.path(),
+            &[(
+                format!("pkg{}/mod_{i}.py", i % 20).as_str(),
+                module(i, round + 1).as_str(),
+            )],
+        );
+        let _ = std::fs::remove_file(dir.path().join(format!(
+            "pkg{}/mod_{}.py",
+            (i + 1) % 20,
+            i + 1
+        )));
+        write(
+            dir.path(),
+            &[(
+                format!("new/extra_{round}.py").as_str(),
+                module(1000 + round, 0).as_str(),
+            )],
+        );
     }
-    assert!(kills >= 3, "the index finished before most kills ({kills}); make the project larger");
+    assert!(
+        kills >= 3,
+        "the index finished before most kills ({kills}); make the project larger"
+    );
 
     let ctx = context(dir.path());
     let outcome = sync(&ctx);

@@ -26,7 +26,11 @@ impl Server {
             .unwrap();
         let stdin = child.stdin.take().unwrap();
         let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        Server { child, stdin, lines }
+        Server {
+            child,
+            stdin,
+            lines,
+        }
     }
 
     fn send(&mut self, message: Value) {
@@ -64,17 +68,25 @@ fn sync_index_reports_progress_and_semantic_search_answers() {
             "class InvoiceMailer:\n    def send_invoice(self, order):\n        smtp.send(order.email)\n".to_string(),
         )])
         .collect();
-    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
     let dir = project(&refs);
     let mut server = Server::start(dir.path());
     server.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}));
     let (init, _) = server.response(1);
-    assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
     server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
-    server.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "sync_index", "arguments": {"force": true}, "_meta": {"progressToken": "sync-1"}}}));
+    server.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "sync_index", "arguments": {"force": true}, "_meta": {"progressToken": "sync-1"}}}),
+    );
     let (result, notes) = server.response(2);
     let out = &result["result"]["structuredContent"];
     assert_eq!(result["result"]["isError"], json!(false), "{result}");
@@ -82,12 +94,17 @@ fn sync_index_reports_progress_and_semantic_search_answers() {
     assert_eq!(out["embedding"]["state"], "done", "{out}");
     let progress: Vec<f64> = notes
         .iter()
-        .filter(|n| n["method"] == "notifications/progress" && n["params"]["progressToken"] == "sync-1")
+        .filter(|n| {
+            n["method"] == "notifications/progress" && n["params"]["progressToken"] == "sync-1"
+        })
         .map(|n| n["params"]["progress"].as_f64().unwrap())
         .collect();
     assert!(progress.len() >= 2, "progress notifications: {notes:?}");
     assert!(progress.windows(2).all(|w| w[0] <= w[1]), "{progress:?}");
-    assert!(progress.last().copied().unwrap_or(0.0) >= 50.0, "{progress:?}");
+    assert!(
+        progress.last().copied().unwrap_or(0.0) >= 50.0,
+        "{progress:?}"
+    );
 
     server.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
         "name": "semantic_search", "arguments": {"query": "send invoice mail to the customer", "n_results": 3}}}));
@@ -95,5 +112,10 @@ fn sync_index_reports_progress_and_semantic_search_answers() {
     let out = &result["result"]["structuredContent"];
     assert_eq!(out["results"][0]["file"], "src/billing/invoice.py", "{out}");
     assert_eq!(out["index_status"]["model"], "ready");
-    assert!(out["signals"].as_array().unwrap().contains(&json!("vector")));
+    assert!(
+        out["signals"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("vector"))
+    );
 }

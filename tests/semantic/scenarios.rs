@@ -6,8 +6,10 @@ use code_intel::search::semantic::{Collection, SearchRequest, search};
 use std::sync::Arc;
 
 const AUTH: &str = "class AuthService:\n    \"\"\"Handles user login.\"\"\"\n\n    def login(self, email, password):\n        return check_password(email, password)\n\n    def logout(self, session):\n        session.clear()\n";
-const CART: &str = "def calculate_total(items):\n    return sum(i.price * i.quantity for i in items)\n";
-const MAIL: &str = "def send_invoice_mail(order):\n    smtp.send(order.customer.email, render_invoice(order))\n";
+const CART: &str =
+    "def calculate_total(items):\n    return sum(i.price * i.quantity for i in items)\n";
+const MAIL: &str =
+    "def send_invoice_mail(order):\n    smtp.send(order.customer.email, render_invoice(order))\n";
 
 fn files_of(ctx: &code_intel::tools::Context, query: &str) -> Vec<String> {
     let req = SearchRequest::new(query, 10, ctx.ws.config.search_weights);
@@ -21,7 +23,11 @@ fn files_of(ctx: &code_intel::tools::Context, query: &str) -> Vec<String> {
 
 #[test]
 fn add_modify_delete_rename_replace_exactly_the_changed_files() {
-    let dir = project(&[("app/auth.py", AUTH), ("app/cart.py", CART), ("docs/README.md", "# Shop\n\nHow the shop works.\n")]);
+    let dir = project(&[
+        ("app/auth.py", AUTH),
+        ("app/cart.py", CART),
+        ("docs/README.md", "# Shop\n\nHow the shop works.\n"),
+    ]);
     let ctx = context(dir.path());
     let first = sync(&ctx);
     let forest = first.forest.unwrap();
@@ -33,20 +39,48 @@ fn add_modify_delete_rename_replace_exactly_the_changed_files() {
 
     // Nothing changed: nothing is written.
     let again = sync(&ctx).forest.unwrap();
-    assert_eq!((again.added, again.modified, again.deleted, again.chunks_written), (0, 0, 0, 0));
+    assert_eq!(
+        (
+            again.added,
+            again.modified,
+            again.deleted,
+            again.chunks_written
+        ),
+        (0, 0, 0, 0)
+    );
     assert_eq!(again.chunks, chunks_before);
 
     // Modify one file (one function changes), add one, delete one.
-    write(dir.path(), &[("app/auth.py", &AUTH.replace("session.clear()", "session.destroy()")), ("app/mail.py", MAIL)]);
+    write(
+        dir.path(),
+        &[
+            (
+                "app/auth.py",
+                &AUTH.replace("session.clear()", "session.destroy()"),
+            ),
+            ("app/mail.py", MAIL),
+        ],
+    );
     std::fs::remove_file(dir.path().join("docs/README.md")).unwrap();
     let changed = sync(&ctx).forest.unwrap();
-    assert_eq!((changed.added, changed.modified, changed.deleted), (1, 1, 1), "{changed:?}");
-    assert!(changed.vectors_reused >= 2, "unchanged chunks of auth.py keep their vectors: {changed:?}");
+    assert_eq!(
+        (changed.added, changed.modified, changed.deleted),
+        (1, 1, 1),
+        "{changed:?}"
+    );
+    assert!(
+        changed.vectors_reused >= 2,
+        "unchanged chunks of auth.py keep their vectors: {changed:?}"
+    );
     assert_consistent(&ctx);
     assert_eq!(files_of(&ctx, "send invoice mail")[0], "app/mail.py");
 
     // Rename: the old path disappears, the new one appears, its vectors are reused.
-    std::fs::rename(dir.path().join("app/cart.py"), dir.path().join("app/basket.py")).unwrap();
+    std::fs::rename(
+        dir.path().join("app/cart.py"),
+        dir.path().join("app/basket.py"),
+    )
+    .unwrap();
     let renamed = sync(&ctx).forest.unwrap();
     assert_eq!((renamed.added, renamed.deleted), (1, 1));
     assert_consistent(&ctx);
@@ -62,7 +96,14 @@ fn add_modify_delete_rename_replace_exactly_the_changed_files() {
     // Force rebuilds everything from scratch, to the same content.
     let forced = ctx
         .semantic
-        .sync(&ctx.ws, &ctx.symbols, code_intel::index::semantic::Target::Forest, true, None, &|_| {})
+        .sync(
+            &ctx.ws,
+            &ctx.symbols,
+            code_intel::index::semantic::Target::Forest,
+            true,
+            None,
+            &|_| {},
+        )
         .unwrap()
         .forest
         .unwrap();
@@ -77,7 +118,8 @@ fn a_state_file_lost_or_stale_is_repaired_from_the_table() {
     sync(&ctx);
     // Simulate a crash after a commit but before the state was written: the state forgets a.py.
     let state_path = ctx.ws.state_dir().join("sync_state.json");
-    let mut state: serde_json::Value = serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
+    let mut state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
     state["files"].as_object_mut().unwrap().remove("a.py");
     std::fs::write(&state_path, serde_json::to_vec(&state).unwrap()).unwrap();
     let report = sync(&ctx).forest.unwrap();
@@ -102,9 +144,12 @@ fn the_map_short_circuits_only_on_a_relevant_agreement() {
     let ctx = context(dir.path());
     let outcome = sync(&ctx);
     assert_eq!(outcome.map.unwrap().agreements, 1);
-    ctx.semantic.set_relevance(SharedRelevance::new(Arc::new(
-        FakeRelevance::new().with("ログイン", "ログイン機能", 0.9),
-    )));
+    ctx.semantic
+        .set_relevance(SharedRelevance::new(Arc::new(FakeRelevance::new().with(
+            "ログイン",
+            "ログイン機能",
+            0.9,
+        ))));
     let run = |query: &str, collection: Collection| {
         let mut req = SearchRequest::new(query, 5, ctx.ws.config.search_weights);
         req.collection = collection;
@@ -125,7 +170,12 @@ fn the_map_short_circuits_only_on_a_relevant_agreement() {
     assert!(!run("ログイン機能", Collection::Forest).short_circuit);
     let map_only = run("calculate the cart total", Collection::Map);
     assert_eq!(map_only.source, "map");
-    assert!(map_only.signals.iter().all(|s| s != "keyword" && s != "vector"));
+    assert!(
+        map_only
+            .signals
+            .iter()
+            .all(|s| s != "keyword" && s != "vector")
+    );
 }
 
 #[test]
@@ -144,5 +194,10 @@ fn lightweight_mode_answers_from_lexical_and_symbol_signals() {
     assert_eq!(resp.index_status.embedded, 0);
     assert!(!resp.signals.contains(&"vector".to_string()));
     assert_eq!(resp.results[0].file, "app/auth.py");
-    assert!(resp.results[0].symbol.as_deref().is_some_and(|s| s.starts_with("AuthService")));
+    assert!(
+        resp.results[0]
+            .symbol
+            .as_deref()
+            .is_some_and(|s| s.starts_with("AuthService"))
+    );
 }

@@ -48,13 +48,24 @@ pub fn assert_consistent(ctx: &Context) {
     let counts = store.chunk_counts().unwrap();
     let state = ctx.semantic.sync_state();
     for (file, n) in &counts {
-        assert!(ctx.ws.root().join(file).exists(), "orphan chunks of deleted {file}");
+        assert!(
+            ctx.ws.root().join(file).exists(),
+            "orphan chunks of deleted {file}"
+        );
         let recorded = state.files.get(file).map(|f| f.chunks);
-        assert_eq!(recorded, Some(*n), "{file}: table has {n} chunks, state {recorded:?}");
+        assert_eq!(
+            recorded,
+            Some(*n),
+            "{file}: table has {n} chunks, state {recorded:?}"
+        );
     }
     for (file, entry) in &state.files {
         if entry.chunks > 0 {
-            assert_eq!(counts.get(file), Some(&entry.chunks), "{file} missing from the table");
+            assert_eq!(
+                counts.get(file),
+                Some(&entry.chunks),
+                "{file} missing from the table"
+            );
         }
     }
 }
