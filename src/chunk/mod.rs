@@ -245,7 +245,7 @@ impl ChunkOptions {
 }
 
 /// The chunks of one file and how they were made.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct FileChunks {
     pub file: String,
     pub language: String,

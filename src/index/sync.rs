@@ -118,9 +118,9 @@ pub fn sync_forest(
         total: 0,
         message: "scanning files".into(),
     });
-    // The symbol index first: definitions are a search signal of their own, and its parse of
-    // every code file is reused for chunking.
-    let (snapshot, _) = symbols.refresh(ws, ws.root()).map_err(anyhow::Error::msg)?;
+    // The symbol index first: definitions are a search signal of their own.
+    symbols.refresh(ws, ws.root()).map_err(anyhow::Error::msg)?;
+    let chunker = crate::chunk::Chunker::for_workspace(ws);
     let walked = walk_sources(ws)?;
     let mut candidates: Vec<Candidate> = walked
         .into_iter()
@@ -240,16 +240,35 @@ pub fn sync_forest(
             }
             continue;
         }
-        let made: Vec<(&Candidate, Chunked)> = batch
+        let mut made: Vec<(&Candidate, Chunked)> = batch
             .par_iter()
-            .map(|c| (*c, chunk_one(c, &snapshot, cfg.max_file_bytes)))
+            .map(|c| (*c, chunk_one(c, &chunker, cfg.max_file_bytes)))
             .collect();
+        // Cross-file facts (a Filament resource and its schema classes) among the files chunked
+        // together; a full index chunks a project's related files in the same batches.
+        let mut linked: Vec<crate::chunk::FileChunks> = made
+            .iter_mut()
+            .filter_map(|(_, r)| r.as_mut().ok().map(|(_, fc)| std::mem::take(fc)))
+            .collect();
+        crate::chunk::link(&mut linked);
+        let mut linked = linked.into_iter();
+        for (_, r) in made.iter_mut() {
+            if let Ok((_, fc)) = r {
+                *fc = linked.next().unwrap_or_default();
+            }
+        }
         let mut records = Vec::new();
         let mut files = Vec::new();
         let mut entries = Vec::new();
         for (c, result) in made {
             match result {
-                Ok((hash, recs)) => {
+                Ok((hash, file_chunks)) => {
+                    let recs: Vec<ChunkRecord> = file_chunks
+                        .chunks
+                        .into_iter()
+                        .filter(|ch| !ch.content.trim().is_empty())
+                        .map(|ch| chunks::record(ch, &hash))
+                        .collect();
                     let replaced = in_table.get(&c.rel).copied().unwrap_or(0);
                     if chunk_total + recs.len() > cfg.max_chunks + replaced {
                         report.truncated = true;
@@ -336,26 +355,19 @@ pub fn sync_forest(
 }
 
 /// A file's hash and chunks, or why it could not be read.
-type Chunked = Result<(String, Vec<ChunkRecord>), String>;
+type Chunked = Result<(String, crate::chunk::FileChunks), String>;
 
 /// Texts to vectors, for the map's terms.
 pub type EmbedTerms<'a> = &'a dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>;
 
 /// Reads, hashes and chunks one file.
-fn chunk_one(c: &Candidate, snapshot: &super::Snapshot, max_bytes: u64) -> Chunked {
+fn chunk_one(c: &Candidate, chunker: &crate::chunk::Chunker, max_bytes: u64) -> Chunked {
     let source = read_source(&c.abs, &c.rel, max_bytes).map_err(|e| e.message)?;
     let hash = chunks::hex(&Sha256::digest(source.text.as_bytes()));
     if matches!(c.kind, FileKind::Text) && chunks::looks_generated(&source.text) {
-        return Ok((hash, Vec::new()));
+        return Ok((hash, Default::default()));
     }
-    // The symbol index parsed this exact content already: reuse its symbols.
-    let symbols = snapshot
-        .files
-        .get(&c.rel)
-        .filter(|e| chunks::hex(&e.sha256) == hash)
-        .map(|e| &*e.symbols);
-    let records = chunks::chunk_file(&c.rel, c.kind, &source.text, &hash, symbols);
-    Ok((hash, records))
+    Ok((hash, chunker.chunk_text(&c.rel, &source.text)))
 }
 
 /// Every file under the configured `source_dirs` (the whole root when empty).
