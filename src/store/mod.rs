@@ -76,7 +76,7 @@ pub struct MaintenanceReport {
 }
 
 pub struct Store {
-    rt: Arc<tokio::runtime::Runtime>,
+    rt: Arc<StoreRuntime>,
     uri: String,
     stamp: ModelStamp,
     forest: Table,
@@ -88,14 +88,14 @@ pub struct Store {
 impl Store {
     /// Opens (creating as needed) the store at `uri` for vectors of `stamp`.
     pub fn open(uri: &str, stamp: ModelStamp) -> Result<Store> {
-        let rt = Arc::new(
+        let rt = Arc::new(StoreRuntime(Some(
             tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .thread_name("code-intel-store")
                 .enable_all()
                 .build()
                 .context("starting the store runtime")?,
-        );
+        )));
         let uri_owned = uri.to_string();
         let stamp_owned = stamp.clone();
         let (forest, map, rebuilt) = block(&rt, async move {
@@ -280,6 +280,27 @@ fn stamp_metadata(stamp: &ModelStamp) -> HashMap<String, String> {
         (META_FORMAT.to_string(), FORMAT_VERSION.to_string()),
         (META_DIM.to_string(), stamp.dim.to_string()),
     ])
+}
+
+/// The store's own runtime. LanceDB is async; the store is used from synchronous code on any
+/// thread, including the MCP server's. A tokio runtime may not be dropped inside another one's
+/// async context (the server drops its context there at shutdown), so it is shut down in the
+/// background instead of waited for: every write has completed by then.
+struct StoreRuntime(Option<tokio::runtime::Runtime>);
+
+impl std::ops::Deref for StoreRuntime {
+    type Target = tokio::runtime::Runtime;
+    fn deref(&self) -> &tokio::runtime::Runtime {
+        self.0.as_ref().expect("the runtime lives until drop")
+    }
+}
+
+impl Drop for StoreRuntime {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 fn block<T: Send + 'static>(
