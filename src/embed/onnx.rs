@@ -689,7 +689,8 @@ mod tests {
         let passage = "def handle(request):\n    user = authenticate(request.headers)\n    \
                        orders = repository.list_orders(user.id, limit=50)\n    \
                        return render('orders.html', orders=orders, user=user)\n";
-        let texts: Vec<String> = (0..48)
+        // Enough batches that the bulk call outlasts the pause below even on an idle machine.
+        let texts: Vec<String> = (0..256)
             .map(|i| format!("{passage}# chunk {i}\n{passage}"))
             .collect();
         let bulk_model = model.clone();
@@ -698,7 +699,7 @@ mod tests {
             bulk_model.embed_passages(&refs).unwrap();
             Instant::now()
         });
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(Duration::from_millis(100));
         model.embed_query("ログイン機能").unwrap();
         let query_done = Instant::now();
         let bulk_done = bulk.join().unwrap();

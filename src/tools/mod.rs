@@ -58,7 +58,7 @@ pub struct Context {
     /// The embedding model (lazy; shared by everything that embeds in this process).
     pub embedder: crate::embed::EmbedderHandle,
     /// The semantic index (forest/map store); shares `embedder`, opens its store lazily.
-    pub semantic: crate::index::semantic::SemanticIndex,
+    pub semantic: Arc<crate::index::semantic::SemanticIndex>,
 }
 
 impl Context {
@@ -74,7 +74,14 @@ impl Context {
             .set(Arc::new(crate::relevance::embedded::EmbedRelevance::new(
                 embedder.clone(),
             )));
-        let semantic = crate::index::semantic::SemanticIndex::with_model(&ws, embedder.clone());
+        let semantic = Arc::new(crate::index::semantic::SemanticIndex::with_model(
+            &ws,
+            embedder.clone(),
+        ));
+        // One memory of agreements: the session service learns into the store's map table and
+        // search scores it with the same calibrated relevance.
+        semantic.set_relevance(sessions.relevance().clone());
+        sessions.set_map_store(semantic.clone());
         Ok(Context {
             ws,
             symbols,

@@ -23,10 +23,12 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
 /// A context whose semantic index uses the fake embedder.
 pub fn context(root: &Path) -> Context {
     let mut ctx = Context::open(root).unwrap();
-    ctx.semantic = SemanticIndex::with_model(
+    ctx.semantic = Arc::new(SemanticIndex::with_model(
         &ctx.ws,
         EmbedderHandle::ready(Arc::new(FakeEmbedder::new())),
-    );
+    ));
+    ctx.semantic.set_relevance(ctx.sessions.relevance().clone());
+    ctx.sessions.set_map_store(ctx.semantic.clone());
     ctx
 }
 
