@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Latency of the analysis tools (issue 3) over MCP, process start excluded.
+"""Latency of the analysis tools over MCP, process start excluded.
 
-Why this exists: issue 3's targets (analyze_file <= 5/20/100 ms by file size and <= 1 ms on a
+Why this exists: the analysis tools' targets (analyze_file <= 5/20/100 ms by file size and <= 1 ms on a
 cache hit, search_symbol <= 100 ms on 1,000 files, analyze_project <= 3 s cold and <= 0.5 s
 warm, get_dependencies <= 10 ms at depth 1 and <= 200 ms at depth 3) are per call inside a
 running server, so this drives one `code-intel serve` over stdio with a minimal JSON-RPC client

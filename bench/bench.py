@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The code-intel performance benchmark: figures and ratios, not pass/fail timings.
 
-Why this exists: issue 2 sets targets relative to the tools agents would otherwise use (ripgrep,
+Why this exists: the core tools have targets set relative to the tools agents would otherwise use (ripgrep,
 universal-ctags) on the same machine and input, so every figure is measured next to its baseline
 in the same run. Targets are printed as "ok"/"MISS" marks; nothing here fails a build.
 

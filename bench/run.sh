@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The code-intel benchmark: prints figures and ratios against ripgrep and universal-ctags run in
-# the same run on the same directory (issue 2's performance targets). It measures; it never fails
+# the same run on the same directory (the core tools' performance targets). It measures; it never fails
 # on a slow figure. See bench/README.md.
 #
 #   bench/run.sh [options] DIR        e.g. bench/run.sh /tmp/bench-repos/symfony

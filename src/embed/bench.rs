@@ -1,6 +1,6 @@
 //! Embedding throughput: the pipeline against the raw model, on the same texts and batches.
 //!
-//! Issue 5 asks that the pipeline (identifier splitting, prefixes, length sorting, tokenising,
+//! The requirement: the pipeline (identifier splitting, prefixes, length sorting, tokenising,
 //! inference, pooling, normalisation, reordering) keep at least 0.9× the throughput of the
 //! model alone. "The model alone" here is an ONNX Runtime session on the same model file with
 //! the same thread count, fed the pipeline's own batches already tokenised, timing nothing but
@@ -29,7 +29,7 @@ pub struct BenchReport {
     /// Texts per second, from each batch's best time over the rounds.
     pub raw_per_second: f64,
     pub pipeline_per_second: f64,
-    /// pipeline / raw; issue 5 wants ≥ 0.9.
+    /// pipeline / raw; the requirement is ≥ 0.9.
     pub ratio: f64,
     /// Resident memory after loading and running (MB), and the peak (Linux only).
     pub rss_mb: Option<f64>,

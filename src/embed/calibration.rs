@@ -855,7 +855,7 @@ mod tests {
         );
     }
 
-    /// Issue 5's anchor case, on the real fixture classes: 「ログイン機能」 against AuthService
+    /// The anchor case of the design, on the real fixture classes: 「ログイン機能」 against AuthService
     /// and ConfigLoader described as the index describes symbols (split name, docstring,
     /// signature, path).
     #[test]

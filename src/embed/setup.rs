@@ -4,7 +4,7 @@
 //! directory from registry packages; see its README). Verifying does not trust the provisioner:
 //! it hashes every file against the manifest, then loads the model through this crate's own
 //! pipeline and checks known similarities against the figures the provisioner measured, and the
-//! calibrated score of issue 5's anchor pair.
+//! calibrated score of the design's anchor pair (「ログイン機能」 ↔ AuthService).
 
 use super::calibration::Calibration;
 use super::model_dir::{Manifest, ModelDir, VerifyLevel};

@@ -13,7 +13,7 @@
 //!   so a missing model is an error the agent can report, never a silent approval.
 //!
 //! [`SymbolContext`] is the text that stands for a symbol: its split identifier, doc comment,
-//! signature and file path (the issue allows all of them as context for NL ↔ symbol pairs).
+//! signature and file path (all of them are fair context for an NL ↔ symbol pair).
 
 mod context;
 pub mod embedded;

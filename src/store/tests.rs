@@ -237,7 +237,7 @@ fn agreements_round_trip_and_are_found_by_vector() {
 }
 
 /// Recall@10 of the ANN index against exact search on clustered vectors (real embeddings are
-/// clustered; uniform random vectors are the unrealistic worst case). The issue asks ≥ 0.95.
+/// clustered; uniform random vectors are the unrealistic worst case). The requirement is ≥ 0.95.
 #[test]
 fn ann_index_keeps_recall_against_brute_force() {
     const DIM_ANN: usize = 64;

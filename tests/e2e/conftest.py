@@ -31,7 +31,7 @@ from mcp.types import TextContent
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
 
-# The tools of issue 2. Later tools (analysis, semantic search, sessions) are checked against the
+# The core code tools. Later tools (analysis, semantic search, sessions) are checked against the
 # generic contract in test_protocol.py without being listed here.
 CORE_TOOLS = (
     "search_text",

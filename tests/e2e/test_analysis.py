@@ -1,4 +1,4 @@
-"""The analysis tools of issue 3 over MCP: analyze_file, search_symbol, analyze_project,
+"""The analysis tools over MCP: analyze_file, search_symbol, analyze_project,
 get_dependencies and repo_pack, each called end to end through the official SDK (which also
 validates every answer against the tool's output schema)."""
 

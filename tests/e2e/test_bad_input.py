@@ -1,4 +1,4 @@
-"""Issue 2, "Bad input it must survive": every bad input gets its error code (or, for files that
+"""Bad input the server must survive: every bad input gets its error code (or, for files that
 are merely damaged, a useful partial answer), and the same server session keeps answering.
 
 The bad files are generated here at test time: nothing binary or huge is committed.

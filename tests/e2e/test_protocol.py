@@ -1,6 +1,6 @@
 """The MCP handshake and tools/list: what a client learns about the server before calling it.
 
-Every listed tool (the issue-2 tools and any added later) must carry what an LLM needs to use it
+Every listed tool (the core code tools and every tool added later) must carry what an LLM needs to use it
 without guessing: a description, an input schema whose every parameter is described, an output
 schema, and annotations.
 """

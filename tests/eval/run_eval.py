@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Retrieval evaluation: NDCG@10 and Recall@5 of a code-search command over query files.
 
-Why this exists: semantic search (issue 5) is judged on real repositories and requests we never
+Why this exists: semantic search is judged on real repositories and requests we never
 see, so we keep our own dev set of real public repositories (tests/eval/real/) next to the fixture
 queries, and one runner that scores any search engine on both the same way.
 
