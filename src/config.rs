@@ -79,9 +79,9 @@ impl Default for SearchWeights {
         SearchWeights {
             vector: 1.0,
             keyword: 1.0,
-            definition: 0.8,
+            definition: 0.5,
             reference: 0.1,
-            path: 0.6,
+            path: 0.3,
             map: 0.5,
         }
     }

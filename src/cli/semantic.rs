@@ -230,8 +230,11 @@ pub struct EvalQuery {
     pub query: String,
     /// `en` or `ja`; detected from the text when absent.
     pub lang: Option<String>,
-    /// Files (relative to the root) that answer the query.
+    /// Files (relative to the root) that answer the query (grade 2).
     pub relevant: Vec<String>,
+    /// Files related to the answer but not it (grade 1).
+    #[serde(default)]
+    pub related: Vec<String>,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -242,18 +245,37 @@ pub struct Figures {
 }
 
 /// NDCG@10 with binary relevance over the ranked, de-duplicated file list.
-pub fn ndcg_at_10(ranked: &[String], relevant: &[String]) -> f64 {
+/// Graded NDCG@10 with gain 2^grade − 1 (answer: grade 2, related: grade 1), the definition
+/// `tests/eval/run_eval.py` uses, so figures from both runners compare.
+pub fn ndcg_at_10(ranked: &[String], relevant: &[String], related: &[String]) -> f64 {
+    let grade = |f: &String| {
+        if relevant.contains(f) {
+            2
+        } else if related.contains(f) {
+            1
+        } else {
+            0
+        }
+    };
+    let gain = |g: i32| (2f64.powi(g)) - 1.0;
     let dcg: f64 = ranked
         .iter()
         .take(10)
         .enumerate()
-        .filter(|(_, f)| relevant.contains(f))
-        .map(|(i, _)| 1.0 / (i as f64 + 2.0).log2())
+        .map(|(i, f)| gain(grade(f)) / (i as f64 + 2.0).log2())
         .sum();
-    let ideal: f64 = (0..relevant.len().min(10))
-        .map(|i| 1.0 / (i as f64 + 2.0).log2())
+    let mut ideal: Vec<i32> = relevant
+        .iter()
+        .map(|_| 2)
+        .chain(related.iter().filter(|f| !relevant.contains(f)).map(|_| 1))
+        .collect();
+    ideal.truncate(10);
+    let idcg: f64 = ideal
+        .iter()
+        .enumerate()
+        .map(|(i, g)| gain(*g) / (i as f64 + 2.0).log2())
         .sum();
-    if ideal == 0.0 { 0.0 } else { dcg / ideal }
+    if idcg == 0.0 { 0.0 } else { dcg / idcg }
 }
 
 pub fn recall_at_5(ranked: &[String], relevant: &[String]) -> f64 {
@@ -339,16 +361,18 @@ pub fn eval(
                         files.push(hit.file.clone());
                     }
                 }
-                let n = ndcg_at_10(&files, &q.relevant);
+                let n = ndcg_at_10(&files, &q.relevant, &q.related);
                 let r = recall_at_5(&files, &q.relevant);
                 let lang = q
                     .lang
                     .clone()
                     .unwrap_or_else(|| language_of(&q.query).to_string());
                 let mode_name = format!("{mode:?}").to_lowercase();
+                // Per language, overall, and per project (where a change helps or hurts).
                 for key in [
                     (mode_name.clone(), lang.clone()),
                     (mode_name.clone(), "all".into()),
+                    (mode_name.clone(), format!("{root}/{lang}")),
                 ] {
                     let e = sums.entry(key).or_default();
                     e.0 += 1;
@@ -392,12 +416,12 @@ pub fn eval(
         );
     } else {
         println!(
-            "{:<16} {:>7} {:>8} {:>9}",
+            "{:<36} {:>7} {:>8} {:>9}",
             "mode/lang", "queries", "NDCG@10", "Recall@5"
         );
         for (key, f) in &figures {
             println!(
-                "{key:<16} {:>7} {:>8.3} {:>9.3}",
+                "{key:<36} {:>7} {:>8.3} {:>9.3}",
                 f.queries, f.ndcg_at_10, f.recall_at_5
             );
         }
@@ -418,9 +442,14 @@ mod tests {
     fn metrics_match_hand_computed_values() {
         let ranked: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
         let rel = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert!((ndcg_at_10(&ranked, &rel(&["a"])) - 1.0).abs() < 1e-9);
-        assert!((ndcg_at_10(&ranked, &rel(&["b"])) - 1.0 / 3f64.log2()).abs() < 1e-9);
-        assert_eq!(ndcg_at_10(&ranked, &rel(&["z"])), 0.0);
+        let none = rel(&[]);
+        assert!((ndcg_at_10(&ranked, &rel(&["a"]), &none) - 1.0).abs() < 1e-9);
+        assert!((ndcg_at_10(&ranked, &rel(&["b"]), &none) - 1.0 / 3f64.log2()).abs() < 1e-9);
+        assert_eq!(ndcg_at_10(&ranked, &rel(&["z"]), &none), 0.0);
+        // Answer at rank 2, related at rank 1: (1 + 3/log2 3) / (3 + 1/log2 3).
+        let graded = ndcg_at_10(&ranked, &rel(&["b"]), &rel(&["a"]));
+        let want = (1.0 + 3.0 / 3f64.log2()) / (3.0 + 1.0 / 3f64.log2());
+        assert!((graded - want).abs() < 1e-9, "{graded} vs {want}");
         assert!((recall_at_5(&ranked, &rel(&["a", "z"])) - 0.5).abs() < 1e-9);
     }
 }
