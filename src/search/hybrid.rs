@@ -427,9 +427,21 @@ mod tests {
             ..Default::default()
         };
         let ranked = rank(&signals, &RankOptions::default());
-        assert_eq!(files(&ranked), ["orders/repository.py", "x.py"]);
-        assert_eq!(ranked[0].components.map, Some(0.9));
-        assert_eq!(ranked[0].components.path, Some(1.0));
+        let mut shown = files(&ranked);
+        shown.sort();
+        assert_eq!(shown, ["orders/repository.py", "x.py"]);
+        let repo = ranked
+            .iter()
+            .find(|r| r.chunk.file == "orders/repository.py")
+            .unwrap();
+        assert_eq!(repo.chunk.id, "r");
+        assert_eq!(repo.components.map, Some(0.9));
+        assert_eq!(repo.components.path, Some(1.0));
+        // Two file-level signals outweigh one keyword hit when their weights say so.
+        let mut opts = RankOptions::default();
+        opts.weights.path = 1.0;
+        opts.weights.map = 1.0;
+        assert_eq!(files(&rank(&signals, &opts)), ["orders/repository.py", "x.py"]);
         // A file no chunk represents cannot be shown and is left out.
         let signals = Signals {
             paths: vec![("gone.py".into(), 1.0)],
