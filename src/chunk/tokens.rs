@@ -45,6 +45,8 @@ pub struct TokenCounter {
 enum Counter {
     Model {
         tokenizer: Arc<tokenizers::Tokenizer>,
+        /// The fast path for plain words (`None` for a model it does not apply to).
+        plain: Option<Arc<PlainPieces>>,
         path: PathBuf,
     },
     Estimate {
@@ -75,13 +77,18 @@ impl TokenCounter {
         if !path.is_file() {
             return TokenCounter::estimate(&format!("{} not found", path.display()));
         }
-        type Loaded = Vec<(PathBuf, Arc<tokenizers::Tokenizer>)>;
+        type Loaded = Vec<(
+            PathBuf,
+            Arc<tokenizers::Tokenizer>,
+            Option<Arc<PlainPieces>>,
+        )>;
         static LOADED: LazyLock<Mutex<Loaded>> = LazyLock::new(Default::default);
         let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, tokenizer)) = loaded.iter().find(|(p, _)| *p == path) {
+        if let Some((_, tokenizer, plain)) = loaded.iter().find(|(p, _, _)| *p == path) {
             return TokenCounter {
                 inner: Counter::Model {
                     tokenizer: tokenizer.clone(),
+                    plain: plain.clone(),
                     path,
                 },
             };
@@ -91,12 +98,17 @@ impl TokenCounter {
         // caller's, where tree-sitter then spent half again as long allocating trees.
         let loaded_file = {
             let path = path.clone();
-            std::thread::spawn(move || tokenizers::Tokenizer::from_file(&path))
-                .join()
-                .unwrap_or_else(|_| Err("the tokenizer loader panicked".into()))
+            std::thread::spawn(move || {
+                tokenizers::Tokenizer::from_file(&path).map(|tokenizer| {
+                    let plain = PlainPieces::build(&tokenizer).map(Arc::new);
+                    (tokenizer, plain)
+                })
+            })
+            .join()
+            .unwrap_or_else(|_| Err("the tokenizer loader panicked".into()))
         };
         match loaded_file {
-            Ok(mut tokenizer) => {
+            Ok((mut tokenizer, plain)) => {
                 // Sizes are measured on whole texts: the file's own truncation and padding
                 // settings (what the embedder uses) must not cap or pad the count.
                 if tokenizer.with_truncation(None).is_err() {
@@ -107,9 +119,13 @@ impl TokenCounter {
                 }
                 tokenizer.with_padding(None);
                 let tokenizer = Arc::new(tokenizer);
-                loaded.push((path.clone(), tokenizer.clone()));
+                loaded.push((path.clone(), tokenizer.clone(), plain.clone()));
                 TokenCounter {
-                    inner: Counter::Model { tokenizer, path },
+                    inner: Counter::Model {
+                        tokenizer,
+                        plain,
+                        path,
+                    },
                 }
             }
             Err(err) => TokenCounter::estimate(&format!("{} unreadable: {err}", path.display())),
@@ -134,7 +150,9 @@ impl TokenCounter {
     /// and it gives the same numbers (see the test against whole-text encoding).
     pub fn count(&self, text: &str) -> usize {
         match &self.inner {
-            Counter::Model { tokenizer, .. } => count_words(tokenizer, text),
+            Counter::Model {
+                tokenizer, plain, ..
+            } => count_words(tokenizer, plain.as_deref(), text),
             Counter::Estimate { .. } => estimate(text),
         }
     }
@@ -226,7 +244,11 @@ thread_local! {
     static WORDS: RefCell<WordCache> = RefCell::new((0, HashMap::new()));
 }
 
-fn count_words(tokenizer: &Arc<tokenizers::Tokenizer>, text: &str) -> usize {
+fn count_words(
+    tokenizer: &Arc<tokenizers::Tokenizer>,
+    plain: Option<&PlainPieces>,
+    text: &str,
+) -> usize {
     let key = Arc::as_ptr(tokenizer) as usize;
     WORDS.with(|cell| {
         let mut cell = cell.borrow_mut();
@@ -243,7 +265,7 @@ fn count_words(tokenizer: &Arc<tokenizers::Tokenizer>, text: &str) -> usize {
                 match cache.get(&hash) {
                     Some(n) => *n as usize,
                     None => {
-                        let n = word_len(tokenizer, word);
+                        let n = word_len(tokenizer, plain, word);
                         cache.insert(hash, n as u32);
                         n
                     }
@@ -265,10 +287,14 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     hash
 }
 
-/// Tokens of one word. Printable ASCII is untouched by the normaliser and holds no special
-/// token, so the Unigram model alone gives the count (the pipeline around it costs more than
-/// the model itself); anything else goes through the whole encoder.
-fn word_len(tokenizer: &tokenizers::Tokenizer, word: &str) -> usize {
+/// Tokens of one word. Printable ASCII is untouched by the normaliser and, unless it holds an
+/// added token such as `<s>`, goes to the Unigram model alone: through [`PlainPieces`] when the
+/// model allows it, else through the model's own tokenizer (the pipeline around the model costs
+/// more than the model itself). Anything else goes through the whole encoder.
+fn word_len(tokenizer: &tokenizers::Tokenizer, plain: Option<&PlainPieces>, word: &str) -> usize {
+    if let Some(n) = plain.and_then(|p| p.count(word)) {
+        return n;
+    }
     let plain = word.bytes().all(|b| (0x21..0x7f).contains(&b) && b != b'<');
     if plain {
         use tokenizers::Model;
@@ -285,6 +311,151 @@ fn encode_len(tokenizer: &tokenizers::Tokenizer, text: &str) -> usize {
         // The tokenizer does not fail on valid UTF-8 in practice; an estimate keeps the
         // chunker going if it ever does.
         Err(_) => estimate(text),
+    }
+}
+
+/// The Unigram pieces made only of printable ASCII and a leading `▁`, in a compact trie, for
+/// counting plain words without the model's general path (which allocates a string per lattice
+/// candidate and per token). It runs the same best-path search as the model's
+/// `encode_optimized`: positions in order, candidate pieces by increasing length, a candidate
+/// replaces a path only with a strictly better score — so it picks the same path, and gives the
+/// same count (checked against the model on every fixture word).
+struct PlainPieces {
+    nodes: Vec<TrieNode>,
+    /// Children of every node, sorted by byte within each node's slice.
+    edges: Vec<(u8, u32)>,
+    /// Added tokens (`<s>`, `<mask>` …): a word containing one goes through the whole encoder.
+    specials: Vec<String>,
+}
+
+#[derive(Clone, Copy)]
+struct TrieNode {
+    first_edge: u32,
+    edge_count: u32,
+    /// Score of the piece ending here, NaN when none does.
+    score: f64,
+}
+
+/// `▁` in the trie: a plain word holds no space, so the byte is free.
+const SPACE_MARK: u8 = b' ';
+
+impl PlainPieces {
+    /// `None` unless the model is a Unigram model with a piece for every printable ASCII
+    /// character (then a plain word never meets the unknown token, which this path cannot fuse).
+    fn build(tokenizer: &tokenizers::Tokenizer) -> Option<PlainPieces> {
+        let tokenizers::models::ModelWrapper::Unigram(model) = tokenizer.get_model() else {
+            return None;
+        };
+        // Children per node while building, flattened afterwards.
+        let mut children: Vec<Vec<(u8, u32)>> = vec![Vec::new()];
+        let mut scores: Vec<f64> = vec![f64::NAN];
+        for (piece, score) in model.iter() {
+            let bytes: Option<Vec<u8>> = piece
+                .char_indices()
+                .map(|(i, c)| match c {
+                    '\u{2581}' if i == 0 => Some(SPACE_MARK),
+                    c if (0x21..0x7f).contains(&(c as u32)) => Some(c as u8),
+                    _ => None,
+                })
+                .collect();
+            let Some(bytes) = bytes.filter(|b| !b.is_empty()) else {
+                continue;
+            };
+            let mut node = 0usize;
+            for byte in bytes {
+                node = match children[node].iter().find(|(b, _)| *b == byte) {
+                    Some((_, next)) => *next as usize,
+                    None => {
+                        let next = children.len();
+                        children[node].push((byte, next as u32));
+                        children.push(Vec::new());
+                        scores.push(f64::NAN);
+                        next
+                    }
+                };
+            }
+            // Like the model's piece-to-id map, a later duplicate piece wins.
+            scores[node] = *score;
+        }
+        let mut nodes = Vec::with_capacity(children.len());
+        let mut edges = Vec::new();
+        for (kids, score) in children.iter_mut().zip(&scores) {
+            kids.sort_unstable_by_key(|(b, _)| *b);
+            nodes.push(TrieNode {
+                first_edge: edges.len() as u32,
+                edge_count: kids.len() as u32,
+                score: *score,
+            });
+            edges.extend_from_slice(kids);
+        }
+        let pieces = PlainPieces {
+            nodes,
+            edges,
+            specials: tokenizer
+                .get_added_tokens_decoder()
+                .into_values()
+                .map(|t| t.content)
+                .filter(|c| !c.is_empty())
+                .collect(),
+        };
+        // Every single character must be a piece (true of XLM-R's vocabulary).
+        let complete = std::iter::once(SPACE_MARK).chain(0x21..0x7f).all(|b| {
+            pieces
+                .child(0, b)
+                .is_some_and(|n| !pieces.nodes[n].score.is_nan())
+        });
+        complete.then_some(pieces)
+    }
+
+    fn child(&self, node: usize, byte: u8) -> Option<usize> {
+        let n = &self.nodes[node];
+        let edges = &self.edges[n.first_edge as usize..(n.first_edge + n.edge_count) as usize];
+        edges
+            .binary_search_by_key(&byte, |(b, _)| *b)
+            .ok()
+            .map(|i| edges[i].1 as usize)
+    }
+
+    /// Tokens of `word` (with the `▁` the pre-tokenizer puts before it), or `None` when the word
+    /// is not plain printable ASCII free of added tokens.
+    fn count(&self, word: &str) -> Option<usize> {
+        let plain = word.bytes().all(|b| (0x21..0x7f).contains(&b));
+        if !plain || (word.contains('<') && self.specials.iter().any(|s| word.contains(s.as_str())))
+        {
+            return None;
+        }
+        let mut text = Vec::with_capacity(word.len() + 1);
+        text.push(SPACE_MARK);
+        text.extend_from_slice(word.as_bytes());
+        let size = text.len();
+        // Best path ending at each position: score, start of its last piece (`usize::MAX`: none).
+        let mut best: Vec<(f64, usize)> = vec![(0.0, usize::MAX); size + 1];
+        for start in 0..size {
+            let till_here = best[start].0;
+            let mut node = 0;
+            for (offset, byte) in text[start..].iter().enumerate() {
+                let Some(next) = self.child(node, *byte) else {
+                    break;
+                };
+                node = next;
+                let score = self.nodes[node].score;
+                if score.is_nan() {
+                    continue;
+                }
+                let end = start + offset + 1;
+                let candidate = score + till_here;
+                if best[end].1 == usize::MAX || candidate > best[end].0 {
+                    best[end] = (candidate, start);
+                }
+            }
+        }
+        let mut tokens = 0;
+        let mut end = size;
+        while end > 0 {
+            end = best[end].1;
+            tokens += 1;
+        }
+        Some(tokens)
     }
 }
 
@@ -353,6 +524,57 @@ mod tests {
         assert!(short > 0 && long > 40 * short, "{short} {long}");
         // Truncation from tokenizer.json must not cap counts at the model's 512.
         assert!(counter.count(&"word ".repeat(2000)) > 1000);
+    }
+
+    /// The plain-word trie gives the model's own count for every plain word of the fixtures
+    /// (and for words built to have many equal-looking segmentations).
+    #[test]
+    fn plain_pieces_count_like_the_model() {
+        use tokenizers::Model;
+        let counter = TokenCounter::load(None);
+        let Counter::Model {
+            tokenizer, plain, ..
+        } = &counter.inner
+        else {
+            panic!("needs the provisioned tokenizer: {}", counter.describe());
+        };
+        let plain = plain
+            .as_deref()
+            .expect("the model's Unigram vocabulary allows the fast path");
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let ws = crate::workspace::Workspace::open(&root).unwrap();
+        let mut words = std::collections::BTreeSet::new();
+        for file in crate::workspace::walk_files(&ws, &root, &Default::default()).unwrap() {
+            if let Ok(text) = std::fs::read_to_string(&file.abs) {
+                words.extend(text.split(is_model_space).map(str::to_string));
+            }
+        }
+        words.extend(
+            [
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                "~`^|\\{}",
+                "<div>",
+                "x<s>y",
+                "a</s>",
+            ]
+            .map(String::from),
+        );
+        let mut compared = 0;
+        for word in words.iter().filter(|w| !w.is_empty()) {
+            let Some(fast) = plain.count(word) else {
+                continue;
+            };
+            let model = tokenizer
+                .get_model()
+                .tokenize(&format!("\u{2581}{word}"))
+                .unwrap()
+                .len();
+            assert_eq!(fast, model, "{word}");
+            compared += 1;
+        }
+        assert!(compared > 5000, "{compared}");
+        assert_eq!(plain.count("x<s>y"), None);
+        assert_eq!(plain.count("ログイン"), None);
     }
 
     /// Summing cached word counts gives what encoding the whole text gives, on every fixture

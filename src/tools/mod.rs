@@ -11,6 +11,7 @@ mod confirm_symbol_relevance;
 mod find_definitions;
 mod find_references;
 mod gate;
+mod get_chunks;
 mod get_dependencies;
 mod get_function_at_line;
 mod get_improvement_insights;
@@ -218,6 +219,7 @@ pub static TOOLS: &[ToolDef] = &[
     tool!(get_improvement_insights, "Improvement insights"),
     tool!(semantic_search, "Semantic code search"),
     tool!(sync_index, "Sync the semantic index", writes),
+    tool!(get_chunks, "Chunks of a file or directory"),
 ];
 
 pub fn find(name: &str) -> Option<&'static ToolDef> {
