@@ -114,6 +114,14 @@ impl LazySymbols {
         &self.names
     }
 
+    /// The encoded symbols' length in bytes, without reading them.
+    pub(super) fn blob_len(&self) -> usize {
+        match &self.blob {
+            Blob::InMemory(bytes) => bytes.len(),
+            Blob::InStore { len, .. } => *len,
+        }
+    }
+
     /// The encoded symbols, read from the store file if they are still there.
     pub(super) fn blob(&self) -> std::io::Result<Cow<'_, [u8]>> {
         match &self.blob {

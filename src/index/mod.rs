@@ -304,22 +304,24 @@ impl SymbolIndex {
     fn persist(&self, snapshot: &Snapshot) -> std::io::Result<()> {
         let mut paths: Vec<&String> = snapshot.files.keys().collect();
         paths.sort();
-        let mut blobs = Vec::new();
+        // Offsets come from the blobs' lengths, so the blobs are copied only once: straight
+        // after the header, into the buffer that is written.
+        let mut offset = 0;
         let mut files = Vec::with_capacity(paths.len());
-        for path in paths {
-            let entry = &snapshot.files[path];
-            let blob = entry.symbols.blob()?;
+        for path in &paths {
+            let entry = &snapshot.files[*path];
+            let len = entry.symbols.blob_len() as u64;
             files.push(StoredFile {
-                path: path.clone(),
+                path: (*path).clone(),
                 size: entry.size,
                 mtime_ns: entry.mtime_ns,
                 sha256: entry.sha256,
                 lossy: entry.lossy,
                 names: entry.symbols.names().to_string(),
-                offset: blobs.len() as u64,
-                len: blob.len() as u64,
+                offset,
+                len,
             });
-            blobs.extend_from_slice(&blob);
+            offset += len;
         }
         let head = StoredHead {
             version: FORMAT_VERSION,
@@ -329,10 +331,14 @@ impl SymbolIndex {
             stamps: snapshot.stamps.as_deref().cloned(),
         };
         let head = bincode::serialize(&head).map_err(std::io::Error::other)?;
-        let mut bytes = Vec::with_capacity(8 + head.len() + blobs.len());
+        let mut bytes = Vec::with_capacity(8 + head.len() + offset as usize);
         bytes.extend_from_slice(&(head.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&head);
-        bytes.extend_from_slice(&blobs);
+        drop(head);
+        for path in paths {
+            let blob = snapshot.files[path].symbols.blob()?;
+            bytes.extend_from_slice(&blob);
+        }
         crate::fsutil::write_atomic(&self.store, &bytes)
     }
 }
