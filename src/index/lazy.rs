@@ -1,18 +1,74 @@
 //! Lazily decoded symbols: the store keeps each file's symbols as one encoded blob plus the list
 //! of its symbol names, so a warm start decodes tens of thousands of small records only for the
-//! files a question actually touches (a name lookup reads just the name lists).
+//! files a question actually touches (a name lookup reads just the name lists). A store loaded
+//! from disk does not even read the blobs: each one stays in the store file until it is needed.
 
 use crate::analysis::FileSymbols;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
 use std::ops::Deref;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-#[derive(Debug, Default)]
+/// The store file a warm start read its index from, open for reading the blobs on demand. The
+/// handle keeps reading the same content when a newer store replaces the file (by rename).
+#[derive(Debug)]
+pub struct BlobFile(std::fs::File);
+
+impl BlobFile {
+    pub fn new(file: std::fs::File) -> Arc<BlobFile> {
+        Arc::new(BlobFile(file))
+    }
+
+    fn read(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        let mut buf = vec![0; len];
+        #[cfg(unix)]
+        std::os::unix::fs::FileExt::read_exact_at(&self.0, &mut buf, offset)?;
+        #[cfg(windows)]
+        {
+            let mut done = 0;
+            while done < len {
+                let n = std::os::windows::fs::FileExt::seek_read(
+                    &self.0,
+                    &mut buf[done..],
+                    offset + done as u64,
+                )?;
+                if n == 0 {
+                    return Err(std::io::ErrorKind::UnexpectedEof.into());
+                }
+                done += n;
+            }
+        }
+        Ok(buf)
+    }
+}
+
+/// Where a file's encoded symbols are.
+#[derive(Debug, Clone)]
+enum Blob {
+    InMemory(Vec<u8>),
+    InStore {
+        file: Arc<BlobFile>,
+        offset: u64,
+        len: usize,
+    },
+}
+
+#[derive(Debug)]
 pub struct LazySymbols {
     /// Symbol names separated by `\n` (with a leading and trailing `\n`), for cheap lookups.
     names: String,
-    blob: Vec<u8>,
+    blob: Blob,
     decoded: OnceLock<FileSymbols>,
+}
+
+impl Default for LazySymbols {
+    fn default() -> Self {
+        LazySymbols {
+            names: String::new(),
+            blob: Blob::InMemory(Vec::new()),
+            decoded: OnceLock::new(),
+        }
+    }
 }
 
 impl LazySymbols {
@@ -25,8 +81,22 @@ impl LazySymbols {
         let blob = bincode::serialize(&symbols).unwrap_or_default();
         LazySymbols {
             names,
-            blob,
+            blob: Blob::InMemory(blob),
             decoded: OnceLock::from(symbols),
+        }
+    }
+
+    /// Symbols whose blob is `len` bytes at `offset` of a store file.
+    pub(super) fn in_store(
+        names: String,
+        file: Arc<BlobFile>,
+        offset: u64,
+        len: usize,
+    ) -> LazySymbols {
+        LazySymbols {
+            names,
+            blob: Blob::InStore { file, offset, len },
+            decoded: OnceLock::new(),
         }
     }
 
@@ -37,6 +107,27 @@ impl LazySymbols {
         }
         let needle = format!("\n{name}\n");
         memchr::memmem::find(self.names.as_bytes(), needle.as_bytes()).is_some()
+    }
+
+    /// The name list as stored.
+    pub(super) fn names(&self) -> &str {
+        &self.names
+    }
+
+    /// The encoded symbols' length in bytes, without reading them.
+    pub(super) fn blob_len(&self) -> usize {
+        match &self.blob {
+            Blob::InMemory(bytes) => bytes.len(),
+            Blob::InStore { len, .. } => *len,
+        }
+    }
+
+    /// The encoded symbols, read from the store file if they are still there.
+    pub(super) fn blob(&self) -> std::io::Result<Cow<'_, [u8]>> {
+        match &self.blob {
+            Blob::InMemory(bytes) => Ok(Cow::Borrowed(bytes)),
+            Blob::InStore { file, offset, len } => file.read(*offset, *len).map(Cow::Owned),
+        }
     }
 }
 
@@ -54,26 +145,30 @@ impl Deref for LazySymbols {
     type Target = FileSymbols;
 
     fn deref(&self) -> &FileSymbols {
-        // A blob that does not decode (it was written by this version, so only disk corruption
-        // can cause it) reads as "no symbols" rather than failing the whole answer.
-        self.decoded
-            .get_or_init(|| bincode::deserialize(&self.blob).unwrap_or_default())
+        // A blob that does not read or decode (it was written by this version, so only disk
+        // corruption can cause it) reads as "no symbols" rather than failing the whole answer.
+        self.decoded.get_or_init(|| {
+            self.blob()
+                .ok()
+                .and_then(|bytes| bincode::deserialize(&bytes).ok())
+                .unwrap_or_default()
+        })
     }
 }
 
 #[derive(Serialize, Deserialize)]
 struct Stored<'a> {
     #[serde(borrow)]
-    names: std::borrow::Cow<'a, str>,
+    names: Cow<'a, str>,
     #[serde(with = "serde_bytes", borrow)]
-    blob: std::borrow::Cow<'a, [u8]>,
+    blob: Cow<'a, [u8]>,
 }
 
 impl Serialize for LazySymbols {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         Stored {
             names: self.names.as_str().into(),
-            blob: self.blob.as_slice().into(),
+            blob: self.blob().map_err(serde::ser::Error::custom)?,
         }
         .serialize(serializer)
     }
@@ -84,7 +179,7 @@ impl<'de> Deserialize<'de> for LazySymbols {
         let stored = Stored::deserialize(deserializer)?;
         Ok(LazySymbols {
             names: stored.names.into_owned(),
-            blob: stored.blob.into_owned(),
+            blob: Blob::InMemory(stored.blob.into_owned()),
             decoded: OnceLock::new(),
         })
     }

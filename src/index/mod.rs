@@ -1,12 +1,16 @@
 //! The symbol index: every supported file's symbols, kept fresh and persisted per project.
 //!
-//! Freshness rule: before answering, [`SymbolIndex::refresh`] walks the requested part of the
+//! Freshness rule: before answering, [`SymbolIndex::refresh`] lists the requested part of the
 //! workspace; a file whose size or modification time changed is re-read and SHA-256 hashed, and
 //! re-parsed only when its content hash changed. So an edit between two calls is always seen, and
-//! a second process start re-parses nothing. The store is `.code-intel/symbols.bin`, written
-//! atomically (temp file + rename) so a killed process or a second server never leaves a torn file.
+//! a second process start re-parses nothing. A whole-workspace refresh does not walk the tree
+//! again when the last walk left [`DirStamps`]: only directories whose mtime changed are listed
+//! again, and the files of the others are `stat`-ed. The store is `.code-intel/symbols.bin`,
+//! written atomically (temp file + rename) so a killed process or a second server never leaves a
+//! torn file.
 
 pub mod chunks;
+pub mod dir_stamps;
 pub mod embedding_queue;
 pub mod map_store;
 pub mod outlines;
@@ -16,29 +20,43 @@ pub mod sync_state;
 
 mod lazy;
 
+pub use dir_stamps::DirStamps;
 pub use lazy::LazySymbols;
 
 use crate::analysis::analyze_source;
 use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
+use dir_stamps::stable_nanos;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// Bumped whenever the stored layout or the extraction rules change; older stores are rebuilt.
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 const STORE_FILE: &str = "symbols.bin";
 
-/// A walked file's fate in a refresh: its entry and whether it was (re)read, or why it was skipped.
-type FileOutcome = Result<(Arc<FileEntry>, bool), String>;
+/// What a refresh did with one file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// Size and mtime unchanged: the entry is reused as is.
+    Kept,
+    /// Read and hashed again, same content: the symbols are reused.
+    Rehashed,
+    /// New content: parsed.
+    Parsed,
+}
+
+/// A walked file's fate in a refresh: its entry and what was done, or why it was skipped.
+type FileOutcome = Result<(Arc<FileEntry>, Fate), String>;
 
 /// One indexed file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileEntry {
     pub size: u64,
+    /// 0 when the mtime was too recent to trust (see [`stable_nanos`]): the file is re-hashed.
     pub mtime_ns: u128,
     pub sha256: [u8; 32],
     pub lossy: bool,
@@ -57,13 +75,33 @@ pub struct SkippedFile {
 pub struct Snapshot {
     pub files: HashMap<String, Arc<FileEntry>>,
     pub skipped: HashMap<String, String>,
+    /// The tree's shape as of the last whole-workspace walk, when it can vouch for the next call.
+    stamps: Option<Arc<DirStamps>>,
+}
+
+/// The store's layout: an 8-byte little-endian length, then this header (bincode), then every
+/// file's symbol blob back to back. A warm start reads only the header; blobs are read from the
+/// open file when a question needs them.
+#[derive(Serialize, Deserialize)]
+struct StoredHead {
+    version: u32,
+    tool_version: String,
+    files: Vec<StoredFile>,
+    skipped: HashMap<String, String>,
+    stamps: Option<DirStamps>,
 }
 
 #[derive(Serialize, Deserialize)]
-struct Stored {
-    version: u32,
-    tool_version: String,
-    snapshot: Snapshot,
+struct StoredFile {
+    path: String,
+    size: u64,
+    mtime_ns: u128,
+    sha256: [u8; 32],
+    lossy: bool,
+    names: String,
+    /// The blob's place, relative to the end of the header.
+    offset: u64,
+    len: u64,
 }
 
 /// What a refresh did, for logs and `index_status`.
@@ -72,6 +110,8 @@ pub struct RefreshStats {
     pub files: usize,
     pub parsed: usize,
     pub removed: usize,
+    /// Directories listed again by a stamp-based refresh (`None`: the tree was walked).
+    pub relisted: Option<usize>,
     pub elapsed: Duration,
 }
 
@@ -104,13 +144,37 @@ impl SymbolIndex {
         let _guard = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
         self.load_once();
         let old = self.snapshot();
-        let walked = walk_files(ws, base, &WalkOptions::default())?;
         let prefix = ws.relative(base);
         let max_bytes = ws.config.max_file_bytes;
+        let mut stats = RefreshStats::default();
+        let mut changed = false;
+        let (walked, stamps) = if !prefix.is_empty() {
+            // A subtree walk leaves the stamps as they are: a directory it changed no longer
+            // matches its stamp, so the next stamp-based refresh lists it again.
+            let walked = walk_files(ws, base, &WalkOptions::default())?;
+            (walked, old.stamps.clone())
+        } else if let Some(rescan) = old.stamps.as_ref().and_then(|s| {
+            let known: Vec<&str> = old
+                .files
+                .keys()
+                .chain(old.skipped.keys())
+                .map(String::as_str)
+                .collect();
+            s.rescan(ws, &known)
+        }) {
+            changed |= rescan.stamps_changed;
+            stats.relisted = Some(rescan.relisted);
+            (rescan.files, Some(Arc::new(rescan.stamps)))
+        } else {
+            let (walked, stamps) = dir_stamps::walk(ws, base)?;
+            changed |= old.stamps.as_deref() != Some(&stamps);
+            (walked, Some(Arc::new(stamps)))
+        };
 
         let mut next = Snapshot {
             files: HashMap::with_capacity(old.files.len()),
             skipped: HashMap::new(),
+            stamps,
         };
         // Entries outside the refreshed subtree are carried over untouched.
         for (path, entry) in &old.files {
@@ -131,12 +195,13 @@ impl SymbolIndex {
         let results: Vec<(String, FileOutcome)> = candidates
             .into_par_iter()
             .map(|(file, lang)| {
-                let mtime_ns = file.mtime.map_or(0, nanos);
+                let mtime_ns = stable_nanos(file.mtime);
                 if let Some(entry) = old.files.get(&file.rel)
                     && entry.size == file.size
                     && entry.mtime_ns == mtime_ns
+                    && mtime_ns != 0
                 {
-                    return (file.rel, Ok((entry.clone(), false)));
+                    return (file.rel, Ok((entry.clone(), Fate::Kept)));
                 }
                 if file.size > max_bytes {
                     return (
@@ -158,7 +223,7 @@ impl SymbolIndex {
                         mtime_ns,
                         ..(**entry).clone()
                     };
-                    return (file.rel, Ok((Arc::new(touched), true)));
+                    return (file.rel, Ok((Arc::new(touched), Fate::Rehashed)));
                 }
                 let symbols = analyze_source(lang, &source.text);
                 let entry = FileEntry {
@@ -168,17 +233,25 @@ impl SymbolIndex {
                     lossy: source.lossy,
                     symbols: LazySymbols::new(symbols),
                 };
-                (file.rel, Ok((Arc::new(entry), true)))
+                (file.rel, Ok((Arc::new(entry), Fate::Parsed)))
             })
             .collect();
 
-        let mut stats = RefreshStats::default();
-        let mut changed = false;
         for (path, result) in results {
             match result {
-                Ok((entry, is_new)) => {
-                    stats.parsed += usize::from(is_new);
-                    changed |= is_new;
+                Ok((entry, fate)) => {
+                    stats.parsed += usize::from(fate == Fate::Parsed);
+                    // A file re-hashed while its mtime is still too recent to keep is not worth
+                    // rewriting the store for; one whose mtime settled is, or it is hashed again
+                    // on every start.
+                    changed |= match fate {
+                        Fate::Kept => false,
+                        Fate::Parsed => true,
+                        Fate::Rehashed => old
+                            .files
+                            .get(&path)
+                            .is_none_or(|e| e.mtime_ns != entry.mtime_ns || e.size != entry.size),
+                    };
                     next.files.insert(path, entry);
                 }
                 Err(reason) => {
@@ -216,41 +289,111 @@ impl SymbolIndex {
             return;
         }
         *loaded = true;
-        let Ok(bytes) = std::fs::read(&self.store) else {
+        let Ok(file) = std::fs::File::open(&self.store) else {
             return;
         };
-        match bincode::deserialize::<Stored>(&bytes) {
-            Ok(stored)
-                if stored.version == FORMAT_VERSION
-                    && stored.tool_version == env!("CARGO_PKG_VERSION") =>
-            {
-                *self.current.write().unwrap_or_else(|p| p.into_inner()) =
-                    Arc::new(stored.snapshot);
+        match read_store(file) {
+            Ok(Some(snapshot)) => {
+                *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(snapshot);
             }
-            Ok(_) => tracing::info!("symbol index format changed; rebuilding"),
+            Ok(None) => tracing::info!("symbol index format changed; rebuilding"),
             Err(err) => tracing::warn!("symbol index unreadable ({err}); rebuilding"),
         }
     }
 
     fn persist(&self, snapshot: &Snapshot) -> std::io::Result<()> {
-        let stored = Stored {
+        let mut paths: Vec<&String> = snapshot.files.keys().collect();
+        paths.sort();
+        // Offsets come from the blobs' lengths, so the blobs are copied only once: straight
+        // after the header, into the buffer that is written.
+        let mut offset = 0;
+        let mut files = Vec::with_capacity(paths.len());
+        for path in &paths {
+            let entry = &snapshot.files[*path];
+            let len = entry.symbols.blob_len() as u64;
+            files.push(StoredFile {
+                path: (*path).clone(),
+                size: entry.size,
+                mtime_ns: entry.mtime_ns,
+                sha256: entry.sha256,
+                lossy: entry.lossy,
+                names: entry.symbols.names().to_string(),
+                offset,
+                len,
+            });
+            offset += len;
+        }
+        let head = StoredHead {
             version: FORMAT_VERSION,
             tool_version: env!("CARGO_PKG_VERSION").into(),
-            snapshot: snapshot.clone(),
+            files,
+            skipped: snapshot.skipped.clone(),
+            stamps: snapshot.stamps.as_deref().cloned(),
         };
-        let bytes = bincode::serialize(&stored).map_err(std::io::Error::other)?;
+        let head = bincode::serialize(&head).map_err(std::io::Error::other)?;
+        let mut bytes = Vec::with_capacity(8 + head.len() + offset as usize);
+        bytes.extend_from_slice(&(head.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&head);
+        drop(head);
+        for path in paths {
+            let blob = snapshot.files[path].symbols.blob()?;
+            bytes.extend_from_slice(&blob);
+        }
         crate::fsutil::write_atomic(&self.store, &bytes)
     }
+}
+
+/// Reads a store's header; `None` when it was written by another format or version.
+fn read_store(mut file: std::fs::File) -> std::io::Result<Option<Snapshot>> {
+    use std::io::Read;
+    let total = file.metadata()?.len();
+    let mut len = [0u8; 8];
+    file.read_exact(&mut len)?;
+    let len = u64::from_le_bytes(len);
+    if len > total - 8 {
+        return Err(std::io::Error::other("header longer than the file"));
+    }
+    let mut head = vec![0; len as usize];
+    file.read_exact(&mut head)?;
+    // Version first: a different layout after it need not decode.
+    let (version, tool_version): (u32, String) =
+        bincode::deserialize(&head).map_err(std::io::Error::other)?;
+    if version != FORMAT_VERSION || tool_version != env!("CARGO_PKG_VERSION") {
+        return Ok(None);
+    }
+    let head: StoredHead = bincode::deserialize(&head).map_err(std::io::Error::other)?;
+    let base = 8 + len;
+    let blobs = total - base;
+    let store = lazy::BlobFile::new(file);
+    let mut files = HashMap::with_capacity(head.files.len());
+    for f in head.files {
+        if f.offset.checked_add(f.len).is_none_or(|end| end > blobs) {
+            return Err(std::io::Error::other(
+                "a blob lies past the end of the file",
+            ));
+        }
+        let symbols =
+            LazySymbols::in_store(f.names, store.clone(), base + f.offset, f.len as usize);
+        let entry = FileEntry {
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+            sha256: f.sha256,
+            lossy: f.lossy,
+            symbols,
+        };
+        files.insert(f.path, Arc::new(entry));
+    }
+    Ok(Some(Snapshot {
+        files,
+        skipped: head.skipped,
+        stamps: head.stamps.map(Arc::new),
+    }))
 }
 
 fn in_subtree(path: &str, prefix: &str) -> bool {
     prefix.is_empty()
         || path == prefix
         || (path.starts_with(prefix) && path.as_bytes().get(prefix.len()) == Some(&b'/'))
-}
-
-fn nanos(time: SystemTime) -> u128 {
-    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos())
 }
 
 #[cfg(test)]
@@ -281,6 +424,38 @@ mod tests {
     }
 
     #[test]
+    fn blobs_left_in_the_store_survive_a_rewrite() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("a.py"),
+            "class A:\n    def run(self):\n        pass\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("b.py"), "def two():\n    pass\n").unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let (first, _) = SymbolIndex::new(&ws.state_dir())
+            .refresh(&ws, ws.root())
+            .unwrap();
+        // The second process edits b.py, so it writes a store while a.py's blob is still unread
+        // in the one it loaded.
+        std::fs::write(dir.path().join("b.py"), "def three():\n    pass\n").unwrap();
+        let (_, stats) = SymbolIndex::new(&ws.state_dir())
+            .refresh(&ws, ws.root())
+            .unwrap();
+        assert_eq!(stats.parsed, 1);
+        let (third, stats) = SymbolIndex::new(&ws.state_dir())
+            .refresh(&ws, ws.root())
+            .unwrap();
+        assert_eq!(stats.parsed, 0);
+        assert_eq!(
+            third.files["a.py"].symbols.symbols,
+            first.files["a.py"].symbols.symbols
+        );
+        assert_eq!(names(&third, "a.py"), ["A", "run"]);
+        assert_eq!(names(&third, "b.py"), ["three"]);
+    }
+
+    #[test]
     fn a_corrupt_store_is_rebuilt() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
@@ -291,5 +466,134 @@ mod tests {
             .refresh(&ws, ws.root())
             .unwrap();
         assert_eq!(snap.files.len(), 1);
+    }
+
+    /// Backdates every file and directory under `dir` past the racy window, as a tree that was
+    /// checked out a while ago.
+    fn settle_all(dir: &Path) {
+        let old = std::time::SystemTime::now() - Duration::from_secs(dir_stamps::RACY_SECS + 60);
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(path) = stack.pop() {
+            if path.is_dir() {
+                for entry in std::fs::read_dir(&path).unwrap() {
+                    stack.push(entry.unwrap().path());
+                }
+            }
+            std::fs::File::open(&path)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+    }
+
+    fn names(snap: &Snapshot, file: &str) -> Vec<String> {
+        snap.files[file]
+            .symbols
+            .symbols
+            .iter()
+            .map(|s| s.name.clone())
+            .collect()
+    }
+
+    /// A tree whose directories and files all settled, already indexed once (so the store holds
+    /// its stamps).
+    fn settled_tree() -> (tempfile::TempDir, Workspace, SymbolIndex) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src/deep/nested")).unwrap();
+        std::fs::create_dir_all(root.join("lib")).unwrap();
+        std::fs::create_dir_all(root.join(".code-intel")).unwrap();
+        std::fs::write(root.join("src/a.py"), "def alpha():\n    pass\n").unwrap();
+        std::fs::write(root.join("src/deep/nested/b.py"), "def beta():\n    pass\n").unwrap();
+        std::fs::write(root.join("lib/c.py"), "def gamma():\n    pass\n").unwrap();
+        std::fs::write(root.join(".gitignore"), "*.tmp\n").unwrap();
+        settle_all(root);
+        let ws = Workspace::open(root).unwrap();
+        let index = SymbolIndex::new(&ws.state_dir());
+        let (snap, stats) = index.refresh(&ws, ws.root()).unwrap();
+        assert_eq!((stats.files, stats.parsed, stats.relisted), (3, 3, None));
+        assert!(snap.stamps.is_some());
+        (dir, ws, index)
+    }
+
+    #[test]
+    fn a_settled_tree_is_refreshed_without_listing_any_directory() {
+        let (_dir, ws, index) = settled_tree();
+        let (_, stats) = index.refresh(&ws, ws.root()).unwrap();
+        assert_eq!((stats.files, stats.parsed, stats.relisted), (3, 0, Some(0)));
+        // A new process starts from the stored stamps.
+        let again = SymbolIndex::new(&ws.state_dir());
+        let (_, stats) = again.refresh(&ws, ws.root()).unwrap();
+        assert_eq!((stats.files, stats.parsed, stats.relisted), (3, 0, Some(0)));
+    }
+
+    #[test]
+    fn stamps_see_added_deleted_renamed_and_edited_files_in_the_next_call() {
+        let (dir, ws, index) = settled_tree();
+        let root = dir.path();
+
+        // Added deep in the tree: only that directory is listed again.
+        std::fs::write(
+            root.join("src/deep/nested/d.py"),
+            "def delta():\n    pass\n",
+        )
+        .unwrap();
+        let (snap, stats) = index.refresh(&ws, ws.root()).unwrap();
+        assert_eq!((stats.parsed, stats.relisted), (1, Some(1)));
+        assert_eq!(names(&snap, "src/deep/nested/d.py"), ["delta"]);
+
+        std::fs::remove_file(root.join("lib/c.py")).unwrap();
+        let (snap, stats) = index.refresh(&ws, ws.root()).unwrap();
+        assert_eq!((stats.removed, stats.files), (1, 3));
+        assert!(!snap.files.contains_key("lib/c.py"));
+
+        std::fs::rename(root.join("src/a.py"), root.join("src/deep/a2.py")).unwrap();
+        let (snap, _) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(!snap.files.contains_key("src/a.py"));
+        assert_eq!(names(&snap, "src/deep/a2.py"), ["alpha"]);
+
+        // Edited in place, same size, directory untouched: the file's own stat shows it.
+        settle_all(root);
+        index.refresh(&ws, ws.root()).unwrap();
+        std::fs::write(root.join("src/deep/nested/b.py"), "def betb():\n    pass\n").unwrap();
+        let (snap, stats) = index.refresh(&ws, ws.root()).unwrap();
+        assert_eq!((stats.parsed, stats.relisted), (1, Some(0)));
+        assert_eq!(names(&snap, "src/deep/nested/b.py"), ["betb"]);
+
+        // A new directory is walked whole; a removed one takes its files along.
+        std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
+        std::fs::write(root.join("pkg/sub/e.py"), "def epsilon():\n    pass\n").unwrap();
+        let (snap, _) = index.refresh(&ws, ws.root()).unwrap();
+        assert_eq!(names(&snap, "pkg/sub/e.py"), ["epsilon"]);
+        std::fs::remove_dir_all(root.join("src/deep")).unwrap();
+        let (snap, _) = index.refresh(&ws, ws.root()).unwrap();
+        let mut files: Vec<&String> = snap.files.keys().collect();
+        files.sort();
+        assert_eq!(files, ["pkg/sub/e.py"]);
+    }
+
+    #[test]
+    fn ignore_rule_changes_are_seen_in_the_next_call() {
+        let (dir, ws, index) = settled_tree();
+        let root = dir.path();
+        std::fs::write(root.join(".gitignore"), "*.tmp\nlib/\n").unwrap();
+        let (snap, _) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(!snap.files.contains_key("lib/c.py"));
+        assert!(snap.files.contains_key("src/a.py"));
+
+        // A new ignore file deeper down, in a directory that otherwise looks unchanged.
+        settle_all(root);
+        index.refresh(&ws, ws.root()).unwrap();
+        std::fs::write(root.join("src/deep/.gitignore"), "nested/\n").unwrap();
+        let (snap, _) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(!snap.files.contains_key("src/deep/nested/b.py"));
+
+        // And back: removing the rule brings the files back.
+        std::fs::remove_file(root.join("src/deep/.gitignore")).unwrap();
+        std::fs::write(root.join(".gitignore"), "*.tmp\n").unwrap();
+        let (snap, _) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(
+            snap.files.contains_key("src/deep/nested/b.py") && snap.files.contains_key("lib/c.py")
+        );
     }
 }
