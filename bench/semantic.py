@@ -102,7 +102,9 @@ def rg_seconds(root: Path, query: str) -> float | None:
 def edit_target(root: Path) -> Path:
     for ext in (".py", ".php", ".ts", ".go", ".rs", ".java", ".js"):
         for path in sorted(root.rglob(f"*{ext}")):
-            if ".code-intel" not in path.parts and "test" not in str(path).lower():
+            rel = path.relative_to(root).parts
+            hidden = any(part.startswith(".") for part in rel)
+            if not hidden and "test" not in str(path).lower() and "vendor" not in rel:
                 return path
     raise SystemExit("no source file to edit")
 
@@ -173,8 +175,10 @@ def main() -> int:
             if rg is not None:
                 rg_times.append(rg * 1000)
     p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
+    slowest = sorted(range(len(latencies)), key=lambda i: -latencies[i])[:3]
+    slow_note = ", ".join(f"call {i + 1}: {latencies[i]:.0f} ms" for i in sorted(slowest))
     print(f"semantic_search over MCP, {len(latencies)} calls on {status['chunks']} chunks{env_note}: "
-          f"p50 {p50:.1f} ms, p95 {p95:.1f} ms (targets 50 / 150 ms on 50k chunks)")
+          f"p50 {p50:.1f} ms, p95 {p95:.1f} ms (targets 50 / 150 ms on 50k chunks); slowest {slow_note}")
     if rg_times:
         rg50 = percentile(rg_times, 0.5)
         print(f"  ripgrep over the same files for the requests' words: p50 {rg50:.1f} ms "
