@@ -517,7 +517,12 @@ pub(super) async fn maintain(forest: &Table, keep: Duration) -> Result<Maintenan
                 .execute()
                 .await?;
         }
-        Some(index) => fold_new_rows |= unindexed(forest, &index.name).await? > 0,
+        // Unindexed rows are searched flat until folded in; folding rewrites the index, which
+        // on a large forest costs seconds, so a one-file re-sync does not pay for it.
+        Some(index) => {
+            let pending = unindexed(forest, &index.name).await?;
+            fold_new_rows |= pending > 1_000 || pending * 10 > rows;
+        }
     }
     report.fulltext_index = true;
     if has("file").is_none() {
