@@ -441,7 +441,10 @@ mod tests {
         let mut opts = RankOptions::default();
         opts.weights.path = 1.0;
         opts.weights.map = 1.0;
-        assert_eq!(files(&rank(&signals, &opts)), ["orders/repository.py", "x.py"]);
+        assert_eq!(
+            files(&rank(&signals, &opts)),
+            ["orders/repository.py", "x.py"]
+        );
         // A file no chunk represents cannot be shown and is left out.
         let signals = Signals {
             paths: vec![("gone.py".into(), 1.0)],
