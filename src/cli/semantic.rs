@@ -170,17 +170,7 @@ struct SearchLine<'a> {
 
 /// `code-intel search`: ranked results, one JSON object per line with `--json`.
 pub fn search_cmd(ctx: &Context, query: &str, top: usize, json: bool) -> anyhow::Result<i32> {
-    if ctx.semantic.sync_state().last_sync.is_none() {
-        // Never indexed: lexical index now (seconds); vectors are left to `code-intel index`.
-        ctx.semantic.sync(
-            &ctx.ws,
-            &ctx.symbols,
-            Target::All,
-            false,
-            Some(std::time::Duration::ZERO),
-            &|_| {},
-        )?;
-    }
+    ctx.semantic.ensure_indexed(&ctx.ws, &ctx.symbols)?;
     let mut request = SearchRequest::new(query, top.clamp(1, 200), ctx.ws.config.search_weights);
     request.collection = Collection::Auto;
     // A one-shot process would answer before a model loads; give it a moment when it exists.

@@ -183,6 +183,22 @@ impl SemanticIndex {
     }
 
     /// The recorded sync state (cached; re-read when the file changes).
+    /// Never indexed (a search before any sync got anywhere): builds the lexical and symbol
+    /// index now, which takes seconds; embedding is left to the background or `code-intel index`.
+    pub fn ensure_indexed(&self, ws: &Workspace, symbols: &SymbolIndex) -> Result<()> {
+        if self.sync_state().last_sync.is_none() {
+            self.sync(
+                ws,
+                symbols,
+                Target::All,
+                false,
+                Some(Duration::ZERO),
+                &|_| {},
+            )?;
+        }
+        Ok(())
+    }
+
     pub fn sync_state(&self) -> Arc<SyncState> {
         let path = SyncState::path(&self.state_dir);
         let mtime = std::fs::metadata(&path)

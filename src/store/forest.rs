@@ -557,24 +557,7 @@ pub(super) async fn maintain(forest: &Table, keep: Duration) -> Result<Maintenan
         }
     }
 
-    let versions = forest.list_versions().await?.len();
-    if versions > 20 {
-        forest
-            .optimize(OptimizeAction::Compact {
-                options: Default::default(),
-                remap_options: None,
-            })
-            .await?;
-        forest
-            .optimize(OptimizeAction::Prune {
-                older_than: Some(
-                    lancedb::table::Duration::from_std(keep)
-                        .unwrap_or(lancedb::table::Duration::minutes(10)),
-                ),
-                delete_unverified: Some(false),
-                error_if_tagged_old_versions: Some(false),
-            })
-            .await?;
+    if super::compact_if_needed(forest, keep).await? {
         report.compacted = true;
         fold_new_rows = true;
     }

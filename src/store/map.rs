@@ -186,22 +186,5 @@ fn agreements_from(batch: &RecordBatch) -> Result<Vec<Agreement>> {
 
 /// Compacts the map once it has accumulated versions; returns whether it did.
 pub(super) async fn maintain(map: &Table, keep: Duration) -> Result<bool> {
-    if map.list_versions().await?.len() <= 20 {
-        return Ok(false);
-    }
-    map.optimize(lancedb::table::OptimizeAction::Compact {
-        options: Default::default(),
-        remap_options: None,
-    })
-    .await?;
-    map.optimize(lancedb::table::OptimizeAction::Prune {
-        older_than: Some(
-            lancedb::table::Duration::from_std(keep)
-                .unwrap_or(lancedb::table::Duration::minutes(10)),
-        ),
-        delete_unverified: Some(false),
-        error_if_tagged_old_versions: Some(false),
-    })
-    .await?;
-    Ok(true)
+    super::compact_if_needed(map, keep).await
 }

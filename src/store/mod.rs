@@ -247,6 +247,35 @@ impl Store {
 }
 
 /// Opens `name`, or creates it empty; recreates it when its stamp differs from `stamp`.
+/// Every add or delete makes a table version: past [`MAX_VERSIONS`], compact the files and prune
+/// versions older than `keep` (readers on an older snapshot keep working that long). Returns
+/// whether it compacted.
+pub(super) async fn compact_if_needed(table: &Table, keep: Duration) -> Result<bool> {
+    if table.list_versions().await?.len() <= MAX_VERSIONS {
+        return Ok(false);
+    }
+    table
+        .optimize(lancedb::table::OptimizeAction::Compact {
+            options: Default::default(),
+            remap_options: None,
+        })
+        .await?;
+    table
+        .optimize(lancedb::table::OptimizeAction::Prune {
+            older_than: Some(
+                lancedb::table::Duration::from_std(keep)
+                    .unwrap_or(lancedb::table::Duration::minutes(10)),
+            ),
+            delete_unverified: Some(false),
+            error_if_tagged_old_versions: Some(false),
+        })
+        .await?;
+    Ok(true)
+}
+
+/// Table versions tolerated before [`compact_if_needed`] compacts.
+const MAX_VERSIONS: usize = 20;
+
 async fn open_stamped(
     db: &Connection,
     name: &str,

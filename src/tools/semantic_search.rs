@@ -2,7 +2,6 @@
 
 use super::Context;
 use crate::error::{ToolError, ToolResult};
-use crate::index::semantic::Target;
 use crate::search::semantic::{Collection, SearchRequest, SearchResponse, search};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -45,19 +44,8 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
         .with("n_results", n));
     }
     let sem = &ctx.semantic;
-    // Never indexed (first call before the startup sync got anywhere): build the lexical
-    // index now; it takes seconds and embedding follows in the background.
-    if sem.sync_state().last_sync.is_none() {
-        sem.sync(
-            &ctx.ws,
-            &ctx.symbols,
-            Target::All,
-            false,
-            Some(std::time::Duration::ZERO),
-            &|_| {},
-        )
+    sem.ensure_indexed(&ctx.ws, &ctx.symbols)
         .map_err(|err| ToolError::internal(format!("indexing failed: {err:#}")))?;
-    }
     let mut request = SearchRequest::new(query, n, ctx.ws.config.search_weights);
     request.collection = params.collection.unwrap_or_default();
     search(sem, &ctx.ws, &ctx.symbols, &request)
