@@ -5,10 +5,11 @@
 //! defined symbol), path matches and learned agreements (the map) rank files. Most requests are
 //! answered by a file, not a line range, so fusion happens per file: a file's score is the
 //! reciprocal-rank fusion (or, alternatively, the seed's weighted sum) of its ranks in each
-//! list, and several chunks of one file do not take several places at the top. Test files are
-//! down-weighted unless the request is about tests. This module is pure (no store, no model),
+//! list, and several chunks of one file do not take several places at the top. Tests, docs and
+//! translation catalogues yield to code unless the request asks for them (see [`super::roles`]). This module is pure (no store, no model),
 //! so every ranking decision is unit-tested and measured by the evaluation.
 
+use super::roles::{self, RequestFocus};
 use crate::config::SearchWeights;
 use crate::store::ChunkHit;
 use serde::Serialize;
@@ -56,9 +57,9 @@ pub struct RankOptions {
     pub fusion: Fusion,
     /// RRF constant: larger flattens the difference between ranks.
     pub rrf_k: f64,
-    /// Multiplier for test files when the request is not about tests.
-    pub test_penalty: f64,
-    pub about_tests: bool,
+    /// Which non-code files (tests, docs, translations) the request asks for; the others
+    /// yield to code.
+    pub focus: RequestFocus,
     pub n_results: usize,
 }
 
@@ -68,8 +69,7 @@ impl Default for RankOptions {
             weights: SearchWeights::default(),
             fusion: Fusion::Rrf,
             rrf_k: 20.0,
-            test_penalty: 0.6,
-            about_tests: false,
+            focus: RequestFocus::default(),
             n_results: 10,
         }
     }
@@ -191,9 +191,7 @@ pub fn rank(signals: &Signals, opts: &RankOptions) -> Vec<Ranked> {
                     + w.map * c.map.unwrap_or(0.0) as f64
             }
         };
-        if !opts.about_tests && crate::search::lexical::is_test_path(file) {
-            acc.score *= opts.test_penalty;
-        }
+        acc.score *= opts.focus.weight(roles::role_of(file));
     }
 
     // Chunk-level scores decide which chunk represents a file.
@@ -410,7 +408,10 @@ mod tests {
         let ranked = rank(
             &signals,
             &RankOptions {
-                about_tests: true,
+                focus: RequestFocus {
+                    tests: true,
+                    ..Default::default()
+                },
                 ..Default::default()
             },
         );

@@ -1,12 +1,13 @@
 //! Search engines. `text` is ripgrep's engine in-process (the only user of the grep crates);
 //! `semantic` is the hybrid code search (`lexical` analysis, `names` matching, `glossary`
-//! bridging Japanese, `hybrid` fusion).
+//! bridging Japanese, `hybrid` fusion, `roles` telling code from tests and prose).
 //! `symbol` matches names in the symbol index (exact, prefix, suffix, contains, word-aware).
 
 pub mod glossary;
 pub mod hybrid;
 pub mod lexical;
 pub mod names;
+pub mod roles;
 pub mod semantic;
 pub mod symbol;
 pub mod text;

@@ -12,6 +12,7 @@ use super::glossary;
 use super::hybrid::{self, DefinitionMatch, Fusion, RankOptions, Signals};
 use super::lexical;
 use super::names::{PathTerms, QueryStems, SymbolTerms};
+use super::roles::RequestFocus;
 use crate::config::SearchWeights;
 use crate::index::semantic::{IndexStatus, SemanticIndex};
 use crate::index::{Snapshot, SymbolIndex};
@@ -316,14 +317,11 @@ pub fn search(
     }
     signals.extra_chunks = store.chunks_of_files(&wanted)?;
 
-    let about_tests = lexical::query_terms(&req.query)
-        .iter()
-        .any(|t| matches!(t.as_str(), "test" | "tests" | "spec" | "specs" | "testing"))
-        || req.query.contains("テスト");
+    let focus = RequestFocus::of(&req.query, &lexical::query_terms(&req.query));
     let opts = RankOptions {
         weights: req.weights,
         fusion: req.fusion,
-        about_tests,
+        focus,
         n_results: req.n_results,
         ..RankOptions::default()
     };

@@ -1,0 +1,322 @@
+//! The part a file plays in a project — code, tests, documentation, translation catalogues,
+//! reverse migrations — and whether a request asks for that part.
+//!
+//! A request such as "where are pings received" or 「ログイン処理はどこ？」 asks for code. Prose
+//! shares the request's words far more than code does: a Japanese README or a `ja_JP.json`
+//! catalogue matches a Japanese request on every signal (BM25 bigrams and the dense model
+//! alike), and a documentation page explains the very feature the request names. Such files
+//! are kept in the ranking but yield to code unless the request is about them, the same way
+//! tests yield unless the request is about tests.
+
+/// What a file is, as far as ranking is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileRole {
+    Code,
+    Test,
+    /// Prose: READMEs, guides, changelogs, plain-text and markup documents.
+    Docs,
+    /// Translation catalogues: UI strings per language.
+    Translations,
+    /// A schema migration: one historical step of the database's shape. The answer to a
+    /// question about tables and columns, rarely to one about behaviour.
+    Migration,
+    /// The undo half of a migration (`down.sql`): never where a feature is implemented.
+    ReverseMigration,
+}
+
+/// Which non-code roles a request asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestFocus {
+    pub tests: bool,
+    pub docs: bool,
+    pub translations: bool,
+    /// Tables, columns, where data is stored.
+    pub schema: bool,
+}
+
+impl RequestFocus {
+    /// Reads the request's own words (English and Japanese) for the roles it names.
+    pub fn of(query: &str, terms: &[String]) -> RequestFocus {
+        let has = |words: &[&str]| terms.iter().any(|t| words.contains(&t.as_str()));
+        RequestFocus {
+            tests: has(&["test", "tests", "spec", "specs", "testing"]) || query.contains("テスト"),
+            docs: has(&[
+                "doc",
+                "docs",
+                "documentation",
+                "documented",
+                "readme",
+                "guide",
+                "changelog",
+                "manual",
+            ]) || ["ドキュメント", "説明書", "マニュアル", "README"]
+                .iter()
+                .any(|w| query.contains(w)),
+            translations: has(&[
+                "translation",
+                "translations",
+                "translated",
+                "translate",
+                "locale",
+                "locales",
+                "i18n",
+                "l10n",
+                "localization",
+                "localisation",
+                "wording",
+            ]) || ["翻訳", "多言語", "ロケール", "文言"]
+                .iter()
+                .any(|w| query.contains(w)),
+            schema: has(&[
+                "table",
+                "tables",
+                "column",
+                "columns",
+                "schema",
+                "migration",
+                "migrations",
+                "migrate",
+                "stored",
+                "persisted",
+                "database",
+                "db",
+                "foreign",
+                "sql",
+            ]) || [
+                "テーブル",
+                "カラム",
+                "スキーマ",
+                "マイグレーション",
+                "保存",
+                "データベース",
+                "DB",
+                "列",
+            ]
+            .iter()
+            .any(|w| query.contains(w)),
+        }
+    }
+
+    /// The multiplier a file's score gets for its role under this request.
+    pub fn weight(&self, role: FileRole) -> f64 {
+        match role {
+            FileRole::Code => 1.0,
+            FileRole::Test if !self.tests => TEST_WEIGHT,
+            FileRole::Docs if !self.docs => PROSE_WEIGHT,
+            FileRole::Translations if !self.translations => PROSE_WEIGHT,
+            FileRole::Migration if !self.schema => MIGRATION_WEIGHT,
+            FileRole::ReverseMigration => REVERSE_MIGRATION_WEIGHT,
+            _ => 1.0,
+        }
+    }
+}
+
+/// Tests still answer "how is X used"; a mild penalty.
+const TEST_WEIGHT: f64 = 0.6;
+/// Prose outranks code on wording alone; a stronger one.
+const PROSE_WEIGHT: f64 = 0.4;
+/// A project with years of migrations has hundreds of them, each naming the features it
+/// touched; they crowd out the code unless the request is about the data's shape.
+const MIGRATION_WEIGHT: f64 = 0.6;
+const REVERSE_MIGRATION_WEIGHT: f64 = 0.5;
+
+/// Directory names under which files are UI strings per language.
+const TRANSLATION_DIRS: &[&str] = &[
+    "locale",
+    "locales",
+    "i18n",
+    "l10n",
+    "lang",
+    "langs",
+    "languages",
+    "translations",
+    "messages",
+];
+
+/// Directory names that hold schema migrations (Laravel, Rails, Django, diesel, Alembic …).
+const MIGRATION_DIRS: &[&str] = &["migrations", "migrate", "migration"];
+
+/// Extensions of prose documents.
+const DOC_EXTENSIONS: &[&str] = &["md", "mdx", "markdown", "rst", "txt", "adoc", "asciidoc"];
+
+/// Extensions a translation catalogue is written in.
+const CATALOGUE_EXTENSIONS: &[&str] = &[
+    "json",
+    "yaml",
+    "yml",
+    "po",
+    "pot",
+    "xlf",
+    "xliff",
+    "properties",
+    "php",
+    "toml",
+    "ftl",
+    "arb",
+    "strings",
+];
+
+/// Classifies a project-relative path.
+pub fn role_of(path: &str) -> FileRole {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    if is_test_path(&lower) {
+        return FileRole::Test;
+    }
+    if name == "down.sql" || name.ends_with(".down.sql") {
+        return FileRole::ReverseMigration;
+    }
+    let dirs: Vec<&str> = lower.split('/').collect();
+    let parents = &dirs[..dirs.len() - 1];
+    if parents.iter().any(|d| MIGRATION_DIRS.contains(d)) {
+        return FileRole::Migration;
+    }
+    if DOC_EXTENSIONS.contains(&ext) || stem == "readme" || stem == "changelog" {
+        return FileRole::Docs;
+    }
+    let in_translation_dir = parents.iter().any(|d| TRANSLATION_DIRS.contains(d));
+    if CATALOGUE_EXTENSIONS.contains(&ext) && (in_translation_dir || is_locale_code(stem)) {
+        // `lang/en/auth.php` (Laravel) or `translations/ja_JP.json`; but a PHP or TOML file
+        // outside such a directory needs a locale-code name to count.
+        if ext != "php" || in_translation_dir {
+            return FileRole::Translations;
+        }
+    }
+    FileRole::Code
+}
+
+/// `ja`, `en-US`, `zh_TW`, `pt-br`: a language code, optionally with a region.
+fn is_locale_code(stem: &str) -> bool {
+    let mut parts = stem.split(['-', '_']);
+    let lang = parts.next().unwrap_or("");
+    let region = parts.next();
+    parts.next().is_none()
+        && (2..=3).contains(&lang.len())
+        && lang.bytes().all(|b| b.is_ascii_lowercase())
+        && region.is_none_or(|r| {
+            (2..=4).contains(&r.len()) && r.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+        && !matches!(
+            stem,
+            "app" | "api" | "web" | "cli" | "src" | "lib" | "db" | "ui" | "js" | "css"
+        )
+}
+
+/// Whether a path looks like a test file or lives in a test directory.
+pub fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    lower.split('/').any(|seg| {
+        matches!(
+            seg,
+            "test" | "tests" | "__tests__" | "spec" | "specs" | "testing" | "e2e"
+        )
+    }) || file.starts_with("test_")
+        || file.contains("_test.")
+        || file.contains(".test.")
+        || file.contains(".spec.")
+        || file.contains("_spec.")
+        || (file.ends_with("test.php") || file.ends_with("test.java") || file.ends_with("tests.cs"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::lexical::query_terms;
+
+    #[test]
+    fn roles_of_real_layouts() {
+        let cases = [
+            ("app/Services/OrderService.php", FileRole::Code),
+            ("internal/reader/icon/finder.go", FileRole::Code),
+            ("src/lib/data/cart.ts", FileRole::Code),
+            ("config/app.php", FileRole::Code),
+            ("package.json", FileRole::Code),
+            ("src/api.json", FileRole::Code),
+            ("tests/Feature/OrderTest.php", FileRole::Test),
+            ("README.md", FileRole::Docs),
+            ("readmes/README.ja.md", FileRole::Docs),
+            ("templates/docs/http_api.md", FileRole::Docs),
+            ("CHANGELOG", FileRole::Docs),
+            (
+                "internal/locale/translations/ja_JP.json",
+                FileRole::Translations,
+            ),
+            ("resources/lang/en/auth.php", FileRole::Translations),
+            ("lang/ja.json", FileRole::Translations),
+            ("public/locales/de/common.json", FileRole::Translations),
+            ("src/i18n/fr.yml", FileRole::Translations),
+            ("src/ja.php", FileRole::Code),
+            (
+                "migrations/2023-06-07-105918_add_hot_rank/down.sql",
+                FileRole::ReverseMigration,
+            ),
+            (
+                "migrations/2023-06-07-105918_add_hot_rank/up.sql",
+                FileRole::Migration,
+            ),
+            (
+                "database/migrations/2021_12_13_create_orders_table.php",
+                FileRole::Migration,
+            ),
+            ("hc/api/migrations/0001_initial.py", FileRole::Migration),
+            ("db/migrate/20240101_create_users.rb", FileRole::Migration),
+            ("src/migrate.rs", FileRole::Code),
+        ];
+        for (path, role) in cases {
+            assert_eq!(role_of(path), role, "{path}");
+        }
+    }
+
+    #[test]
+    fn test_paths_are_recognised() {
+        for path in [
+            "tests/Feature/OrderTest.php",
+            "src/__tests__/cart.ts",
+            "app/cart.test.ts",
+            "pkg/order_test.go",
+            "test_orders.py",
+            "spec/models/user_spec.rb",
+        ] {
+            assert!(is_test_path(path), "{path}");
+        }
+        for path in [
+            "src/contest.py",
+            "app/Services/OrderService.php",
+            "latest/main.go",
+        ] {
+            assert!(!is_test_path(path), "{path}");
+        }
+    }
+
+    fn focus(q: &str) -> RequestFocus {
+        RequestFocus::of(q, &query_terms(q))
+    }
+
+    #[test]
+    fn requests_name_the_roles_they_want() {
+        assert_eq!(focus("where is the login handled"), RequestFocus::default());
+        assert_eq!(focus("ログイン処理はどこ？"), RequestFocus::default());
+        assert!(focus("tests for the cart").tests);
+        assert!(focus("カートのテスト").tests);
+        assert!(focus("the README section on install").docs);
+        assert!(focus("API のドキュメント").docs);
+        assert!(focus("Japanese translations of the login page").translations);
+        assert!(focus("ログイン画面の文言の翻訳").translations);
+        assert!(focus("what columns does the threads table have").schema);
+        assert!(focus("注文データはどこに保存されている？").schema);
+        assert!(!focus("temporary bans are lifted once they expire").schema);
+    }
+
+    #[test]
+    fn prose_yields_to_code_unless_asked_for() {
+        let plain = RequestFocus::default();
+        assert!(plain.weight(FileRole::Docs) < plain.weight(FileRole::Test));
+        assert!(plain.weight(FileRole::Translations) < 1.0);
+        assert_eq!(plain.weight(FileRole::Code), 1.0);
+        assert_eq!(focus("translations").weight(FileRole::Translations), 1.0);
+        assert_eq!(focus("docs").weight(FileRole::Docs), 1.0);
+        assert_eq!(focus("docs").weight(FileRole::Test), TEST_WEIGHT);
+    }
+}
