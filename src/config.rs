@@ -77,7 +77,7 @@ pub struct SearchWeights {
 impl Default for SearchWeights {
     fn default() -> Self {
         SearchWeights {
-            vector: 1.0,
+            vector: 2.0,
             keyword: 1.0,
             definition: 0.5,
             reference: 0.1,

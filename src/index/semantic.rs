@@ -463,6 +463,11 @@ impl SemanticIndex {
 
     /// Query embedding if the model is ready right now and the store holds its vectors
     /// (never waits).
+    /// The model, once loaded.
+    pub fn embedder_if_ready(&self) -> Option<Arc<dyn crate::embed::Embedder>> {
+        self.model.get_if_ready()
+    }
+
     pub fn query_vector(&self, query: &str) -> Option<Vec<f32>> {
         let model = self.model.get_if_ready()?;
         let store = self.store().ok()?;

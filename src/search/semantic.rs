@@ -9,6 +9,7 @@
 //! answer says so in `index_status`.
 
 use super::glossary;
+use super::hubness::RequestCenters;
 use super::hybrid::{self, DefinitionMatch, Fusion, RankOptions, Signals};
 use super::lexical;
 use super::names::{PathTerms, QueryStems, SymbolTerms};
@@ -132,6 +133,8 @@ pub struct SearchCache {
     symbols: Mutex<Option<(Arc<Snapshot>, Arc<SymbolTerms>)>>,
     paths: Mutex<Option<(Arc<crate::index::sync_state::SyncState>, Arc<PathTerms>)>>,
     last_refresh: Mutex<Option<Instant>>,
+    /// Request centers for the hubness correction, per model.
+    centers: Mutex<Option<Arc<RequestCenters>>>,
 }
 
 impl SearchCache {
@@ -164,6 +167,29 @@ impl SearchCache {
         ));
         *cached = Some((snapshot, terms.clone()));
         terms
+    }
+
+    /// The request centers of the loaded model, computed on first use (`None` when that
+    /// failed: the search then goes uncorrected).
+    fn request_centers(&self, sem: &SemanticIndex) -> Option<Arc<RequestCenters>> {
+        let model = sem.embedder_if_ready()?;
+        let mut cached = self.centers.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(centers) = cached.as_ref()
+            && centers.model_id == model.model_id()
+        {
+            return Some(centers.clone());
+        }
+        match RequestCenters::compute(model.as_ref()) {
+            Ok(centers) => {
+                let centers = Arc::new(centers);
+                *cached = Some(centers.clone());
+                Some(centers)
+            }
+            Err(err) => {
+                tracing::warn!("hubness correction unavailable: {err:#}");
+                None
+            }
+        }
     }
 
     fn path_terms(&self, sem: &SemanticIndex) -> Arc<PathTerms> {
@@ -243,7 +269,11 @@ pub fn search(
     }
     if !short_circuit {
         if let Some(v) = &qv {
-            signals.vector = store.vector_search(v, POOL, false)?;
+            let corrected = match cache.request_centers(sem) {
+                Some(centers) => centers.correct(&req.query, v),
+                None => v.clone(),
+            };
+            signals.vector = store.vector_search(&corrected, POOL, false)?;
             signals_used.push("vector".into());
         }
         if use_lexical {
