@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-const FORMAT_VERSION: u32 = 3;
+const FORMAT_VERSION: u32 = 4;
 const STORE_FILE: &str = "imports.bin";
 /// Cycles reported per file; more add nothing an agent acts on.
 pub const MAX_CYCLES: usize = 10;
