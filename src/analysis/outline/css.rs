@@ -31,10 +31,7 @@ pub fn imports(text: &str, scss: bool) -> Vec<Import> {
         let line = line_of(caps.get(0).map_or(0, |m| m.start()));
         let mut rest = &caps[2];
         // `@use`/`@forward` take one module; `@import` a comma-separated list.
-        loop {
-            let Some(found) = TARGET.captures(rest) else {
-                break;
-            };
+        while let Some(found) = TARGET.captures(rest) {
             let source = (1..=5)
                 .find_map(|i| found.get(i))
                 .map_or("", |m| m.as_str());
