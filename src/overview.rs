@@ -152,7 +152,12 @@ pub fn overview(
         }
         let resolved = graph.imports.get(path);
         for (i, import) in outline.imports.iter().enumerate() {
-            match resolved.and_then(|r| r.get(i)) {
+            let resolution = resolved.and_then(|r| r.get(i));
+            // A class named without `use` counts only as the project file it resolved to.
+            if import.is_reference() && resolution.is_none_or(|r| r.targets.is_empty()) {
+                continue;
+            }
+            match resolution {
                 Some(r) if r.internal => {
                     internal.insert(r.targets.first().unwrap_or(&import.source).clone());
                 }

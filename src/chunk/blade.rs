@@ -20,25 +20,25 @@ use serde::Serialize;
 use std::ops::Range;
 use std::sync::LazyLock;
 
-static COMPONENT_TAG: LazyLock<Regex> =
+pub(crate) static COMPONENT_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"<x-([A-Za-z0-9_.:\-]+)").expect("valid regex"));
-static COMPONENT_DIRECTIVE: LazyLock<Regex> =
+pub(crate) static COMPONENT_DIRECTIVE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"@component\s*\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));
 static END_COMPONENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"@endcomponent\b").expect("valid regex"));
 static ROUTE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"\broute\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));
-static LIVEWIRE: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static LIVEWIRE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"@livewire\(\s*['"]([^'"]+)['"]|<livewire:([A-Za-z0-9_.\-]+)"#)
         .expect("valid regex")
 });
-static INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"@(?:include|includeIf|includeWhen|includeUnless|includeFirst|each)\s*\(([^)]*)\)")
         .expect("valid regex")
 });
-static QUOTED: LazyLock<Regex> =
+pub(crate) static QUOTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"['"]([\w.\-:/]+)['"]"#).expect("valid regex"));
-static EXTENDS: LazyLock<Regex> =
+pub(crate) static EXTENDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"@extends\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));
 static YIELD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"@yield\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));

@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-const FORMAT_VERSION: u32 = 3;
+const FORMAT_VERSION: u32 = 4;
 const STORE_FILE: &str = "imports.bin";
 /// Cycles reported per file; more add nothing an agent acts on.
 pub const MAX_CYCLES: usize = 10;
@@ -251,6 +251,9 @@ struct Stored {
 
 /// The graph in memory, shared by every call until something changes.
 struct Current {
+    /// The snapshot generation this graph was last checked against (`None`: loaded from disk).
+    /// The same generation means the same outlines and manifests, so no fingerprinting.
+    generation: Option<u64>,
     layout_fp: [u8; 32],
     files_fp: [u8; 32],
     shas: HashMap<String, [u8; 32]>,
@@ -337,9 +340,20 @@ impl GraphStore {
     /// The import graph for this snapshot, re-resolving only what changed since the last one.
     pub fn graph(&self, snapshot: &OutlineSnapshot) -> (Arc<ImportGraph>, GraphStats) {
         self.load_once();
+        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(same) = current
+            .as_ref()
+            .filter(|c| c.generation == Some(snapshot.generation))
+        {
+            let stats = GraphStats {
+                files: snapshot.files.len(),
+                resolved: 0,
+                rebuilt: false,
+            };
+            return (same.graph.clone(), stats);
+        }
         let layout_fp = layout_fingerprint(snapshot);
         let files_fp = files_fingerprint(snapshot);
-        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
         let previous = current
             .as_ref()
             .filter(|c| c.layout_fp == layout_fp && c.files_fp == files_fp);
@@ -360,7 +374,11 @@ impl GraphStore {
             && changed.is_empty()
         {
             stats.resolved = 0;
-            return (previous.graph.clone(), stats);
+            let graph = previous.graph.clone();
+            if let Some(c) = current.as_mut() {
+                c.generation = Some(snapshot.generation);
+            }
+            return (graph, stats);
         }
         let resolver = Arc::new(Resolver::new(
             snapshot,
@@ -411,6 +429,7 @@ impl GraphStore {
         }
         let graph = Arc::new(stored.graph);
         *current = Some(Current {
+            generation: Some(snapshot.generation),
             layout_fp,
             files_fp,
             shas: stored.shas,
@@ -434,6 +453,7 @@ impl GraphStore {
                     && stored.tool_version == env!("CARGO_PKG_VERSION") =>
             {
                 *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(Current {
+                    generation: None,
                     layout_fp: stored.layout_fp,
                     files_fp: stored.files_fp,
                     shas: stored.shas,

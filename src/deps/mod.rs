@@ -44,6 +44,17 @@ pub fn package_name(language: &str, source: &str) -> String {
             parts[..parts.len().min(2)].join(".")
         }
         "rust" => source.split("::").next().unwrap_or(source).to_string(),
+        // `~bootstrap/scss/bootstrap` and `bootstrap/scss/bootstrap` (a load path) alike.
+        "css" | "scss" if !source.contains("://") && !source.starts_with("sass:") => {
+            package_name("javascript", source.trim_start_matches('~'))
+        }
+        // `mail::message`, `<x-filament::button>`.
+        "blade" => source
+            .trim_start_matches("x-")
+            .split("::")
+            .next()
+            .unwrap_or(source)
+            .to_string(),
         _ => source.to_string(),
     }
 }

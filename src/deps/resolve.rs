@@ -13,8 +13,18 @@
 //! - Go: import paths under a `go.mod` module path become that package directory's files.
 //! - Java: fully qualified names against the types the project declares; `.*` imports become
 //!   the package's files.
+//!   A class named without a `use` (same namespace, or fully qualified) is a dependency only
+//!   when it resolves to a project file.
 //! - Rust: `mod x;` and `crate::` / `self::` / `super::` paths to `x.rs` or `x/mod.rs`, and paths
 //!   into other crates of the same workspace.
+//! - Blade: view names in dot notation (`layouts.app`) under the `resources/views` directory
+//!   the template lives in (or the project's); `<x-foo.bar>` to its anonymous or class-based
+//!   view and its class (`App\View\Components\Foo\Bar` through PSR-4); Livewire components
+//!   to their view and class. `pkg::view` is a package's view unless the project publishes an
+//!   override under `resources/views/vendor/pkg/`.
+//! - CSS / SCSS: paths relative to the stylesheet, with Sass partials (`_name.scss`) and index
+//!   files (`_index.scss`); `~pkg`, URLs, `sass:` modules and paths found in no project file
+//!   (a load path into node_modules) are external.
 //!
 //! Resolution only consults the outline snapshot's file set and manifests (plus an existence
 //! check for explicit non-code files such as `./data.json`), so it is fast and repeatable.
@@ -161,6 +171,8 @@ impl Resolver {
             "go" => self.go(&import.source),
             "java" => self.java(import),
             "rust" => self.rust(from, import),
+            "blade" => self.blade(from, import),
+            "css" | "scss" => self.css(from, &import.source),
             _ => None,
         };
         resolution.unwrap_or(Resolution {
@@ -366,6 +378,18 @@ impl Resolver {
 
     fn php(&self, from: &str, import: &Import) -> Option<Resolution> {
         let source = import.source.trim_start_matches('\\');
+        if import.is_reference() {
+            return Some(match self.php_class(source) {
+                Some(file) => Resolution {
+                    internal: true,
+                    targets: vec![file],
+                },
+                None => Resolution {
+                    internal: false,
+                    targets: Vec::new(),
+                },
+            });
+        }
         if import
             .statement
             .as_deref()
@@ -435,6 +459,185 @@ impl Resolver {
             internal: prefixed,
             targets: Vec::new(),
         })
+    }
+
+    /// The project file declaring class `fqcn`: its PSR-4 / PSR-0 path when that file exists,
+    /// otherwise whatever file declares it (classmap).
+    fn php_class(&self, fqcn: &str) -> Option<String> {
+        for composer in &self.layout.composers {
+            for (prefix, dirs) in &composer.psr4 {
+                if let Some(rest) = strip_prefix_ci(fqcn, prefix) {
+                    let relative = format!("{}.php", rest.replace('\\', "/"));
+                    if let Some(found) = dirs
+                        .iter()
+                        .filter_map(|d| join(d, &relative))
+                        .find(|p| self.has(p))
+                    {
+                        return Some(found);
+                    }
+                }
+            }
+            for (prefix, dirs) in &composer.psr0 {
+                if strip_prefix_ci(fqcn, prefix).is_some() {
+                    let relative = format!("{}.php", fqcn.replace(['\\', '_'], "/"));
+                    if let Some(found) = dirs
+                        .iter()
+                        .filter_map(|d| join(d, &relative))
+                        .find(|p| self.has(p))
+                    {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+        self.php_symbols.get(&fqcn.to_ascii_lowercase()).cloned()
+    }
+
+    // ---- Blade --------------------------------------------------------------------------
+
+    fn blade(&self, from: &str, import: &Import) -> Option<Resolution> {
+        let views = self.views_dir(from);
+        let source = import.source.as_str();
+        let mut targets: Vec<String> = Vec::new();
+        let (view, classes): (Option<String>, Vec<String>) = match import.statement.as_deref() {
+            Some("x-component") => {
+                let name = source.strip_prefix("x-").unwrap_or(source);
+                let class = crate::chunk::blade::component_class(name);
+                (
+                    Some(format!("components.{name}")),
+                    class.into_iter().collect(),
+                )
+            }
+            Some("livewire") => {
+                let class = crate::chunk::blade::livewire_class(source);
+                // Livewire 2 kept components under `App\Http\Livewire`.
+                let legacy = class.replacen("App\\Livewire\\", "App\\Http\\Livewire\\", 1);
+                (Some(format!("livewire.{source}")), vec![class, legacy])
+            }
+            _ => (Some(source.to_string()), Vec::new()),
+        };
+        if let Some(view) = view.and_then(|v| self.view_file(&views, &v)) {
+            targets.push(view);
+        }
+        for class in classes {
+            if let Some(file) = self.php_class(&class)
+                && !targets.contains(&file)
+            {
+                targets.push(file);
+            }
+        }
+        let internal = !targets.is_empty() || !source.contains("::");
+        Some(Resolution { internal, targets })
+    }
+
+    /// The `resources/views` directory a template belongs to: the one above it, else the
+    /// project's (next to its nearest composer.json).
+    fn views_dir(&self, from: &str) -> String {
+        const VIEWS: &str = "resources/views";
+        let mut at = 0;
+        while let Some(i) = from[at..].find(VIEWS) {
+            let start = at + i;
+            let end = start + VIEWS.len();
+            if (start == 0 || from.as_bytes()[start - 1] == b'/')
+                && from.as_bytes().get(end) == Some(&b'/')
+            {
+                return from[..end].to_string();
+            }
+            at = end;
+        }
+        let composer = self
+            .layout
+            .composers
+            .iter()
+            .find(|c| contains(&c.dir, from))
+            .map_or("", |c| c.dir.as_str());
+        join(composer, VIEWS).unwrap_or_else(|| VIEWS.to_string())
+    }
+
+    /// A view in dot notation (`checkout.partials.totals`, `mail::message`) to its file:
+    /// `x/y.blade.php`, a plain `x/y.php` view, or a component directory's `index.blade.php` /
+    /// `name/name.blade.php`. A package view counts when the project overrides it under
+    /// `vendor/<package>/`.
+    fn view_file(&self, views: &str, view: &str) -> Option<String> {
+        let package = view.split_once("::");
+        let relative = match package {
+            Some((package, rest)) => format!("vendor/{package}/{}", rest.replace('.', "/")),
+            None => view.replace('.', "/"),
+        };
+        let base = join(views, &relative)?;
+        let leaf = base.rsplit('/').next().unwrap_or(&base).to_string();
+        let candidates = [
+            format!("{base}.blade.php"),
+            format!("{base}.php"),
+            format!("{base}/index.blade.php"),
+            format!("{base}/{leaf}.blade.php"),
+        ];
+        // `vendor/` directories are skipped when indexing, so overrides are looked for on disk.
+        candidates
+            .iter()
+            .find(|p| self.has(p))
+            .cloned()
+            .or_else(|| {
+                package.and_then(|_| candidates.into_iter().find(|p| self.root.join(p).is_file()))
+            })
+    }
+
+    // ---- CSS / SCSS ---------------------------------------------------------------------
+
+    fn css(&self, from: &str, source: &str) -> Option<Resolution> {
+        let external = Resolution {
+            internal: false,
+            targets: Vec::new(),
+        };
+        if crate::analysis::outline::is_external_stylesheet(source) || source.contains("://") {
+            return Some(external);
+        }
+        let path = source.split(['?', '#']).next().unwrap_or(source);
+        let base = if path.starts_with('/') {
+            // Root-relative: the web root, which is the project or its `public/` directory.
+            ["", "public"]
+                .iter()
+                .find_map(|dir| join(dir, path).and_then(|p| self.probe_style(&p)))
+        } else {
+            join(dir_of(from), path).and_then(|p| self.probe_style(&p))
+        };
+        if let Some(found) = base {
+            return self.found(vec![found]);
+        }
+        // Sass also resolves a bare path against its load paths, usually node_modules: a
+        // path that names no project file is a package unless it is written relative.
+        Some(Resolution {
+            internal: path.starts_with('.') || path.starts_with('/'),
+            targets: Vec::new(),
+        })
+    }
+
+    /// A stylesheet path as Sass and CSS find it: as written, with an extension, as a partial
+    /// `_name`, or a directory's `_index` / `index` file.
+    fn probe_style(&self, p: &str) -> Option<String> {
+        let (dir, name) = match p.rsplit_once('/') {
+            Some((dir, name)) => (format!("{dir}/"), name),
+            None => (String::new(), p),
+        };
+        let mut candidates = vec![p.to_string()];
+        for ext in ["scss", "sass", "css"] {
+            candidates.push(format!("{p}.{ext}"));
+            candidates.push(format!("{dir}_{name}.{ext}"));
+        }
+        candidates.push(format!("{dir}_{name}"));
+        for index in ["_index", "index"] {
+            for ext in ["scss", "sass", "css"] {
+                candidates.push(format!("{p}/{index}.{ext}"));
+            }
+        }
+        if let Some(found) = candidates.iter().find(|c| self.has(c)) {
+            return Some(found.clone());
+        }
+        // `.sass` files have no outline; a written extension is checked on disk.
+        candidates
+            .into_iter()
+            .filter(|c| c.ends_with(".sass") || c == p)
+            .find(|c| c.contains('.') && self.root.join(c).is_file())
     }
 
     // ---- Go -----------------------------------------------------------------------------

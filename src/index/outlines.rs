@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever the stored layout or the outline rules change; older stores are rebuilt.
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 /// A timestamp this close to the moment it was read may hide a second change in the same tick.
 pub const RACY_SECS: u64 = 2;
 const STORE_FILE: &str = "outlines.json";

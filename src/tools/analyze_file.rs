@@ -127,13 +127,20 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         let resolutions = ctx
             .graph
             .resolve_imports(&snapshot, &target.rel, &entry.outline);
-        for (import, resolution) in outline.imports.iter_mut().zip(resolutions) {
+        let mut kept = Vec::with_capacity(outline.imports.len());
+        for (mut import, resolution) in outline.imports.drain(..).zip(resolutions) {
+            // A class named without `use` is listed only when it is a project file.
+            if import.is_reference() && resolution.targets.is_empty() {
+                continue;
+            }
             import.kind = if resolution.internal {
                 ImportType::Internal
             } else {
                 ImportType::External
             };
+            kept.push(import);
         }
+        outline.imports = kept;
     }
     let partial = outline.is_partial();
     let errors = outline

@@ -14,7 +14,9 @@ use std::collections::HashSet;
 pub const DESCRIPTION: &str = "Show a file's dependencies: each import with its source, internal/external type, \
 imported names and `resolvedPath` (real module resolution: TS/JS relative paths, index files, \
 tsconfig paths/baseUrl; Python packages and relative imports; PHP `use` through composer.json PSR-4 \
-and classmap; Go module paths; Java packages; Rust mod/use crate::), nested `dependencies` up to \
+and classmap, and project classes of the same namespace used without `use`; Go module paths; Java \
+packages; Rust mod/use crate::; Blade @extends/@include/@each/@component, <x-…> and Livewire \
+components to their views and classes; CSS/SCSS @import/@use/@forward with partials), nested `dependencies` up to \
 `depth` (1 = direct imports, 2 = their imports, 0 = unlimited), `dependents` (files that import this \
 one), and `circularDependencies` (each cycle through this file, e.g. A -> B -> C -> A).";
 
@@ -191,6 +193,11 @@ impl Walk<'_> {
             let resolution = resolved.and_then(|r| r.get(i));
             let internal = resolution.is_some_and(|r| r.internal);
             let targets: Vec<String> = resolution.map(|r| r.targets.clone()).unwrap_or_default();
+            // A class named without `use` is a dependency only once it is a project file.
+            if import.is_reference() && targets.is_empty() {
+                self.nodes -= 1;
+                continue;
+            }
             let mut node = DependencyNode {
                 source: import.source.clone(),
                 kind: if internal { "internal" } else { "external" },

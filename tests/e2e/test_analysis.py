@@ -97,6 +97,40 @@ async def test_get_dependencies_cycle_aliases_and_psr4(open_client, fixture_root
     assert "app/Http/Controllers/CheckoutController.php" in php["dependents"]
 
 
+async def test_get_dependencies_blade_stylesheets_and_same_namespace_php(open_client, fixture_root):
+    shop = fixture_root("laravel-shop")
+    extending = sorted(
+        str(p.relative_to(shop)) for p in (shop / "resources/views").rglob("*.blade.php")
+        if "@extends('layouts.app')" in p.read_text(encoding="utf-8"))
+    async with open_client(shop) as client:
+        layout = await client.ok("get_dependencies", {"path": "resources/views/layouts/app.blade.php"})
+        checkout = await client.ok("get_dependencies", {"path": "resources/views/checkout/index.blade.php"})
+        service = await client.ok("get_dependencies", {"path": "app/Services/CheckoutService.php"})
+        described = await client.ok("analyze_file", {"path": "resources/views/checkout/index.blade.php"})
+    # Every view that extends the layout, and only those, depends on it.
+    assert extending and layout["dependents"] == extending
+    navbar = next(i for i in layout["imports"] if i["source"] == "x-navbar")
+    assert navbar["resolvedFiles"] == [
+        "resources/views/components/navbar.blade.php", "app/View/Components/Navbar.php"]
+    partial = next(i for i in checkout["imports"] if i["source"] == "checkout.partials.totals")
+    assert (partial["type"], partial["resolvedPath"]) == (
+        "internal", "resources/views/checkout/partials/totals.blade.php")
+    assert {"source": "layouts.app", "type": "internal", "statement": "extends"}.items() <= next(
+        i for i in described["imports"] if i["source"] == "layouts.app").items()
+    pricing = next(i for i in service["imports"] if i["source"] == "App\\Services\\PricingService")
+    assert (pricing["type"], pricing["resolvedPath"]) == ("internal", "app/Services/PricingService.php")
+
+    async with open_client(fixture_root("polyglot")) as client:
+        styles = await client.ok("get_dependencies", {"path": "web/styles/main.scss", "depth": 2})
+    by_source = {i["source"]: i for i in styles["imports"]}
+    assert by_source["sass:math"]["type"] == "external"
+    assert by_source["print"]["resolvedPath"] == "web/styles/_print.scss"
+    components = by_source["components"]
+    assert components["resolvedPath"] == "web/styles/components/_index.scss"
+    assert [d["resolvedPath"] for d in components["dependencies"]] == [
+        "web/styles/components/_badge.scss", "web/styles/components/_notice.scss"]
+
+
 async def test_repo_pack_budget_and_masking(open_client, make_project):
     root = make_project({
         "src/app.py": 'API_KEY = "sk-live-0123456789abcdefghijkl"\n\ndef main():\n    """Runs."""\n    return 1\n',

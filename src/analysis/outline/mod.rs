@@ -12,7 +12,9 @@
 //! Broken code still yields an outline: tree-sitter recovers, the extractors take what parsed, and
 //! the syntax errors travel with the outline so callers can answer `partial: true`.
 
+mod blade;
 mod common;
+mod css;
 mod ecma;
 mod go;
 mod java;
@@ -21,6 +23,7 @@ mod python;
 mod rust;
 mod summary;
 
+pub use css::is_external as is_external_stylesheet;
 pub use summary::summarize;
 
 use crate::lang::LanguageDef;
@@ -80,10 +83,26 @@ pub struct Import {
     /// inside a function.
     pub dynamic: bool,
     /// The statement when it is not a plain import: `require`, `include`, `mod`, `export`
-    /// (a re-export), `use function`, `static`.
+    /// (a re-export), `use function`, `static`; for Blade the directive (`extends`, `include`,
+    /// `includeIf`, `includeWhen`, `includeUnless`, `includeFirst`, `each`, `component`,
+    /// `x-component`, `livewire`); for CSS and SCSS the at-rule (`@import`, `@use`,
+    /// `@forward`); [`REFERENCE`] for a PHP class named without a `use`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statement: Option<String>,
     pub line: usize,
+}
+
+/// The `statement` of a PHP class the code names without importing it — a class of its own
+/// namespace (`new OrderService`, `extends Controller`) or a fully qualified name. Such a
+/// reference is a dependency only when it resolves to a project file: tools drop the others
+/// (built-in classes, vendor classes), so the outline may list more than the answer shows.
+pub const REFERENCE: &str = "reference";
+
+impl Import {
+    /// Whether this is a [`REFERENCE`] rather than an import statement.
+    pub fn is_reference(&self) -> bool {
+        self.statement.as_deref() == Some(REFERENCE)
+    }
 }
 
 /// Something the file makes visible to other files.
@@ -369,8 +388,8 @@ impl FileOutline {
     }
 }
 
-/// Parses `text` as `lang` and extracts its outline. Languages without an outline extractor
-/// (CSS, HTML, Blade) get an empty outline with their language id.
+/// Parses `text` as `lang` and extracts its outline. Blade, CSS and SCSS outlines hold only the
+/// files they pull in (imports); HTML gets an empty outline with its language id.
 pub fn outline_source(lang: &'static LanguageDef, text: &str) -> FileOutline {
     let parsed = crate::syntax::parse(lang, text);
     let mut outline = match &parsed.tree {
@@ -388,6 +407,11 @@ pub fn outline_source(lang: &'static LanguageDef, text: &str) -> FileOutline {
         }
         None => FileOutline::default(),
     };
+    match lang.id {
+        "blade" => outline.imports = blade::imports(text),
+        "css" | "scss" => outline.imports = css::imports(text, lang.id == "scss"),
+        _ => {}
+    }
     if lang.id == "vue" {
         // A single-file component is its file's default export whatever its script says.
         if !outline.exports.iter().any(|e| e.default) {

@@ -24,8 +24,129 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
     };
     statements(root, src, &mut out);
     includes(root, src, &mut out.imports);
+    references(root, src, &mut out);
     out.imports.sort_by_key(|i| i.line);
     out
+}
+
+/// Names that are never a class of the project: relative scopes and the types PHP spells like
+/// class names in type positions.
+const NOT_CLASSES: &[&str] = &[
+    "self", "static", "parent", "array", "bool", "callable", "false", "float", "int", "iterable",
+    "mixed", "never", "null", "object", "string", "true", "void",
+];
+
+/// Classes the code names without a `use`: unqualified names (`new OrderService`,
+/// `extends Controller`, `CartService $cart`, `Foo::class`) are looked up in the current
+/// namespace, namespace-relative ones (`Sub\Thing`) below it, fully qualified ones
+/// (`\App\Models\User`) as written. Each becomes one [`REFERENCE`] import at its first use;
+/// whether it is a project class is for module resolution to say.
+fn references(root: Node, src: &str, out: &mut FileOutline) {
+    // Short names bound by `use` (aliases included) resolve through their import instead.
+    let mut bound: Vec<String> = out
+        .imports
+        .iter()
+        .filter(|i| i.statement.is_none())
+        .flat_map(|i| &i.imported)
+        .map(|n| n.alias.as_deref().unwrap_or(&n.name).to_ascii_lowercase())
+        .collect();
+    bound.extend(out.exports.iter().map(|e| e.name.to_ascii_lowercase()));
+    let mut found: Vec<Import> = Vec::new();
+    let mut namespace = String::new();
+    for statement in named_children(root) {
+        if statement.kind() == "namespace_definition" {
+            namespace = statement
+                .child_by_field_name("name")
+                .map_or(String::new(), |n| text(n, src).to_string());
+            match statement.child_by_field_name("body") {
+                Some(body) => class_names(body, src, &namespace, &bound, &mut found),
+                None => continue,
+            }
+        } else {
+            class_names(statement, src, &namespace, &bound, &mut found);
+        }
+    }
+    out.imports.extend(found);
+}
+
+fn class_names(node: Node, src: &str, namespace: &str, bound: &[String], out: &mut Vec<Import>) {
+    let mut stack = vec![node];
+    while let Some(node) = stack.pop() {
+        let mut names: Vec<Node> = Vec::new();
+        match node.kind() {
+            "named_type"
+            | "base_clause"
+            | "class_interface_clause"
+            | "use_declaration"
+            | "attribute"
+            | "object_creation_expression" => names.extend(
+                named_children(node)
+                    .into_iter()
+                    .filter(|c| matches!(c.kind(), "name" | "qualified_name")),
+            ),
+            "scoped_call_expression" | "scoped_property_access_expression" => {
+                names.extend(node.child_by_field_name("scope"))
+            }
+            "class_constant_access_expression" => names.extend(node.named_child(0)),
+            "binary_expression"
+                if node
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| o.kind() == "instanceof") =>
+            {
+                names.extend(node.child_by_field_name("right"))
+            }
+            _ => {}
+        }
+        for name in names {
+            if let Some(fqcn) = class_name(text(name, src), namespace, bound)
+                && !out.iter().any(|i| i.source.eq_ignore_ascii_case(&fqcn))
+            {
+                out.push(Import {
+                    source: fqcn.clone(),
+                    kind: ImportType::Internal,
+                    imported: vec![ImportedName {
+                        name: last_segment(&fqcn).to_string(),
+                        alias: None,
+                    }],
+                    default: false,
+                    namespace: false,
+                    type_only: false,
+                    dynamic: false,
+                    statement: Some(REFERENCE.to_string()),
+                    line: line(name),
+                });
+            }
+        }
+        let mut cursor = node.walk();
+        let kids: Vec<Node> = node.named_children(&mut cursor).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+}
+
+/// The fully qualified class a name written in `namespace` refers to, unless a `use` binds it
+/// or it is not a class.
+fn class_name(written: &str, namespace: &str, bound: &[String]) -> Option<String> {
+    if let Some(absolute) = written.strip_prefix('\\') {
+        return Some(absolute.to_string());
+    }
+    let written = written.strip_prefix("namespace\\").unwrap_or(written);
+    let first = written
+        .split('\\')
+        .next()
+        .unwrap_or(written)
+        .to_ascii_lowercase();
+    if written.is_empty()
+        || bound.contains(&first)
+        || NOT_CLASSES.contains(&first.as_str())
+        || !written.starts_with(|c: char| c.is_alphabetic() || c == '_')
+    {
+        return None;
+    }
+    Some(if namespace.is_empty() {
+        written.to_string()
+    } else {
+        format!("{namespace}\\{written}")
+    })
 }
 
 fn statements(parent: Node, src: &str, out: &mut FileOutline) {

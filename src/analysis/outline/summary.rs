@@ -208,7 +208,8 @@ fn describe(outline: &FileOutline, path: &str) -> String {
         sentence.push_str(&format!("; exports {}", names(&exported)));
     }
     let mut sources: Vec<&str> = Vec::new();
-    for import in &outline.imports {
+    // Classes named without `use` may be built-ins: only import statements are summarised.
+    for import in outline.imports.iter().filter(|i| !i.is_reference()) {
         if !sources.contains(&import.source.as_str()) {
             sources.push(&import.source);
         }

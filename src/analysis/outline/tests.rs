@@ -485,6 +485,11 @@ function helper(array $a = []): array { return $a; }
         import Illuminate\Support\Facades\DB External [DB] :6
         import App\Support\money External [money] (use function) :7
         import ./helpers.php Internal [] namespace (require once) :9
+        import App\Services\BaseService Internal [BaseService] (reference) :14
+        import App\Services\Countable Internal [Countable] (reference) :14
+        import App\Services\JsonSerializable Internal [JsonSerializable] (reference) :14
+        import App\Services\HasEvents Internal [HasEvents] (reference) :16
+        import App\Services\PricingService Internal [PricingService] (reference) :21
         export CartService class
         export Priced interface
         export Loggable trait
@@ -735,5 +740,62 @@ fn summaries_come_from_docs_and_declarations() {
     assert_eq!(
         summarize(&bare, "x.py"),
         "Python file that defines 2 functions (a, b); exports a, b."
+    );
+}
+
+#[test]
+fn blade_imports_are_the_views_a_template_pulls_in() {
+    check(
+        "blade",
+        r#"@extends('layouts.app')
+
+@section('content')
+    @include('products.partials.filters', ['active' => $category?->slug])
+    @includeWhen($user->isAdmin(), 'admin.toolbar')
+    @includeFirst(['theme.card', 'products.card'])
+    <x-product-card :product="$product" />
+    <x-slot:footer>…</x-slot>
+    <x-forms.input name="q" /> <x-forms.input name="page" />
+    <livewire:cart-counter />
+    @each('products.row', $products, 'product')
+    @component('mail::button', ['url' => $url]) Pay @endcomponent
+@endsection
+"#,
+        r#"
+        import layouts.app Internal [] (extends) :1
+        import products.partials.filters Internal [] (include) :4
+        import admin.toolbar Internal [] (includeWhen) :5
+        import theme.card Internal [] (includeFirst) :6
+        import products.card Internal [] (includeFirst) :6
+        import x-product-card Internal [] (x-component) :7
+        import x-forms.input Internal [] (x-component) :9
+        import cart-counter Internal [] (livewire) :10
+        import products.row Internal [] (each) :11
+        import mail::button External [] (component) :12
+        "#,
+    );
+}
+
+#[test]
+fn stylesheet_imports_uses_and_forwards() {
+    check(
+        "scss",
+        r#"// @import 'not-this';
+/* @use 'nor-this'; */
+@use 'sass:math';
+@use "config" with ($brand: #2f63ea);
+@forward 'src/list' hide list-reset;
+@import 'base', "layout/grid";
+@import url(https://fonts.example.com/inter.css) screen;
+.a { background: url("img/bg.png"); }
+"#,
+        r#"
+        import sass:math External [] namespace (@use) :3
+        import config Internal [] namespace (@use) :4
+        import src/list Internal [] (@forward) :5
+        import base Internal [] (@import) :6
+        import layout/grid Internal [] (@import) :6
+        import https://fonts.example.com/inter.css External [] (@import) :7
+        "#,
     );
 }

@@ -337,3 +337,392 @@ fn the_graph_is_updated_incrementally() {
     assert_eq!(stats.parsed, 0);
     assert_eq!(again.graph.graph(&snapshot).1.resolved, 0);
 }
+
+#[test]
+fn blade_views_link_to_layouts_partials_components_and_livewire() {
+    let (_dir, ctx) = fixture_copy("laravel-shop");
+    let show = deps(
+        &ctx,
+        json!({"path": "resources/views/checkout/index.blade.php"}),
+    );
+    let list = resolved(&show);
+    assert!(list.contains(&triple(
+        "layouts.app",
+        "internal",
+        "resources/views/layouts/app.blade.php"
+    )));
+    assert!(list.contains(&triple(
+        "checkout.partials.totals",
+        "internal",
+        "resources/views/checkout/partials/totals.blade.php"
+    )));
+    // The layout lists the views that extend it.
+    let layout = deps(
+        &ctx,
+        json!({"path": "resources/views/layouts/app.blade.php"}),
+    );
+    let dependents = layout["dependents"].as_array().unwrap();
+    for view in [
+        "products/index",
+        "checkout/index",
+        "cart/index",
+        "orders/show",
+    ] {
+        assert!(
+            dependents.contains(&json!(format!("resources/views/{view}.blade.php"))),
+            "{view} extends the layout: {dependents:?}"
+        );
+    }
+    // `<x-navbar />` and `@livewire('cart-counter')`: the view first, then the class.
+    let imports = layout["imports"].as_array().unwrap();
+    let navbar = imports.iter().find(|i| i["source"] == "x-navbar").unwrap();
+    assert_eq!(
+        (&navbar["resolvedPath"], &navbar["resolvedFiles"]),
+        (
+            &json!("resources/views/components/navbar.blade.php"),
+            &json!([
+                "resources/views/components/navbar.blade.php",
+                "app/View/Components/Navbar.php"
+            ])
+        )
+    );
+    let livewire = imports
+        .iter()
+        .find(|i| i["source"] == "cart-counter")
+        .unwrap();
+    assert_eq!(
+        livewire["resolvedFiles"],
+        json!([
+            "resources/views/livewire/cart-counter.blade.php",
+            "app/Livewire/CartCounter.php"
+        ])
+    );
+    let class = deps(&ctx, json!({"path": "app/View/Components/ProductCard.php"}));
+    assert!(
+        class["dependents"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("resources/views/products/index.blade.php"))
+    );
+
+    let (_dir, ctx) = project(&[
+        (
+            "resources/views/dashboard.blade.php",
+            concat!(
+                "@extends('layouts.admin')\n",
+                "@includeIf('partials.banner', ['tone' => 'info'])\n",
+                "@includeWhen($user->isAdmin(), 'partials.admin-menu')\n",
+                "@includeFirst(['custom.sidebar', 'partials.sidebar'])\n",
+                "@each('orders.row', $orders, 'order', 'orders.empty')\n",
+                "@component('alert') Saved. @endcomponent\n",
+                "<x-forms.input name=\"email\" />\n",
+                "<x-mail::message>Hi</x-mail::message>\n",
+                "<x-slot:footer>…</x-slot>\n",
+                "@include('pagination::tailwind')\n",
+                "@include('partials.missing')\n",
+            ),
+        ),
+        (
+            "resources/views/layouts/admin.blade.php",
+            "@yield('content')\n",
+        ),
+        ("resources/views/partials/banner.blade.php", "<div></div>\n"),
+        (
+            "resources/views/partials/admin-menu.blade.php",
+            "<nav></nav>\n",
+        ),
+        (
+            "resources/views/partials/sidebar.blade.php",
+            "<aside></aside>\n",
+        ),
+        ("resources/views/orders/row.blade.php", "<tr></tr>\n"),
+        (
+            "resources/views/alert.blade.php",
+            "<div>{{ $slot }}</div>\n",
+        ),
+        (
+            "resources/views/components/forms/input/index.blade.php",
+            "<input {{ $attributes }}>\n",
+        ),
+        (
+            "resources/views/vendor/pagination/tailwind.blade.php",
+            "<nav></nav>\n",
+        ),
+    ]);
+    let out = deps(&ctx, json!({"path": "resources/views/dashboard.blade.php"}));
+    assert_eq!(
+        resolved(&out),
+        [
+            triple(
+                "layouts.admin",
+                "internal",
+                "resources/views/layouts/admin.blade.php"
+            ),
+            triple(
+                "partials.banner",
+                "internal",
+                "resources/views/partials/banner.blade.php"
+            ),
+            triple(
+                "partials.admin-menu",
+                "internal",
+                "resources/views/partials/admin-menu.blade.php"
+            ),
+            triple("custom.sidebar", "internal", "-"),
+            triple(
+                "partials.sidebar",
+                "internal",
+                "resources/views/partials/sidebar.blade.php"
+            ),
+            triple(
+                "orders.row",
+                "internal",
+                "resources/views/orders/row.blade.php"
+            ),
+            triple("alert", "internal", "resources/views/alert.blade.php"),
+            triple(
+                "x-forms.input",
+                "internal",
+                "resources/views/components/forms/input/index.blade.php"
+            ),
+            triple("x-mail::message", "external", "-"),
+            // A package view the project publishes an override of.
+            triple(
+                "pagination::tailwind",
+                "internal",
+                "resources/views/vendor/pagination/tailwind.blade.php"
+            ),
+            triple("partials.missing", "internal", "-"),
+        ]
+    );
+    let mail = out["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["source"] == "x-mail::message")
+        .unwrap();
+    assert_eq!(mail["package"], "mail");
+}
+
+#[test]
+fn stylesheets_resolve_partials_index_files_and_packages() {
+    let (_dir, ctx) = fixture_copy("polyglot");
+    let out = deps(&ctx, json!({"path": "web/styles/main.scss", "depth": 2}));
+    let list = resolved(&out);
+    assert!(list.contains(&triple("sass:math", "external", "-")));
+    assert!(list.contains(&triple(
+        "components",
+        "internal",
+        "web/styles/components/_index.scss"
+    )));
+    assert!(list.contains(&triple("print", "internal", "web/styles/_print.scss")));
+    let index = out["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["source"] == "components")
+        .unwrap();
+    assert_eq!(
+        resolved(&json!({"imports": index["dependencies"]})),
+        [
+            triple("badge", "internal", "web/styles/components/_badge.scss"),
+            triple("notice", "internal", "web/styles/components/_notice.scss"),
+        ]
+    );
+    let badge = deps(&ctx, json!({"path": "web/styles/components/_badge.scss"}));
+    assert_eq!(
+        badge["dependents"],
+        json!(["web/styles/components/_index.scss"])
+    );
+
+    let (_dir, ctx) = project(&[
+        (
+            "src/styles/app.css",
+            concat!(
+                "/* @import 'commented-out.css'; */\n",
+                "@import url(\"./base.css\") screen;\n",
+                "@import '../theme/colors.css';\n",
+                "@import 'https://cdn.example.com/reset.css';\n",
+                "@import '~bootstrap/dist/css/bootstrap.css';\n",
+                "@import './missing.css';\n",
+            ),
+        ),
+        ("src/styles/base.css", "body { margin: 0; }\n"),
+        ("src/theme/colors.css", ":root { --brand: #2f63ea; }\n"),
+        (
+            "src/styles/site.scss",
+            "@use 'sass:math';\n@use 'abstracts' as a;\n@import 'layout/grid', 'bootstrap/scss/bootstrap';\n",
+        ),
+        ("src/styles/abstracts/_index.scss", "@forward 'mixins';\n"),
+        ("src/styles/abstracts/_mixins.scss", "@mixin x {}\n"),
+        ("src/styles/layout/_grid.scss", ".row {}\n"),
+    ]);
+    let css = deps(&ctx, json!({"path": "src/styles/app.css"}));
+    assert_eq!(
+        resolved(&css),
+        [
+            triple("./base.css", "internal", "src/styles/base.css"),
+            triple("../theme/colors.css", "internal", "src/theme/colors.css"),
+            triple("https://cdn.example.com/reset.css", "external", "-"),
+            triple("~bootstrap/dist/css/bootstrap.css", "external", "-"),
+            triple("./missing.css", "internal", "-"),
+        ]
+    );
+    assert_eq!(css["imports"][3]["package"], "bootstrap");
+    let scss = deps(&ctx, json!({"path": "src/styles/site.scss"}));
+    assert_eq!(
+        resolved(&scss),
+        [
+            triple("sass:math", "external", "-"),
+            triple("abstracts", "internal", "src/styles/abstracts/_index.scss"),
+            triple("layout/grid", "internal", "src/styles/layout/_grid.scss"),
+            triple("bootstrap/scss/bootstrap", "external", "-"),
+        ]
+    );
+}
+
+#[test]
+fn php_classes_of_the_same_namespace_need_no_use() {
+    let (_dir, ctx) = fixture_copy("laravel-shop");
+    let out = deps(&ctx, json!({"path": "app/Services/CheckoutService.php"}));
+    let list = resolved(&out);
+    for (class, file) in [
+        ("CartService", "app/Services/CartService.php"),
+        ("PricingService", "app/Services/PricingService.php"),
+        ("InventoryService", "app/Services/InventoryService.php"),
+    ] {
+        assert!(
+            list.contains(&triple(
+                &format!("App\\Services\\{class}"),
+                "internal",
+                file
+            )),
+            "{class}: {list:?}"
+        );
+    }
+    // `DomainException` is imported by `use`; a built-in is never a same-namespace class.
+    assert!(
+        !list
+            .iter()
+            .any(|(s, _, _)| s == "App\\Services\\DomainException")
+    );
+    let base = deps(&ctx, json!({"path": "app/Http/Controllers/Controller.php"}));
+    let dependents = base["dependents"].as_array().unwrap();
+    assert!(dependents.contains(&json!("app/Http/Controllers/CartController.php")));
+
+    let (_dir, ctx) = project(&[
+        (
+            "composer.json",
+            r#"{"autoload": {"psr-4": {"Shop\\": "src/"}}}"#,
+        ),
+        (
+            "src/Orders/Checkout.php",
+            concat!(
+                "<?php\nnamespace Shop\\Orders;\n\nuse Shop\\Billing\\Invoice as Bill;\n\n",
+                "#[Audited]\n",
+                "final class Checkout extends BaseFlow implements Step\n{\n",
+                "    use Retries;\n\n",
+                "    public function run(Cart $cart, ?Bill $bill): Receipt|false\n    {\n",
+                "        $x = new Exception('no');\n",
+                "        $y = new \\Shop\\Billing\\Ledger();\n",
+                "        $z = Rules\\Discount::apply($cart);\n",
+                "        if ($cart instanceof Cart) { return new Receipt(); }\n",
+                "        return Receipt::class === self::class ? false : static::make();\n",
+                "    }\n}\n",
+            ),
+        ),
+        (
+            "src/Orders/BaseFlow.php",
+            "<?php\nnamespace Shop\\Orders;\nabstract class BaseFlow {}\n",
+        ),
+        (
+            "src/Orders/Step.php",
+            "<?php\nnamespace Shop\\Orders;\ninterface Step {}\n",
+        ),
+        (
+            "src/Orders/Retries.php",
+            "<?php\nnamespace Shop\\Orders;\ntrait Retries {}\n",
+        ),
+        (
+            "src/Orders/Cart.php",
+            "<?php\nnamespace Shop\\Orders;\nclass Cart {}\n",
+        ),
+        (
+            "src/Orders/Receipt.php",
+            "<?php\nnamespace Shop\\Orders;\nclass Receipt {}\n",
+        ),
+        (
+            "src/Orders/Rules/Discount.php",
+            "<?php\nnamespace Shop\\Orders\\Rules;\nclass Discount {}\n",
+        ),
+        (
+            "src/Billing/Invoice.php",
+            "<?php\nnamespace Shop\\Billing;\nclass Invoice {}\n",
+        ),
+        (
+            "src/Billing/Ledger.php",
+            "<?php\nnamespace Shop\\Billing;\nclass Ledger {}\n",
+        ),
+    ]);
+    let out = deps(&ctx, json!({"path": "src/Orders/Checkout.php"}));
+    let mut list = resolved(&out);
+    list.sort();
+    assert_eq!(
+        list,
+        [
+            triple(
+                "Shop\\Billing\\Invoice",
+                "internal",
+                "src/Billing/Invoice.php"
+            ),
+            triple(
+                "Shop\\Billing\\Ledger",
+                "internal",
+                "src/Billing/Ledger.php"
+            ),
+            triple(
+                "Shop\\Orders\\BaseFlow",
+                "internal",
+                "src/Orders/BaseFlow.php"
+            ),
+            triple("Shop\\Orders\\Cart", "internal", "src/Orders/Cart.php"),
+            triple(
+                "Shop\\Orders\\Receipt",
+                "internal",
+                "src/Orders/Receipt.php"
+            ),
+            triple(
+                "Shop\\Orders\\Retries",
+                "internal",
+                "src/Orders/Retries.php"
+            ),
+            triple(
+                "Shop\\Orders\\Rules\\Discount",
+                "internal",
+                "src/Orders/Rules/Discount.php"
+            ),
+            triple("Shop\\Orders\\Step", "internal", "src/Orders/Step.php"),
+        ]
+    );
+    let cart = deps(&ctx, json!({"path": "src/Orders/Cart.php"}));
+    assert_eq!(cart["dependents"], json!(["src/Orders/Checkout.php"]));
+    // analyze_file lists the same resolved classes, and no unresolved ones (`Exception`, `Audited`).
+    let file = run(
+        &ctx,
+        "analyze_file",
+        json!({"path": "src/Orders/Checkout.php"}),
+    )
+    .unwrap();
+    let sources: Vec<&str> = file["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources.len(), 8, "{sources:?}");
+    assert!(
+        !sources
+            .iter()
+            .any(|s| s.ends_with("Exception") || s.ends_with("Audited"))
+    );
+}
