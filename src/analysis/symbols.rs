@@ -220,13 +220,14 @@ fn extract(
     text: &str,
     max_start_depth: Option<u32>,
 ) -> Vec<Symbol> {
+    let plan = TagsPlan::of(lang, query);
     let mut raws = Vec::new();
-    match pattern_roots(lang, query) {
-        Some(roots) => collect_by_walk(lang, query, roots, root, text, max_start_depth, &mut raws),
+    match &plan.roots {
+        Some(roots) => collect_by_walk(lang, plan, roots, root, text, max_start_depth, &mut raws),
         None => {
             let mut cursor = QueryCursor::new();
             cursor.set_max_start_depth(max_start_depth);
-            collect_matches(lang, query, &mut cursor, root, text, &mut raws);
+            collect_matches(lang, plan, &mut cursor, root, text, &mut raws);
         }
     }
     finish(lang, raws, text)
@@ -243,33 +244,68 @@ fn finish(lang: &LanguageDef, mut raws: Vec<Raw>, text: &str) -> Vec<Symbol> {
     resolve_scopes(lang, raws)
 }
 
-/// The node kinds a match of a tags query can start at, as a flag per kind id.
-struct PatternRoots(Vec<bool>);
+/// What extraction needs to know about a language's tags query, worked out once per language.
+struct TagsPlan {
+    query: &'static Query,
+    /// What each capture (by index) stands for.
+    roles: Vec<Role>,
+    /// Where matches can start; `None` when the query must run over the whole tree.
+    roots: Option<PatternRoots>,
+}
 
-impl PatternRoots {
-    fn contains(&self, node: Node) -> bool {
-        self.0
-            .get(usize::from(node.kind_id()))
-            .copied()
-            .unwrap_or(false)
+/// The meaning of a capture name in a tags query.
+#[derive(Clone, Copy)]
+enum Role {
+    /// `@definition.<kind>`; `None` for a kind this module does not know (the match is dropped).
+    Definition(Option<SymbolKind>),
+    Container,
+    Name,
+    Scope,
+    Other,
+}
+
+impl TagsPlan {
+    fn of(lang: &'static LanguageDef, query: &'static Query) -> &'static TagsPlan {
+        use std::collections::HashMap;
+        use std::sync::{LazyLock, Mutex};
+        static CACHE: LazyLock<Mutex<HashMap<&'static str, &'static TagsPlan>>> =
+            LazyLock::new(Default::default);
+        let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        cache.entry(lang.id).or_insert_with(|| {
+            let roles = query
+                .capture_names()
+                .iter()
+                .map(|name| match *name {
+                    "container" => Role::Container,
+                    "name" => Role::Name,
+                    "scope" => Role::Scope,
+                    name => match name.strip_prefix("definition.") {
+                        Some(kind) => Role::Definition(SymbolKind::parse(kind)),
+                        None => Role::Other,
+                    },
+                })
+                .collect();
+            Box::leak(Box::new(TagsPlan {
+                query,
+                roles,
+                roots: PatternRoots::of(lang, query),
+            }))
+        })
     }
 }
 
-/// The root kinds of every pattern of `query`, computed once per language; `None` when some
-/// pattern's root is not one plain node kind (a wildcard, an alternation, a supertype, a sibling
-/// sequence), and the query must then run over the whole tree.
+/// The node kinds a match of a tags query can start at, as a flag per kind id.
 ///
 /// Why: a query cursor run over a whole tree tries every pattern at every node, which costs
 /// nearly half as much as parsing. The definitions are a few nodes per file, so walking the tree
 /// once and running the query only at the nodes of a root kind finds the same matches for a
 /// fraction of that.
-fn pattern_roots(lang: &'static LanguageDef, query: &Query) -> Option<&'static PatternRoots> {
-    use std::collections::HashMap;
-    use std::sync::{LazyLock, Mutex};
-    static CACHE: LazyLock<Mutex<HashMap<&'static str, Option<&'static PatternRoots>>>> =
-        LazyLock::new(Default::default);
-    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
-    *cache.entry(lang.id).or_insert_with(|| {
+struct PatternRoots(Vec<bool>);
+
+impl PatternRoots {
+    /// `None` when some pattern's root is not one plain node kind (a wildcard, an alternation, a
+    /// supertype, a sibling sequence).
+    fn of(lang: &'static LanguageDef, query: &Query) -> Option<PatternRoots> {
         let crate::lang::Parsing::Grammar(grammar) = lang.parsing else {
             return None;
         };
@@ -301,8 +337,15 @@ fn pattern_roots(lang: &'static LanguageDef, query: &Query) -> Option<&'static P
                 return None;
             }
         }
-        Some(&*Box::leak(Box::new(PatternRoots(flags))))
-    })
+        Some(PatternRoots(flags))
+    }
+
+    fn contains(&self, node: Node) -> bool {
+        self.0
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .unwrap_or(false)
+    }
 }
 
 /// The node kind a pattern starts with: `(kind …)`, or `((kind …) @capture (#predicate …))`.
@@ -323,7 +366,7 @@ fn root_kind_name(pattern: &str) -> Option<&str> {
 /// descends only as far as those patterns reach, so every match is found exactly once.
 fn collect_by_walk(
     lang: &'static LanguageDef,
-    query: &Query,
+    plan: &TagsPlan,
     roots: &PatternRoots,
     root: Node,
     text: &str,
@@ -337,7 +380,7 @@ fn collect_by_walk(
     loop {
         let node = walk.node();
         if roots.contains(node) {
-            collect_matches(lang, query, &mut anchored, node, text, raws);
+            collect_matches(lang, plan, &mut anchored, node, text, raws);
         }
         if max_start_depth.is_none_or(|max| depth < max) && walk.goto_first_child() {
             depth += 1;
@@ -359,28 +402,24 @@ fn collect_by_walk(
 /// Turns the matches of `query` run from `node` into raw definitions.
 fn collect_matches(
     lang: &'static LanguageDef,
-    query: &Query,
+    plan: &TagsPlan,
     cursor: &mut QueryCursor,
     node: Node,
     text: &str,
     raws: &mut Vec<Raw>,
 ) {
-    let names = query.capture_names();
-    let mut matches = cursor.matches(query, node, text.as_bytes());
+    let mut matches = cursor.matches(plan.query, node, text.as_bytes());
     while let Some(m) = matches.next() {
         let mut def: Option<(Node, Option<SymbolKind>)> = None;
         let mut name_node = None;
         let mut scope = None;
         for capture in m.captures() {
-            let capture_name = names[capture.index as usize];
-            if let Some(kind) = capture_name.strip_prefix("definition.") {
-                def = SymbolKind::parse(kind).map(|k| (capture.node, Some(k)));
-            } else if capture_name == "container" {
-                def = Some((capture.node, None));
-            } else if capture_name == "name" {
-                name_node = Some(capture.node);
-            } else if capture_name == "scope" {
-                scope = Some(node_text(capture.node, text).to_string());
+            match plan.roles[capture.index as usize] {
+                Role::Definition(kind) => def = kind.map(|k| (capture.node, Some(k))),
+                Role::Container => def = Some((capture.node, None)),
+                Role::Name => name_node = Some(capture.node),
+                Role::Scope => scope = Some(node_text(capture.node, text).to_string()),
+                Role::Other => {}
             }
         }
         let (Some((node, kind)), Some(name_node)) = (def, name_node) else {
@@ -768,11 +807,11 @@ enum Color { Red }
         text: &str,
         max_start_depth: Option<u32>,
     ) -> Vec<Symbol> {
-        let query = syntax::tags_query(lang).unwrap();
+        let plan = TagsPlan::of(lang, syntax::tags_query(lang).unwrap());
         let mut cursor = QueryCursor::new();
         cursor.set_max_start_depth(max_start_depth);
         let mut raws = Vec::new();
-        collect_matches(lang, query, &mut cursor, root, text, &mut raws);
+        collect_matches(lang, plan, &mut cursor, root, text, &mut raws);
         finish(lang, raws, text)
     }
 
@@ -831,7 +870,7 @@ enum Color { Red }
             if let (Some(query), crate::lang::Parsing::Grammar(_)) =
                 (syntax::tags_query(lang), lang.parsing)
             {
-                assert!(pattern_roots(lang, query).is_some(), "{}", lang.id);
+                assert!(TagsPlan::of(lang, query).roots.is_some(), "{}", lang.id);
             }
         }
         assert!(languages.len() >= 8, "{languages:?}");
