@@ -8,7 +8,7 @@ use crate::lang::LanguageDef;
 use crate::syntax::{self, SyntaxError, node_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tree_sitter::{Node, QueryCursor, StreamingIterator};
+use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -178,22 +178,23 @@ pub fn symbols_in_tree(
 fn may_define_symbols(lang: &'static LanguageDef, text: &str) -> bool {
     use std::collections::HashMap;
     use std::sync::{LazyLock, Mutex};
-    static HINTS: LazyLock<Mutex<HashMap<&'static str, regex::Regex>>> =
+    // Compiled once and shared, never cloned: a cloned regex starts with an empty cache, which
+    // it would then rebuild for every file.
+    static HINTS: LazyLock<Mutex<HashMap<&'static str, Option<&'static regex::Regex>>>> =
         LazyLock::new(Default::default);
     let Some(pattern) = lang.definition_hint else {
         return true;
     };
-    let hint = {
-        let mut hints = HINTS.lock().unwrap_or_else(|p| p.into_inner());
-        match hints.get(lang.id) {
-            Some(regex) => regex.clone(),
-            None => match regex::Regex::new(pattern) {
-                Ok(regex) => hints.entry(lang.id).or_insert(regex).clone(),
-                Err(_) => return true,
-            },
-        }
-    };
-    hint.is_match(text)
+    let hint = *HINTS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(lang.id)
+        .or_insert_with(|| {
+            regex::Regex::new(pattern)
+                .ok()
+                .map(|regex| &*Box::leak(Box::new(regex)))
+        });
+    hint.is_none_or(|hint| hint.is_match(text))
 }
 
 /// A definition as the query found it, before scopes are known.
@@ -214,30 +215,211 @@ struct Raw {
 
 fn extract(
     lang: &'static LanguageDef,
-    query: &tree_sitter::Query,
+    query: &'static Query,
     root: Node,
     text: &str,
     max_start_depth: Option<u32>,
 ) -> Vec<Symbol> {
-    let names = query.capture_names();
+    let plan = TagsPlan::of(lang, query);
     let mut raws = Vec::new();
-    let mut cursor = QueryCursor::new();
-    cursor.set_max_start_depth(max_start_depth);
-    let mut matches = cursor.matches(query, root, text.as_bytes());
+    match &plan.roots {
+        Some(roots) => collect_by_walk(lang, plan, roots, root, text, max_start_depth, &mut raws),
+        None => {
+            let mut cursor = QueryCursor::new();
+            cursor.set_max_start_depth(max_start_depth);
+            collect_matches(lang, plan, &mut cursor, root, text, &mut raws);
+        }
+    }
+    finish(lang, raws, text)
+}
+
+/// Orders the matches, drops the duplicates and gives every definition its scope.
+fn finish(lang: &LanguageDef, mut raws: Vec<Raw>, text: &str) -> Vec<Symbol> {
+    // One definition per name node: the earliest pattern in the query wins (it is the most
+    // specific, e.g. "function bound to a name" before "module-level variable").
+    raws.sort_by_key(|r| (r.name_start, r.pattern));
+    raws.dedup_by_key(|r| r.name_start);
+    extend_statement_namespaces(&mut raws, text);
+    raws.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    resolve_scopes(lang, raws)
+}
+
+/// What extraction needs to know about a language's tags query, worked out once per language.
+struct TagsPlan {
+    query: &'static Query,
+    /// What each capture (by index) stands for.
+    roles: Vec<Role>,
+    /// Where matches can start; `None` when the query must run over the whole tree.
+    roots: Option<PatternRoots>,
+}
+
+/// The meaning of a capture name in a tags query.
+#[derive(Clone, Copy)]
+enum Role {
+    /// `@definition.<kind>`; `None` for a kind this module does not know (the match is dropped).
+    Definition(Option<SymbolKind>),
+    Container,
+    Name,
+    Scope,
+    Other,
+}
+
+impl TagsPlan {
+    fn of(lang: &'static LanguageDef, query: &'static Query) -> &'static TagsPlan {
+        use std::collections::HashMap;
+        use std::sync::{LazyLock, Mutex};
+        static CACHE: LazyLock<Mutex<HashMap<&'static str, &'static TagsPlan>>> =
+            LazyLock::new(Default::default);
+        let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        cache.entry(lang.id).or_insert_with(|| {
+            let roles = query
+                .capture_names()
+                .iter()
+                .map(|name| match *name {
+                    "container" => Role::Container,
+                    "name" => Role::Name,
+                    "scope" => Role::Scope,
+                    name => match name.strip_prefix("definition.") {
+                        Some(kind) => Role::Definition(SymbolKind::parse(kind)),
+                        None => Role::Other,
+                    },
+                })
+                .collect();
+            Box::leak(Box::new(TagsPlan {
+                query,
+                roles,
+                roots: PatternRoots::of(lang, query),
+            }))
+        })
+    }
+}
+
+/// The node kinds a match of a tags query can start at, as a flag per kind id.
+///
+/// Why: a query cursor run over a whole tree tries every pattern at every node, which costs
+/// nearly half as much as parsing. The definitions are a few nodes per file, so walking the tree
+/// once and running the query only at the nodes of a root kind finds the same matches for a
+/// fraction of that.
+struct PatternRoots(Vec<bool>);
+
+impl PatternRoots {
+    /// `None` when some pattern's root is not one plain node kind (a wildcard, an alternation, a
+    /// supertype, a sibling sequence).
+    fn of(lang: &'static LanguageDef, query: &Query) -> Option<PatternRoots> {
+        let crate::lang::Parsing::Grammar(grammar) = lang.parsing else {
+            return None;
+        };
+        let grammar = grammar();
+        let mut flags = vec![false; grammar.node_kind_count()];
+        for pattern in 0..query.pattern_count() {
+            if !query.is_pattern_rooted(pattern) || query.is_pattern_non_local(pattern) {
+                return None;
+            }
+            let source = &lang.tags
+                [query.start_byte_for_pattern(pattern)..query.end_byte_for_pattern(pattern)];
+            let name = root_kind_name(source)?;
+            let id = grammar.id_for_node_kind(name, true);
+            if id == 0 || grammar.node_kind_is_supertype(id) {
+                return None;
+            }
+            // Every kind id spelled this way (aliases share a name): a node flagged needlessly
+            // only costs a query run that matches nothing, a node missed would lose definitions.
+            let mut found = false;
+            for (kind, flag) in flags.iter_mut().enumerate() {
+                let kind = kind as u16;
+                if grammar.node_kind_is_named(kind) && grammar.node_kind_for_id(kind) == Some(name)
+                {
+                    *flag = true;
+                    found = true;
+                }
+            }
+            if !found {
+                return None;
+            }
+        }
+        Some(PatternRoots(flags))
+    }
+
+    fn contains(&self, node: Node) -> bool {
+        self.0
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .unwrap_or(false)
+    }
+}
+
+/// The node kind a pattern starts with: `(kind …)`, or `((kind …) @capture (#predicate …))`.
+/// `None` for anything else (wildcards, alternations, anonymous nodes).
+fn root_kind_name(pattern: &str) -> Option<&str> {
+    let rest = pattern.trim_start().strip_prefix('(')?;
+    let rest = rest.trim_start();
+    let rest = rest.strip_prefix('(').unwrap_or(rest).trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let name = &rest[..end];
+    (name.starts_with(|c: char| c.is_ascii_alphabetic())).then_some(name)
+}
+
+/// Walks the tree once and runs the query, anchored, at each node of a pattern root kind. A
+/// query cursor limited to start depth 0 matches only patterns rooted at that very node and
+/// descends only as far as those patterns reach, so every match is found exactly once.
+fn collect_by_walk(
+    lang: &'static LanguageDef,
+    plan: &TagsPlan,
+    roots: &PatternRoots,
+    root: Node,
+    text: &str,
+    max_start_depth: Option<u32>,
+    raws: &mut Vec<Raw>,
+) {
+    let mut anchored = QueryCursor::new();
+    anchored.set_max_start_depth(Some(0));
+    let mut walk = root.walk();
+    let mut depth = 0u32;
+    loop {
+        let node = walk.node();
+        if roots.contains(node) {
+            collect_matches(lang, plan, &mut anchored, node, text, raws);
+        }
+        if max_start_depth.is_none_or(|max| depth < max) && walk.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if depth == 0 {
+                return;
+            }
+            if walk.goto_next_sibling() {
+                break;
+            }
+            walk.goto_parent();
+            depth -= 1;
+        }
+    }
+}
+
+/// Turns the matches of `query` run from `node` into raw definitions.
+fn collect_matches(
+    lang: &'static LanguageDef,
+    plan: &TagsPlan,
+    cursor: &mut QueryCursor,
+    node: Node,
+    text: &str,
+    raws: &mut Vec<Raw>,
+) {
+    let mut matches = cursor.matches(plan.query, node, text.as_bytes());
     while let Some(m) = matches.next() {
         let mut def: Option<(Node, Option<SymbolKind>)> = None;
         let mut name_node = None;
         let mut scope = None;
         for capture in m.captures() {
-            let capture_name = names[capture.index as usize];
-            if let Some(kind) = capture_name.strip_prefix("definition.") {
-                def = SymbolKind::parse(kind).map(|k| (capture.node, Some(k)));
-            } else if capture_name == "container" {
-                def = Some((capture.node, None));
-            } else if capture_name == "name" {
-                name_node = Some(capture.node);
-            } else if capture_name == "scope" {
-                scope = Some(node_text(capture.node, text).to_string());
+            match plan.roles[capture.index as usize] {
+                Role::Definition(kind) => def = kind.map(|k| (capture.node, Some(k))),
+                Role::Container => def = Some((capture.node, None)),
+                Role::Name => name_node = Some(capture.node),
+                Role::Scope => scope = Some(node_text(capture.node, text).to_string()),
+                Role::Other => {}
             }
         }
         let (Some((node, kind)), Some(name_node)) = (def, name_node) else {
@@ -267,13 +449,6 @@ fn extract(
             explicit_scope: scope,
         });
     }
-    // One definition per name node: the earliest pattern in the query wins (it is the most
-    // specific, e.g. "function bound to a name" before "module-level variable").
-    raws.sort_by_key(|r| (r.name_start, r.pattern));
-    raws.dedup_by_key(|r| r.name_start);
-    extend_statement_namespaces(&mut raws, text);
-    raws.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
-    resolve_scopes(lang, raws)
 }
 
 /// `namespace App\Models;` has no body: it scopes everything up to the next namespace.
@@ -623,6 +798,82 @@ enum Color { Red }
             method level @5-5 in com.example.Stock pub
             ",
         );
+    }
+
+    /// The query run over the whole tree, as the anchored walk must reproduce it.
+    fn by_whole_tree_query(
+        lang: &'static LanguageDef,
+        root: Node,
+        text: &str,
+        max_start_depth: Option<u32>,
+    ) -> Vec<Symbol> {
+        let plan = TagsPlan::of(lang, syntax::tags_query(lang).unwrap());
+        let mut cursor = QueryCursor::new();
+        cursor.set_max_start_depth(max_start_depth);
+        let mut raws = Vec::new();
+        collect_matches(lang, plan, &mut cursor, root, text, &mut raws);
+        finish(lang, raws, text)
+    }
+
+    /// Every file under `dir` (recursively) that a tree-sitter grammar with a tags query parses.
+    fn parsed_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                parsed_files(&path, out);
+            } else if let Some(lang) = crate::lang::detect(&path.to_string_lossy())
+                && matches!(lang.parsing, crate::lang::Parsing::Grammar(_))
+                && syntax::tags_query(lang).is_some()
+            {
+                out.push(path);
+            }
+        }
+    }
+
+    /// The anchored walk finds exactly what the tags query run over the whole tree finds, with
+    /// and without a depth limit, on every fixture file (and on the files under
+    /// `$SYMBOLS_CHECK_DIR`, for a large project).
+    #[test]
+    fn the_walk_finds_what_the_whole_tree_query_finds() {
+        let mut files = Vec::new();
+        parsed_files(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+            &mut files,
+        );
+        let fixtures = files.len();
+        if let Some(dir) = std::env::var_os("SYMBOLS_CHECK_DIR") {
+            parsed_files(std::path::Path::new(&dir), &mut files);
+        }
+        let mut languages = std::collections::BTreeSet::new();
+        let mut symbols = 0;
+        for path in &files {
+            let lang = crate::lang::detect(&path.to_string_lossy()).unwrap();
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let parsed = syntax::parse(lang, &text);
+            let root = parsed.tree.as_ref().unwrap().root_node();
+            for depth in [None, Some(0), Some(1), Some(3)] {
+                let expected = by_whole_tree_query(lang, root, &text, depth);
+                let actual = symbols_in_tree(lang, root, &text, depth);
+                assert_eq!(actual, expected, "{} at depth {depth:?}", path.display());
+                symbols += actual.len();
+            }
+            languages.insert(lang.id);
+        }
+        assert!(
+            fixtures > 50 && symbols > 500,
+            "{fixtures} files, {symbols} symbols"
+        );
+        // Every language with a tags query takes the walk, not the whole-tree fallback.
+        for lang in crate::lang::LANGUAGES {
+            if let (Some(query), crate::lang::Parsing::Grammar(_)) =
+                (syntax::tags_query(lang), lang.parsing)
+            {
+                assert!(TagsPlan::of(lang, query).roots.is_some(), "{}", lang.id);
+            }
+        }
+        assert!(languages.len() >= 8, "{languages:?}");
     }
 
     #[test]

@@ -188,10 +188,12 @@ impl SymbolIndex {
             }
         }
 
-        let candidates: Vec<_> = walked
+        let mut candidates: Vec<_> = walked
             .into_iter()
             .filter_map(|f| crate::lang::detect(&f.rel).map(|lang| (f, lang)))
             .collect();
+        // Largest first: a big file parsed last would leave the other threads idle meanwhile.
+        candidates.sort_unstable_by_key(|(f, _)| std::cmp::Reverse(f.size));
         let results: Vec<(String, FileOutcome)> = candidates
             .into_par_iter()
             .map(|(file, lang)| {
