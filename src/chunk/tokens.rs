@@ -727,7 +727,8 @@ impl Pieces {
     /// path cannot tell exactly.
     fn count(&self, word: &str) -> Option<usize> {
         let printable_ascii = word.bytes().all(|b| (0x21..0x7f).contains(&b));
-        if !printable_ascii && !(self.nfkc_words && normalizes_to_itself(word)) {
+        let unchanged = printable_ascii || (self.nfkc_words && normalizes_to_itself(word));
+        if !unchanged {
             return None;
         }
         if word.contains('<') && self.specials.iter().any(|s| word.contains(s.as_str())) {
