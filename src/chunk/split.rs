@@ -11,6 +11,7 @@
 //! - Ids hash the file, kind, key and an ordinal among equal keys: no line numbers, so an edit
 //!   elsewhere in the file leaves them unchanged.
 
+use super::tokens::{Part, TextTokens};
 use super::unit::{Elide, Unit};
 use super::{Chunk, ChunkKind, ChunkOptions, Metadata, Source, TokenCounter, sha256_hex};
 use serde_json::json;
@@ -23,6 +24,8 @@ pub struct Emitter<'a> {
     source: &'a Source<'a>,
     opts: &'a ChunkOptions,
     tokens: &'a TokenCounter,
+    /// Counts of stretches of this file (each word counted once).
+    counts: TextTokens<'a>,
 }
 
 /// A chunk before ids and fingerprints.
@@ -55,6 +58,7 @@ impl<'a> Emitter<'a> {
             source,
             opts,
             tokens,
+            counts: TextTokens::new(tokens, source.text),
         }
     }
 
@@ -101,7 +105,7 @@ impl<'a> Emitter<'a> {
         if !range.is_empty() {
             let content = self.render(range.clone(), &elisions);
             if !content.trim().is_empty() {
-                if self.fits(&content) {
+                if self.fits(&content, &range, &elisions) {
                     out.push(self.draft(unit, range, content, unit.key.clone(), None));
                 } else {
                     out.extend(self.split(unit, range, &elisions));
@@ -146,8 +150,11 @@ impl<'a> Emitter<'a> {
     /// Token count of a leaf unit when it is small enough to merge.
     fn tiny_tokens(&self, unit: &Unit) -> Option<usize> {
         let range = self.trim(unit.range.clone());
-        self.tokens
-            .at_most(&self.text()[range], self.opts.merge_below_tokens)
+        self.tokens.at_most_with(
+            &self.text()[range.clone()],
+            self.opts.merge_below_tokens,
+            || self.counts.count(&[Part::File(range.clone())]).tokens,
+        )
     }
 
     fn flush(&self, group: &mut Vec<(&Unit, usize)>, out: &mut Vec<Draft>) {
@@ -247,16 +254,31 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Whether content fits the budget, counting only when the estimate cannot tell.
-    fn fits(&self, content: &str) -> bool {
-        self.tokens.fits(content, self.opts.content_budget())
+    /// Whether content (`range` rendered with `elisions`) fits the budget, counting only when
+    /// the estimate cannot tell.
+    fn fits(&self, content: &str, range: &Range<usize>, elisions: &[Elision]) -> bool {
+        self.tokens
+            .at_most_with(content, self.opts.content_budget(), || {
+                self.counts
+                    .count(&rendered_parts(range.clone(), elisions))
+                    .tokens
+            })
+            .is_some()
     }
 
+    /// Tokens of some text; none for blank text.
     fn count(&self, content: &str) -> usize {
         if content.trim().is_empty() {
             return 0;
         }
         self.tokens.count(content)
+    }
+
+    /// Tokens of `range` rendered with `elisions` (see [`render`](Self::render)), without
+    /// rendering it; none for blank text.
+    fn count_rendered(&self, range: Range<usize>, elisions: &[Elision]) -> usize {
+        let counted = self.counts.count(&rendered_parts(range, elisions));
+        if counted.blank { 0 } else { counted.tokens }
     }
 
     fn split(&self, unit: &Unit, range: Range<usize>, elisions: &[Elision]) -> Vec<Draft> {
@@ -334,14 +356,13 @@ impl<'a> Emitter<'a> {
         if candidates.len() <= 1 {
             // One line over the budget (minified code, a data blob): cut at whitespace.
             for r in self.whitespace_pieces(range, room) {
-                let tokens = self.count(&self.text()[r.clone()]);
+                let tokens = self.count_rendered(r.clone(), &[]);
                 out.push((r, tokens));
             }
             return;
         }
         for piece in candidates {
-            let rendered = self.render(piece.range.clone(), elisions);
-            let tokens = self.count(&rendered);
+            let tokens = self.count_rendered(piece.range.clone(), elisions);
             if tokens <= room {
                 out.push((piece.range, tokens));
             } else {
@@ -451,7 +472,7 @@ impl<'a> Emitter<'a> {
         out
     }
 
-    /// The text of `range` with elisions applied.
+    /// The text of `range` with elisions applied (the parts of [`rendered_parts`] joined).
     pub(crate) fn render(&self, range: Range<usize>, elisions: &[Elision]) -> String {
         let text = self.text();
         let mut out = String::with_capacity(range.len());
@@ -501,6 +522,23 @@ impl<'a> Emitter<'a> {
             byte
         }
     }
+}
+
+/// What [`Emitter::render`] joins: the file's text of `range` with each elision that starts
+/// inside it replaced by its stub (an elision running past the end is clipped).
+fn rendered_parts(range: Range<usize>, elisions: &[Elision]) -> Vec<Part<'_>> {
+    let mut parts = Vec::new();
+    let mut pos = range.start;
+    for e in elisions {
+        if e.range.start < pos || e.range.start >= range.end {
+            continue;
+        }
+        parts.push(Part::File(pos..e.range.start));
+        parts.push(Part::Literal(&e.stub));
+        pos = e.range.end.min(range.end);
+    }
+    parts.push(Part::File(pos..range.end));
+    parts
 }
 
 /// Consecutive pieces joined into parts of at most `cap` tokens (a piece over the cap is a

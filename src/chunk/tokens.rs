@@ -6,8 +6,10 @@
 //! back to an estimate from the character count; the counter says which one it is so the CLI and
 //! the index can report it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -46,7 +48,7 @@ enum Counter {
     Model {
         tokenizer: Arc<tokenizers::Tokenizer>,
         /// The fast path for plain words (`None` for a model it does not apply to).
-        plain: Option<Arc<PlainPieces>>,
+        pieces: Option<Arc<Pieces>>,
         path: PathBuf,
     },
     Estimate {
@@ -77,18 +79,14 @@ impl TokenCounter {
         if !path.is_file() {
             return TokenCounter::estimate(&format!("{} not found", path.display()));
         }
-        type Loaded = Vec<(
-            PathBuf,
-            Arc<tokenizers::Tokenizer>,
-            Option<Arc<PlainPieces>>,
-        )>;
+        type Loaded = Vec<(PathBuf, Arc<tokenizers::Tokenizer>, Option<Arc<Pieces>>)>;
         static LOADED: LazyLock<Mutex<Loaded>> = LazyLock::new(Default::default);
         let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, tokenizer, plain)) = loaded.iter().find(|(p, _, _)| *p == path) {
+        if let Some((_, tokenizer, pieces)) = loaded.iter().find(|(p, _, _)| *p == path) {
             return TokenCounter {
                 inner: Counter::Model {
                     tokenizer: tokenizer.clone(),
-                    plain: plain.clone(),
+                    pieces: pieces.clone(),
                     path,
                 },
             };
@@ -100,15 +98,15 @@ impl TokenCounter {
             let path = path.clone();
             std::thread::spawn(move || {
                 tokenizers::Tokenizer::from_file(&path).map(|tokenizer| {
-                    let plain = PlainPieces::build(&tokenizer).map(Arc::new);
-                    (tokenizer, plain)
+                    let pieces = Pieces::build(&tokenizer).map(Arc::new);
+                    (tokenizer, pieces)
                 })
             })
             .join()
             .unwrap_or_else(|_| Err("the tokenizer loader panicked".into()))
         };
         match loaded_file {
-            Ok((mut tokenizer, plain)) => {
+            Ok((mut tokenizer, pieces)) => {
                 // Sizes are measured on whole texts: the file's own truncation and padding
                 // settings (what the embedder uses) must not cap or pad the count.
                 if tokenizer.with_truncation(None).is_err() {
@@ -119,11 +117,11 @@ impl TokenCounter {
                 }
                 tokenizer.with_padding(None);
                 let tokenizer = Arc::new(tokenizer);
-                loaded.push((path.clone(), tokenizer.clone(), plain.clone()));
+                loaded.push((path.clone(), tokenizer.clone(), pieces.clone()));
                 TokenCounter {
                     inner: Counter::Model {
                         tokenizer,
-                        plain,
+                        pieces,
                         path,
                     },
                 }
@@ -151,8 +149,8 @@ impl TokenCounter {
     pub fn count(&self, text: &str) -> usize {
         match &self.inner {
             Counter::Model {
-                tokenizer, plain, ..
-            } => count_words(tokenizer, plain.as_deref(), text),
+                tokenizer, pieces, ..
+            } => count_words(tokenizer, pieces.as_deref(), text),
             Counter::Estimate { .. } => estimate(text),
         }
     }
@@ -199,6 +197,17 @@ impl TokenCounter {
     /// The token count of `text` when it is at most `limit` (exact near the limit, the
     /// estimate well below it), `None` when it is over.
     pub fn at_most(&self, text: &str, limit: usize) -> Option<usize> {
+        self.at_most_with(text, limit, || self.count(text))
+    }
+
+    /// [`at_most`](Self::at_most) with the exact count, when needed, from `exact` (the count of
+    /// `text` taken another way).
+    pub(crate) fn at_most_with(
+        &self,
+        text: &str,
+        limit: usize,
+        exact: impl FnOnce() -> usize,
+    ) -> Option<usize> {
         let estimated = estimate(text);
         match &self.inner {
             Counter::Estimate { .. } => (estimated <= limit).then_some(estimated),
@@ -209,7 +218,7 @@ impl TokenCounter {
                 } else if estimated as f64 > limit_f * SURELY_OVER {
                     None
                 } else {
-                    let exact = self.count(text);
+                    let exact = exact();
                     (exact <= limit).then_some(exact)
                 }
             }
@@ -231,24 +240,291 @@ impl TokenCounter {
     }
 }
 
+/// A stretch of text to count: bytes of the file, or text standing in for some (a body stub).
+#[derive(Debug, Clone)]
+pub(crate) enum Part<'p> {
+    File(Range<usize>),
+    Literal(&'p str),
+}
+
+/// What [`TextTokens::count`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counted {
+    /// [`TokenCounter::count`] of the concatenated parts.
+    pub tokens: usize,
+    /// The concatenation is empty or whitespace only (`str::trim`).
+    pub blank: bool,
+}
+
+/// Token counts of stretches of one text (the file being chunked). Splitting a unit asks for
+/// many stretches, overlapping and nested (a piece, then its children, each with body stubs in
+/// place): here each word of the file is looked up once and its count kept, so a stretch costs
+/// a walk over its words' counts instead of hashing every word again — and stubbed text is
+/// counted as its parts without building it. The result is exactly `count` of the
+/// concatenation: words are the runs between model spaces, and a word running across a part's
+/// edge is counted whole.
+pub(crate) struct TextTokens<'a> {
+    counter: &'a TokenCounter,
+    text: &'a str,
+    words: OnceCell<Words>,
+}
+
+/// The words of a text, found on first use.
+struct Words {
+    /// Byte range of each word (a run between model spaces), in order.
+    spans: Vec<(u32, u32)>,
+    /// Tokens of each word once counted (`u32::MAX`: not yet).
+    counts: Vec<Cell<u32>>,
+}
+
+impl Words {
+    fn scan(text: &str) -> Words {
+        let bytes = text.as_bytes();
+        let mut spans = Vec::new();
+        let mut start: Option<usize> = None;
+        let mut i = 0;
+        while i < bytes.len() {
+            let (space, len) = match bytes[i] {
+                b if b < 0x80 => (matches!(b, b' ' | b'\t' | b'\n' | 0x0c | b'\r'), 1),
+                _ => {
+                    let c = text[i..].chars().next().unwrap_or(' ');
+                    (is_model_space(c), c.len_utf8())
+                }
+            };
+            match (space, start) {
+                (true, Some(s)) => {
+                    spans.push((s as u32, i as u32));
+                    start = None;
+                }
+                (false, None) => start = Some(i),
+                _ => {}
+            }
+            i += len;
+        }
+        if let Some(s) = start {
+            spans.push((s as u32, bytes.len() as u32));
+        }
+        let counts = vec![Cell::new(u32::MAX); spans.len()];
+        Words { spans, counts }
+    }
+}
+
+/// Running state of a count over parts.
+#[derive(Default)]
+struct Tally {
+    tokens: usize,
+    /// The word still open at the end of the parts so far, and its index in the file's words
+    /// when it is exactly one of them.
+    open: String,
+    open_word: Option<usize>,
+    /// The parts so far end inside a word.
+    in_word: bool,
+    /// A non-whitespace character has been seen in a word.
+    non_blank: bool,
+}
+
+impl Tally {
+    /// One run of non-space text from a part; `at_start`/`at_end`: it touches the part's edges
+    /// (so it may continue a word of the previous part, or be continued by the next).
+    fn run(
+        &mut self,
+        text: &str,
+        at_start: bool,
+        at_end: bool,
+        word: Option<usize>,
+        count: &mut impl FnMut(&str, Option<usize>) -> usize,
+    ) {
+        if !self.non_blank {
+            self.non_blank = text.chars().any(|c| !c.is_whitespace());
+        }
+        let continues = at_start && self.in_word;
+        if !continues {
+            self.close(count);
+        }
+        if continues || at_end {
+            self.open_word = if continues { None } else { word };
+            self.open.push_str(text);
+            if !at_end {
+                self.close(count);
+            }
+        } else {
+            self.tokens += count(text, word);
+        }
+        self.in_word = at_end;
+    }
+
+    fn close(&mut self, count: &mut impl FnMut(&str, Option<usize>) -> usize) {
+        if !self.open.is_empty() {
+            self.tokens += count(&self.open, self.open_word);
+            self.open.clear();
+        }
+        self.open_word = None;
+        self.in_word = false;
+    }
+}
+
+impl<'a> TextTokens<'a> {
+    pub fn new(counter: &'a TokenCounter, text: &'a str) -> TextTokens<'a> {
+        TextTokens {
+            counter,
+            text,
+            words: OnceCell::new(),
+        }
+    }
+
+    /// Tokens of the concatenated parts.
+    pub fn count(&self, parts: &[Part]) -> Counted {
+        let Counter::Model {
+            tokenizer, pieces, ..
+        } = &self.counter.inner
+        else {
+            return self.count_rendered(parts);
+        };
+        if u32::try_from(self.text.len()).is_err() {
+            return self.count_rendered(parts);
+        }
+        let words = self.words.get_or_init(|| Words::scan(self.text));
+        let text = self.text;
+        let (tokens, non_blank) = with_cache(tokenizer, |cache| {
+            let mut count = |run: &str, word: Option<usize>| match word {
+                Some(i) if words.counts[i].get() != u32::MAX => words.counts[i].get() as usize,
+                Some(i) => {
+                    let n = cached_word_len(cache, tokenizer, pieces.as_deref(), run);
+                    words.counts[i].set(n as u32);
+                    n
+                }
+                None => cached_word_len(cache, tokenizer, pieces.as_deref(), run),
+            };
+            let mut tally = Tally::default();
+            let mut ends_in_space = false;
+            for part in parts {
+                match part {
+                    Part::File(range) => {
+                        if range.is_empty() {
+                            continue;
+                        }
+                        let first = words
+                            .spans
+                            .partition_point(|&(_, end)| end as usize <= range.start);
+                        let mut touched_end = false;
+                        for (i, &(start, end)) in words.spans.iter().enumerate().skip(first) {
+                            let (start, end) = (start as usize, end as usize);
+                            if start >= range.end {
+                                break;
+                            }
+                            let (from, to) = (start.max(range.start), end.min(range.end));
+                            let whole = from == start && to == end;
+                            tally.run(
+                                &text[from..to],
+                                from == range.start,
+                                to == range.end,
+                                whole.then_some(i),
+                                &mut count,
+                            );
+                            touched_end = to == range.end;
+                        }
+                        if !touched_end {
+                            tally.close(&mut count);
+                        }
+                        ends_in_space = !touched_end;
+                    }
+                    Part::Literal(literal) => {
+                        if literal.is_empty() {
+                            continue;
+                        }
+                        let mut touched_end = false;
+                        let mut start = None;
+                        for (i, c) in literal
+                            .char_indices()
+                            .chain(std::iter::once((literal.len(), ' ')))
+                        {
+                            match (is_model_space(c) || i == literal.len(), start) {
+                                (true, Some(s)) => {
+                                    let at_end = i == literal.len();
+                                    tally.run(&literal[s..i], s == 0, at_end, None, &mut count);
+                                    touched_end = at_end;
+                                    start = None;
+                                }
+                                (false, None) => start = Some(i),
+                                _ => {}
+                            }
+                        }
+                        if !touched_end {
+                            tally.close(&mut count);
+                        }
+                        ends_in_space = !touched_end;
+                    }
+                }
+            }
+            tally.close(&mut count);
+            (tally.tokens + usize::from(ends_in_space), tally.non_blank)
+        });
+        if non_blank {
+            Counted {
+                tokens,
+                blank: false,
+            }
+        } else {
+            // No word with visible text: whitespace only, or text made of model spaces that
+            // `trim` keeps (a zero-width space). Rare; settle it on the text itself.
+            self.count_rendered(parts)
+        }
+    }
+
+    /// [`count`](Self::count) by building the text.
+    fn count_rendered(&self, parts: &[Part]) -> Counted {
+        let mut text = String::new();
+        for part in parts {
+            match part {
+                Part::File(range) => text.push_str(&self.text[range.clone()]),
+                Part::Literal(literal) => text.push_str(literal),
+            }
+        }
+        Counted {
+            tokens: self.counter.count(&text),
+            blank: text.trim().is_empty(),
+        }
+    }
+}
+
 /// Words a thread's cache keeps before starting over (16 MB at most).
 const MAX_CACHED_WORDS: usize = 1 << 20;
 
 /// Counts by a 64-bit hash of the word: no allocation per word. Storing millions of small
 /// strings fragmented the heap enough to slow tree-sitter's own allocations down by half; a
 /// hash collision (about one in 10^13 pairs at this size) would only misjudge one word.
-type WordCache = (usize, HashMap<u64, u32>);
+type WordCache = (usize, HashMap<u64, u32, BuildHasherDefault<PreHashed>>);
 
 thread_local! {
     // Keyed by the tokenizer's address so two loaded tokenizers never share counts.
-    static WORDS: RefCell<WordCache> = RefCell::new((0, HashMap::new()));
+    static WORDS: RefCell<WordCache> = RefCell::new((0, HashMap::default()));
 }
 
-fn count_words(
+/// The cache's keys are hashes already: hashing them again with SipHash cost more than the
+/// lookup. The high bits are folded in because the table indexes by the low ones.
+#[derive(Default)]
+struct PreHashed(u64);
+
+impl Hasher for PreHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed with this; anything else still gets a usable hash.
+        self.0 = fnv1a(bytes);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n ^ (n >> 29);
+    }
+}
+
+/// Runs `f` with this thread's word cache for `tokenizer` (emptied when it grows too large).
+fn with_cache<R>(
     tokenizer: &Arc<tokenizers::Tokenizer>,
-    plain: Option<&PlainPieces>,
-    text: &str,
-) -> usize {
+    f: impl FnOnce(&mut HashMap<u64, u32, BuildHasherDefault<PreHashed>>) -> R,
+) -> R {
     let key = Arc::as_ptr(tokenizer) as usize;
     WORDS.with(|cell| {
         let mut cell = cell.borrow_mut();
@@ -257,20 +533,38 @@ fn count_words(
             *owner = key;
             cache.clear();
         }
+        f(cache)
+    })
+}
+
+/// Tokens of one word (no model space inside), through the cache.
+fn cached_word_len(
+    cache: &mut HashMap<u64, u32, BuildHasherDefault<PreHashed>>,
+    tokenizer: &tokenizers::Tokenizer,
+    pieces: Option<&Pieces>,
+    word: &str,
+) -> usize {
+    let hash = fnv1a(word.as_bytes());
+    match cache.get(&hash) {
+        Some(n) => *n as usize,
+        None => {
+            let n = word_len(tokenizer, pieces, word);
+            cache.insert(hash, n as u32);
+            n
+        }
+    }
+}
+
+fn count_words(
+    tokenizer: &Arc<tokenizers::Tokenizer>,
+    pieces: Option<&Pieces>,
+    text: &str,
+) -> usize {
+    with_cache(tokenizer, |cache| {
         let words: usize = text
             .split(is_model_space)
             .filter(|w| !w.is_empty())
-            .map(|word| {
-                let hash = fnv1a(word.as_bytes());
-                match cache.get(&hash) {
-                    Some(n) => *n as usize,
-                    None => {
-                        let n = word_len(tokenizer, plain, word);
-                        cache.insert(hash, n as u32);
-                        n
-                    }
-                }
-            })
+            .map(|word| cached_word_len(cache, tokenizer, pieces, word))
             .sum();
         // A text ending in whitespace ends with a lone `▁` token.
         words + usize::from(text.ends_with(is_model_space))
@@ -287,12 +581,13 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     hash
 }
 
-/// Tokens of one word. Printable ASCII is untouched by the normaliser and, unless it holds an
-/// added token such as `<s>`, goes to the Unigram model alone: through [`PlainPieces`] when the
-/// model allows it, else through the model's own tokenizer (the pipeline around the model costs
-/// more than the model itself). Anything else goes through the whole encoder.
-fn word_len(tokenizer: &tokenizers::Tokenizer, plain: Option<&PlainPieces>, word: &str) -> usize {
-    if let Some(n) = plain.and_then(|p| p.count(word)) {
+/// Tokens of one word. A word the normaliser leaves as it is (printable ASCII; other text
+/// already in NFKC without the characters the normaliser removes) and that holds no added token
+/// such as `<s>` goes to the Unigram model alone: through [`Pieces`] when it can answer, else
+/// through the model's own tokenizer (the pipeline around the model costs more than the model
+/// itself). Anything else goes through the whole encoder.
+fn word_len(tokenizer: &tokenizers::Tokenizer, pieces: Option<&Pieces>, word: &str) -> usize {
+    if let Some(n) = pieces.and_then(|p| p.count(word)) {
         return n;
     }
     let plain = word.bytes().all(|b| (0x21..0x7f).contains(&b) && b != b'<');
@@ -314,131 +609,149 @@ fn encode_len(tokenizer: &tokenizers::Tokenizer, text: &str) -> usize {
     }
 }
 
-/// The Unigram pieces made only of printable ASCII and a leading `▁`, in a compact trie, for
-/// counting plain words without the model's general path (which allocates a string per lattice
-/// candidate and per token). It runs the same best-path search as the model's
-/// `encode_optimized`: positions in order, candidate pieces by increasing length, a candidate
-/// replaces a path only with a strictly better score — so it picks the same path, and gives the
-/// same count (checked against the model on every fixture word).
-struct PlainPieces {
-    nodes: Vec<TrieNode>,
-    /// Children of every node, sorted by byte within each node's slice.
-    edges: Vec<(u8, u32)>,
+/// The Unigram pieces in a compact byte trie, for counting a word's tokens without the model's
+/// general path (which allocates a string per lattice candidate and per token, behind a
+/// normaliser and pre-tokenizer that allocate too). It runs the same best-path search as the
+/// model's `encode_optimized`: character starts in order, candidate pieces by increasing length,
+/// a candidate replaces a path only with a strictly better score — so it picks the same path
+/// and gives the same count (checked against the model on the fixtures' words and on words of
+/// many scripts). It declines (`None`) what it cannot count exactly: text the normaliser would
+/// change, added tokens, and characters without a piece of their own (the model's unknown
+/// token, which it fuses).
+struct Pieces {
+    /// Node `n`'s children: `edge_bytes[first_edge[n]..first_edge[n + 1]]`, sorted, leading to
+    /// the same range of `edge_nodes`. Nodes are numbered breadth first, so ranges follow each
+    /// other.
+    first_edge: Vec<u32>,
+    edge_bytes: Vec<u8>,
+    edge_nodes: Vec<u32>,
+    /// Score of the piece ending at each node, NaN when none does.
+    scores: Vec<f64>,
     /// Added tokens (`<s>`, `<mask>` …): a word containing one goes through the whole encoder.
     specials: Vec<String>,
+    /// Whether the normaliser leaves NFKC text without removed characters as it is (checked
+    /// on probes when building); without it only printable ASCII is counted here.
+    nfkc_words: bool,
 }
 
-#[derive(Clone, Copy)]
-struct TrieNode {
-    first_edge: u32,
-    edge_count: u32,
-    /// Score of the piece ending here, NaN when none does.
-    score: f64,
-}
-
-/// `▁` in the trie: a plain word holds no space, so the byte is free.
-const SPACE_MARK: u8 = b' ';
-
-impl PlainPieces {
-    /// `None` unless the model is a Unigram model with a piece for every printable ASCII
-    /// character (then a plain word never meets the unknown token, which this path cannot fuse).
-    fn build(tokenizer: &tokenizers::Tokenizer) -> Option<PlainPieces> {
+impl Pieces {
+    /// `None` unless the model is a Unigram model whose normaliser leaves printable ASCII as it
+    /// is.
+    fn build(tokenizer: &tokenizers::Tokenizer) -> Option<Pieces> {
         let tokenizers::models::ModelWrapper::Unigram(model) = tokenizer.get_model() else {
             return None;
         };
-        // Children per node while building, flattened afterwards.
-        let mut children: Vec<Vec<(u8, u32)>> = vec![Vec::new()];
-        let mut scores: Vec<f64> = vec![f64::NAN];
-        for (piece, score) in model.iter() {
-            let bytes: Option<Vec<u8>> = piece
-                .char_indices()
-                .map(|(i, c)| match c {
-                    '\u{2581}' if i == 0 => Some(SPACE_MARK),
-                    c if (0x21..0x7f).contains(&(c as u32)) => Some(c as u8),
-                    _ => None,
-                })
-                .collect();
-            let Some(bytes) = bytes.filter(|b| !b.is_empty()) else {
-                continue;
-            };
-            let mut node = 0usize;
-            for byte in bytes {
-                node = match children[node].iter().find(|(b, _)| *b == byte) {
-                    Some((_, next)) => *next as usize,
-                    None => {
-                        let next = children.len();
-                        children[node].push((byte, next as u32));
-                        children.push(Vec::new());
-                        scores.push(f64::NAN);
-                        next
-                    }
-                };
+        let vocab: Vec<&(String, f64)> = model.iter().collect();
+        // Sorted by bytes (stable: equal pieces keep vocabulary order), every node's pieces are
+        // one run of `order`, and its children's runs follow each other.
+        let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
+        order.sort_by(|a, b| {
+            vocab[*a as usize]
+                .0
+                .as_bytes()
+                .cmp(vocab[*b as usize].0.as_bytes())
+        });
+        let bytes_of = |i: usize| vocab[order[i] as usize].0.as_bytes();
+        let mut first_edge = Vec::new();
+        let mut edge_bytes = Vec::new();
+        let mut edge_nodes = Vec::new();
+        let mut scores = vec![f64::NAN];
+        // Breadth first: (node, its run of `order`, depth).
+        let mut queue = std::collections::VecDeque::from([(0usize, 0..order.len(), 0usize)]);
+        while let Some((node, run, depth)) = queue.pop_front() {
+            first_edge.push(edge_bytes.len() as u32);
+            let mut i = run.start;
+            // Pieces ending here sort first; like the model's piece-to-id map, a later
+            // duplicate wins. (No piece ends at the root: empty pieces are never matched.)
+            while i < run.end && bytes_of(i).len() == depth {
+                if depth > 0 {
+                    scores[node] = vocab[order[i] as usize].1;
+                }
+                i += 1;
             }
-            // Like the model's piece-to-id map, a later duplicate piece wins.
-            scores[node] = *score;
+            while i < run.end {
+                let byte = bytes_of(i)[depth];
+                let mut j = i + 1;
+                while j < run.end && bytes_of(j)[depth] == byte {
+                    j += 1;
+                }
+                let child = scores.len();
+                edge_bytes.push(byte);
+                edge_nodes.push(child as u32);
+                scores.push(f64::NAN);
+                queue.push_back((child, i..j, depth + 1));
+                i = j;
+            }
         }
-        let mut nodes = Vec::with_capacity(children.len());
-        let mut edges = Vec::new();
-        for (kids, score) in children.iter_mut().zip(&scores) {
-            kids.sort_unstable_by_key(|(b, _)| *b);
-            nodes.push(TrieNode {
-                first_edge: edges.len() as u32,
-                edge_count: kids.len() as u32,
-                score: *score,
-            });
-            edges.extend_from_slice(kids);
+        first_edge.push(edge_bytes.len() as u32);
+        let normalizes = |probe: &str| match tokenizer.get_normalizer() {
+            None => true,
+            Some(normalizer) => {
+                use tokenizers::Normalizer;
+                let mut normalized = tokenizers::NormalizedString::from(probe);
+                normalizer.normalize(&mut normalized).is_ok() && normalized.get() == probe
+            }
+        };
+        let ascii: String = (0x21u8..0x7f).map(char::from).collect();
+        if !normalizes(&ascii) {
+            return None;
         }
-        let pieces = PlainPieces {
-            nodes,
-            edges,
+        Some(Pieces {
+            first_edge,
+            edge_bytes,
+            edge_nodes,
+            scores,
             specials: tokenizer
                 .get_added_tokens_decoder()
                 .into_values()
                 .map(|t| t.content)
                 .filter(|c| !c.is_empty())
                 .collect(),
+            nfkc_words: NFKC_PROBES.iter().all(|p| normalizes(p)),
+        })
+    }
+
+    fn child(&self, node: u32, byte: u8) -> Option<u32> {
+        let from = self.first_edge[node as usize] as usize;
+        let to = self.first_edge[node as usize + 1] as usize;
+        let bytes = &self.edge_bytes[from..to];
+        let at = if bytes.len() <= 16 {
+            bytes.iter().position(|b| *b == byte)?
+        } else {
+            bytes.binary_search(&byte).ok()?
         };
-        // Every single character must be a piece (true of XLM-R's vocabulary).
-        let complete = std::iter::once(SPACE_MARK).chain(0x21..0x7f).all(|b| {
-            pieces
-                .child(0, b)
-                .is_some_and(|n| !pieces.nodes[n].score.is_nan())
-        });
-        complete.then_some(pieces)
+        Some(self.edge_nodes[from + at])
     }
 
-    fn child(&self, node: usize, byte: u8) -> Option<usize> {
-        let n = &self.nodes[node];
-        let edges = &self.edges[n.first_edge as usize..(n.first_edge + n.edge_count) as usize];
-        edges
-            .binary_search_by_key(&byte, |(b, _)| *b)
-            .ok()
-            .map(|i| edges[i].1 as usize)
-    }
-
-    /// Tokens of `word` (with the `▁` the pre-tokenizer puts before it), or `None` when the word
-    /// is not plain printable ASCII free of added tokens.
+    /// Tokens of `word` (with the `▁` the pre-tokenizer puts before it), or `None` when this
+    /// path cannot tell exactly.
     fn count(&self, word: &str) -> Option<usize> {
-        let plain = word.bytes().all(|b| (0x21..0x7f).contains(&b));
-        if !plain || (word.contains('<') && self.specials.iter().any(|s| word.contains(s.as_str())))
-        {
+        let printable_ascii = word.bytes().all(|b| (0x21..0x7f).contains(&b));
+        let unchanged = printable_ascii || (self.nfkc_words && normalizes_to_itself(word));
+        if !unchanged {
             return None;
         }
-        let mut text = Vec::with_capacity(word.len() + 1);
-        text.push(SPACE_MARK);
+        if word.contains('<') && self.specials.iter().any(|s| word.contains(s.as_str())) {
+            return None;
+        }
+        let mut text = Vec::with_capacity(word.len() + 3);
+        text.extend_from_slice("\u{2581}".as_bytes());
         text.extend_from_slice(word.as_bytes());
         let size = text.len();
         // Best path ending at each position: score, start of its last piece (`usize::MAX`: none).
         let mut best: Vec<(f64, usize)> = vec![(0.0, usize::MAX); size + 1];
-        for start in 0..size {
+        let mut start = 0;
+        while start < size {
+            let char_len = utf8_len(text[start]);
             let till_here = best[start].0;
+            let mut single = false;
             let mut node = 0;
             for (offset, byte) in text[start..].iter().enumerate() {
                 let Some(next) = self.child(node, *byte) else {
                     break;
                 };
                 node = next;
-                let score = self.nodes[node].score;
+                let score = self.scores[node as usize];
                 if score.is_nan() {
                     continue;
                 }
@@ -447,7 +760,13 @@ impl PlainPieces {
                 if best[end].1 == usize::MAX || candidate > best[end].0 {
                     best[end] = (candidate, start);
                 }
+                single |= offset + 1 == char_len;
             }
+            if !single {
+                // The model would use (and fuse) its unknown token here.
+                return None;
+            }
+            start += char_len;
         }
         let mut tokens = 0;
         let mut end = size;
@@ -457,6 +776,53 @@ impl PlainPieces {
         }
         Some(tokens)
     }
+}
+
+/// Length of the UTF-8 sequence a lead byte starts.
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0..0x80 => 1,
+        0xc0..0xe0 => 2,
+        0xe0..0xf0 => 3,
+        _ => 4,
+    }
+}
+
+/// Words in NFKC that the normaliser must leave as they are for [`Pieces`] to count such words:
+/// scripts, emoji with modifiers, punctuation, Japanese.
+const NFKC_PROBES: &[&str] = &[
+    "ログイン機能を修正したい",
+    "кожа',",
+    "بلون",
+    "👩🏿",
+    "❤️",
+    "Größe",
+    "ελληνικά",
+    "한국어",
+    "中文字符",
+    "naïve—“quoted”",
+    "עברית",
+    "हिन्दी",
+];
+
+/// Whether XLM-R's normaliser leaves `word` as it is: it turns model spaces into spaces,
+/// removes control characters, keeps `～` out of NFKC, and applies NFKC. Unicode keeps NFKC stable for
+/// assigned characters, so a quick check from a newer Unicode version than the normaliser's
+/// only says yes where that one leaves the text alone too.
+fn normalizes_to_itself(word: &str) -> bool {
+    use unicode_normalization::{IsNormalized, is_nfkc_quick};
+    !word.chars().any(|c| {
+        matches!(
+            c,
+            '\u{1}'..='\u{8}'
+                | '\u{b}'
+                | '\u{e}'..='\u{1f}'
+                | '\u{7f}'
+                | '\u{8f}'
+                | '\u{9f}'
+                | '\u{ff5e}'
+        ) || is_model_space(c)
+    }) && is_nfkc_quick(word.chars()) == IsNormalized::Yes
 }
 
 /// The characters the model's normaliser turns into a space (XLM-R's list), where the
@@ -526,21 +892,30 @@ mod tests {
         assert!(counter.count(&"word ".repeat(2000)) > 1000);
     }
 
-    /// The plain-word trie gives the model's own count for every plain word of the fixtures
-    /// (and for words built to have many equal-looking segmentations).
+    /// The trie gives the model's own count for every word of the fixtures it answers for (and
+    /// for words built to have many equal-looking segmentations), and the whole encoder's count
+    /// for words of many scripts; it declines what the normaliser would change.
     #[test]
-    fn plain_pieces_count_like_the_model() {
+    fn pieces_count_like_the_model() {
         use tokenizers::Model;
         let counter = TokenCounter::load(None);
         let Counter::Model {
-            tokenizer, plain, ..
+            tokenizer, pieces, ..
         } = &counter.inner
         else {
             panic!("needs the provisioned tokenizer: {}", counter.describe());
         };
-        let plain = plain
+        let pieces = pieces
             .as_deref()
             .expect("the model's Unigram vocabulary allows the fast path");
+        assert!(
+            NFKC_PROBES.iter().all(|p| normalizes_to_itself(p)),
+            "probes are NFKC words"
+        );
+        assert!(
+            pieces.nfkc_words,
+            "the normaliser leaves the probes as they are"
+        );
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let ws = crate::workspace::Workspace::open(&root).unwrap();
         let mut words = std::collections::BTreeSet::new();
@@ -560,8 +935,8 @@ mod tests {
             .map(String::from),
         );
         let mut compared = 0;
-        for word in words.iter().filter(|w| !w.is_empty()) {
-            let Some(fast) = plain.count(word) else {
+        for word in words.iter().filter(|w| !w.is_empty() && w.is_ascii()) {
+            let Some(fast) = pieces.count(word) else {
                 continue;
             };
             let model = tokenizer
@@ -573,8 +948,54 @@ mod tests {
             compared += 1;
         }
         assert!(compared > 5000, "{compared}");
-        assert_eq!(plain.count("x<s>y"), None);
-        assert_eq!(plain.count("ログイン"), None);
+        assert_eq!(pieces.count("x<s>y"), None);
+
+        let scripts = [
+            "ログイン機能を修正したい",
+            "認証サービス",
+            "'👩🏿",
+            "👨🏻'",
+            "♂'",
+            "❤",
+            "💋",
+            "🧑🏽",
+            "кожа',",
+            "тон",
+            "kože',",
+            "بلون",
+            "Größe",
+            "naïve",
+            "ελληνικά",
+            "한국어",
+            "עברית",
+            "हिन्दी",
+            "ภาษาไทย",
+            "«guillemets»",
+            "—",
+            "€100",
+            "\u{e000}",
+            "\u{10ffff}x",
+            "\u{0}",
+        ];
+        let mut non_ascii = 0;
+        for word in words
+            .iter()
+            .map(String::as_str)
+            .filter(|w| !w.is_empty() && !w.is_ascii())
+            .chain(scripts)
+        {
+            let Some(fast) = pieces.count(word) else {
+                continue;
+            };
+            assert_eq!(fast, encode_len(tokenizer, word), "{word}");
+            non_ascii += 1;
+        }
+        assert!(non_ascii > 20, "{non_ascii}");
+        // What the normaliser changes is left to the encoder: full-width letters, ligatures,
+        // decomposed accents, `～`, removed control characters.
+        for word in ["ＡＢＣ", "ﬁle", "e\u{301}", "a～b", "a\u{7}b", "ｶﾀｶﾅ"] {
+            assert_eq!(pieces.count(word), None, "{word}");
+        }
     }
 
     /// Summing cached word counts gives what encoding the whole text gives, on every fixture
