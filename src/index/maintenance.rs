@@ -253,6 +253,11 @@ fn run(shared: &Shared, store: &Store) {
                 }
                 st.last_report = Some(report);
             }
+            // A write committed first (Lance lets the later commit lose): redo it when idle.
+            Err(err) if format!("{err:#}").contains("commit conflict") => {
+                tracing::debug!("store maintenance lost a commit race; again when idle");
+                st.dirty = true;
+            }
             Err(err) => {
                 tracing::warn!("store maintenance failed (retrying later): {err:#}");
                 st.dirty = true;

@@ -110,6 +110,9 @@ pub struct Store {
     stamp: ModelStamp,
     forest: Table,
     map: Table,
+    /// Handles of their own for maintenance: a handle serialises some operations (an index
+    /// build on it would hold up searches through the same handle for its whole duration).
+    maintenance_tables: (Table, Table),
     /// Tables dropped at open because their stamp differed (reported once by the caller).
     rebuilt: bool,
 }
@@ -135,7 +138,7 @@ impl Store {
         )));
         let uri_owned = uri.to_string();
         let stamp_owned = stamp.clone();
-        let (forest, map, rebuilt) = block(&rt, async move {
+        let (forest, map, maintenance_tables, rebuilt) = block(&rt, async move {
             let db = lancedb::connect(&uri_owned)
                 .read_consistency_interval(Duration::ZERO)
                 .execute()
@@ -145,7 +148,11 @@ impl Store {
                 open_stamped(&db, FOREST, rows::forest_schema(&stamp_owned), &stamp_owned).await?;
             let (map, b) =
                 open_stamped(&db, MAP, rows::map_schema(&stamp_owned), &stamp_owned).await?;
-            anyhow::Ok((forest, map, a || b))
+            let maintenance_tables = (
+                db.open_table(FOREST).execute().await?,
+                db.open_table(MAP).execute().await?,
+            );
+            anyhow::Ok((forest, map, maintenance_tables, a || b))
         })?;
         Ok(Store {
             rt,
@@ -154,6 +161,7 @@ impl Store {
             stamp,
             forest,
             map,
+            maintenance_tables,
             rebuilt,
         })
     }
@@ -226,7 +234,7 @@ impl Store {
     ) -> Result<MaintenanceReport> {
         let started = std::time::Instant::now();
         let mut report = MaintenanceReport::default();
-        let (forest, map) = (self.forest.clone(), self.map.clone());
+        let (forest, map) = self.maintenance_tables.clone();
         let step = |name: &str, fut: MaintenanceFuture| -> Result<bool> {
             let t = std::time::Instant::now();
             let done = block(&self.maintenance_rt, fut);
