@@ -134,6 +134,19 @@ pub struct SearchCache {
 }
 
 impl SearchCache {
+    /// Builds the term indexes now (server start, in the background), so the first search
+    /// after start does not.
+    pub fn warm(&self, sem: &SemanticIndex, ws: &Workspace, symbols: &SymbolIndex) {
+        let started = Instant::now();
+        self.symbol_terms(ws, symbols);
+        self.path_terms(sem);
+        sem.status();
+        tracing::debug!(
+            "search caches warmed in {} ms",
+            started.elapsed().as_millis()
+        );
+    }
+
     fn symbol_terms(&self, ws: &Workspace, symbols: &SymbolIndex) -> Arc<SymbolTerms> {
         let mut last = self.last_refresh.lock().unwrap_or_else(|p| p.into_inner());
         let snapshot = if last.is_none_or(|t| t.elapsed() > SYMBOL_REFRESH) {

@@ -45,6 +45,19 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Process-wide settings of the storage engine; call first thing in `main`, before any thread
+/// starts. Lance runs compute-heavy work (vector index builds, full-text search) on one shared
+/// pool, by default a single thread on a 2-core machine: a background index build holding it
+/// would make a search wait for the whole build. A few more threads let searches through.
+pub fn configure_process() {
+    const VAR: &str = "LANCE_CPU_THREADS";
+    if std::env::var_os(VAR).is_none() {
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        // SAFETY: called at the start of `main`, before any other thread exists.
+        unsafe { std::env::set_var(VAR, (cpus + 2).to_string()) };
+    }
+}
+
 /// Bumped whenever the table layout or the meaning of a column changes.
 pub const FORMAT_VERSION: u32 = 1;
 
