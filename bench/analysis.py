@@ -43,12 +43,12 @@ SKIP_DIRS = {".git", "node_modules", "vendor", "target", "dist", "build", ".code
 class Server:
     """One `code-intel serve` process and a blocking JSON-RPC exchange over its stdio."""
 
-    def __init__(self, binary: Path, root: Path):
+    def __init__(self, binary: Path, root: Path, log: Path | None = None):
         self.proc = subprocess.Popen(
             [str(binary), "serve", "--root", str(root)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=log.open("w") if log else subprocess.DEVNULL,
             text=True,
             bufsize=1,
         )

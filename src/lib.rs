@@ -26,5 +26,6 @@ pub mod search;
 pub mod session;
 pub mod store;
 pub mod syntax;
+pub mod timing;
 pub mod tools;
 pub mod workspace;

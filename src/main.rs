@@ -4,6 +4,7 @@
 use clap::Parser;
 
 fn main() {
+    code_intel::store::configure_process();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

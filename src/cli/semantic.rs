@@ -101,6 +101,9 @@ struct IndexSummary {
     skipped: Vec<crate::index::sync::Skipped>,
 }
 
+/// Longest wait for the store's indexes before a command that synced goes on or exits.
+const MAINTENANCE_WAIT: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// `code-intel index`: sync and embed everything, waiting for the model.
 pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
     let bar = Bar::new();
@@ -116,6 +119,9 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
     let outcome = ctx
         .semantic
         .sync(&ctx.ws, &ctx.symbols, Target::All, force, None, &show)?;
+    // The indexes are built in the background while a server runs; this process is about to
+    // exit, so it builds them before it does.
+    ctx.semantic.finish_maintenance(MAINTENANCE_WAIT)?;
     bar.finish();
     let forest = outcome.forest.clone().unwrap_or_default();
     let counts = ctx.semantic.store()?.counts()?;
@@ -329,6 +335,7 @@ pub fn eval(
         let outcome =
             ctx.semantic
                 .sync(&ctx.ws, &ctx.symbols, Target::All, false, None, &|_| {})?;
+        ctx.semantic.finish_maintenance(MAINTENANCE_WAIT)?;
         if verbose {
             eprintln!(
                 "{root}: {} chunks, embedding {}",

@@ -69,7 +69,13 @@ pub fn run(
         || deadline.is_some_and(|d| Instant::now() >= d) || status.cancel.load(Ordering::Relaxed);
 
     'outer: while !out_of_time() {
+        let read = Instant::now();
         let mut pending = store.pending_chunks(WINDOW)?;
+        tracing::debug!(
+            "embedding queue: read {} pending chunks in {} ms",
+            pending.len(),
+            read.elapsed().as_millis()
+        );
         if pending.is_empty() {
             break;
         }
@@ -139,9 +145,5 @@ pub fn run(
     report.remaining = counts.chunks - counts.embedded;
     report.seconds = started.elapsed().as_secs_f64();
     report.rate = report.embedded as f64 / report.seconds.max(1e-9);
-    if report.remaining == 0 && report.embedded > 0 {
-        // Vectors changed: build the ANN index once large enough, fold new rows into it.
-        store.maintain(Duration::from_secs(600))?;
-    }
     Ok(report)
 }

@@ -12,6 +12,7 @@
 pub mod chunks;
 pub mod dir_stamps;
 pub mod embedding_queue;
+pub mod maintenance;
 pub mod map_store;
 pub mod outlines;
 pub mod semantic;

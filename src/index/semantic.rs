@@ -8,6 +8,7 @@
 
 use super::SymbolIndex;
 use super::embedding_queue::{self, EmbedReport, QueueStatus};
+use super::maintenance::Maintenance;
 use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
 use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState};
@@ -94,6 +95,8 @@ pub struct SemanticIndex {
     state_cache: RwLock<Option<(SystemTime, Arc<SyncState>)>>,
     /// Row counts for `index_status`, refreshed at most every [`COUNTS_TTL`].
     counts_cache: Mutex<Option<(Instant, StoreCounts)>>,
+    /// Store maintenance, in the background (see `index::maintenance`).
+    maintenance: Maintenance,
     /// Per-project caches of the search (term indexes over symbols and paths).
     pub search_cache: crate::search::semantic::SearchCache,
 }
@@ -128,6 +131,7 @@ impl SemanticIndex {
             worker: Mutex::new(None),
             state_cache: RwLock::new(None),
             counts_cache: Mutex::new(None),
+            maintenance: Maintenance::default(),
             search_cache: Default::default(),
         }
     }
@@ -164,22 +168,36 @@ impl SemanticIndex {
             .clone()
     }
 
-    /// The store, opened on first use.
+    /// The store, opened on first use (which also starts its background maintenance).
     pub fn store(&self) -> Result<Arc<Store>> {
         self.store
             .get_or_init(|| {
                 std::fs::create_dir_all(&self.state_dir).map_err(|e| e.to_string())?;
-                Store::open(
+                let store = Store::open(
                     &self.store_uri,
                     ModelStamp {
                         dim: crate::embed::DIM,
                     },
                 )
                 .map(Arc::new)
-                .map_err(|e| format!("{e:#}"))
+                .map_err(|e| format!("{e:#}"))?;
+                self.maintenance.start(store.clone());
+                Ok(store)
             })
             .clone()
             .map_err(anyhow::Error::msg)
+    }
+
+    /// The store's maintenance scheduler.
+    pub fn maintenance(&self) -> &Maintenance {
+        &self.maintenance
+    }
+
+    /// Brings the store's indexes up to date now, waiting up to `timeout` (the CLI does this
+    /// before it exits, since the background maintenance dies with the process).
+    pub fn finish_maintenance(&self, timeout: Duration) -> Result<bool> {
+        self.store()?;
+        Ok(self.maintenance.finish(timeout))
     }
 
     /// The recorded sync state (cached; re-read when the file changes).
@@ -266,6 +284,7 @@ impl SemanticIndex {
         let store = self.store()?;
         let (forest, map) = {
             let _guard = self.sync_lock.lock().unwrap_or_else(|p| p.into_inner());
+            let _writing = self.maintenance.writing();
             if force {
                 // A forced rebuild must not race the worker writing vectors for old rows.
                 self.stop_worker();
@@ -412,6 +431,7 @@ impl SemanticIndex {
         self.queue.cancel.store(false, Ordering::SeqCst);
         let queue = self.queue.clone();
         let model = self.model.clone();
+        let maintenance = self.maintenance.clone();
         let batch = embedding_queue::batch_size(self.memory_limit_mb);
         let spawned = std::thread::Builder::new()
             .name("code-intel-embed".into())
@@ -427,6 +447,7 @@ impl SemanticIndex {
                             Err(_) => return Ok(EmbedReport::default()),
                         }
                     };
+                    let _writing = maintenance.writing();
                     // Vectors of another model are cleared before any new one is written.
                     store.adopt_model(model.model_id())?;
                     embedding_queue::run(&store, model.as_ref(), batch, None, &queue, &|_| {})
@@ -487,6 +508,7 @@ impl SemanticIndex {
 impl Drop for SemanticIndex {
     fn drop(&mut self) {
         self.stop_worker();
+        self.maintenance.stop();
     }
 }
 

@@ -100,6 +100,7 @@ pub fn sync_forest(
     progress: ProgressFn,
 ) -> Result<ForestReport> {
     let started = Instant::now();
+    let mut phase = crate::timing::Phases::start("sync");
     let cfg = &ws.config;
     let state_dir = ws.state_dir();
     let mut report = ForestReport {
@@ -120,6 +121,7 @@ pub fn sync_forest(
     });
     // The symbol index first: definitions are a search signal of their own.
     symbols.refresh(ws, ws.root()).map_err(anyhow::Error::msg)?;
+    phase.done("symbol refresh");
     let chunker = crate::chunk::Chunker::for_workspace(ws);
     let walked = walk_sources(ws)?;
     let mut candidates: Vec<Candidate> = walked
@@ -168,8 +170,10 @@ pub fn sync_forest(
         }
     });
 
+    phase.done("walk + classify");
     // Reconcile with the table: it is the truth about which rows exist.
     let in_table = store.chunk_counts()?;
+    phase.done("table chunk counts");
     for c in &mut candidates {
         if c.change != Change::Unchanged {
             continue;
@@ -227,6 +231,7 @@ pub fn sync_forest(
         .map(|(_, n)| n)
         .sum();
     let store_has_vectors = store.counts()?.embedded > 0;
+    phase.done("deletes + counts");
     let mut done = 0;
     let size_limit = cfg.max_index_size_mb.saturating_mul(1024 * 1024);
 
@@ -343,10 +348,15 @@ pub fn sync_forest(
         }
     }
 
-    store.maintain(std::time::Duration::from_secs(600))?;
+    phase.done("chunk + write");
+    // Keyword search needs its index to exist; everything else (folding these rows into the
+    // indexes, compaction, the vector index) is left to the background maintenance.
+    store.ensure_text_indexes()?;
+    phase.done("text indexes");
     state.last_sync = Some(now_secs());
     state.save(&state_dir)?;
     let counts = store.counts()?;
+    phase.done("state + counts");
     report.files = state.files.len();
     report.chunks = counts.chunks;
     report.pending_embeddings = counts.chunks - counts.embedded;

@@ -138,6 +138,19 @@ pub struct SearchCache {
 }
 
 impl SearchCache {
+    /// Builds the term indexes now (server start, in the background), so the first search
+    /// after start does not.
+    pub fn warm(&self, sem: &SemanticIndex, ws: &Workspace, symbols: &SymbolIndex) {
+        let started = Instant::now();
+        self.symbol_terms(ws, symbols);
+        self.path_terms(sem);
+        sem.status();
+        tracing::debug!(
+            "search caches warmed in {} ms",
+            started.elapsed().as_millis()
+        );
+    }
+
     fn symbol_terms(&self, ws: &Workspace, symbols: &SymbolIndex) -> Arc<SymbolTerms> {
         let mut last = self.last_refresh.lock().unwrap_or_else(|p| p.into_inner());
         let snapshot = if last.is_none_or(|t| t.elapsed() > SYMBOL_REFRESH) {
@@ -214,7 +227,9 @@ pub fn search(
     req: &SearchRequest,
 ) -> Result<SearchResponse> {
     let started = Instant::now();
+    let mut phase = crate::timing::Phases::start("search");
     let store = sem.store()?;
+    phase.done("store");
     let use_vector = req.mode != Mode::Lexical;
     let use_lexical = req.mode != Mode::Vector;
     let qv = if use_vector {
@@ -222,10 +237,12 @@ pub fn search(
     } else {
         None
     };
+    phase.done("query vector");
     let expansions = glossary::expand(&req.query);
     let q = QueryStems::new(&req.query, &expansions, EXPANSION_WEIGHT);
     let cache = &sem.search_cache;
     let symbol_terms = cache.symbol_terms(ws, symbols);
+    phase.done("symbol terms");
     let mut signals_used: Vec<String> = Vec::new();
 
     // 1. The map, scored by calibrated relevance (see `index::map_store`).
@@ -234,6 +251,7 @@ pub fn search(
     } else {
         Vec::new()
     };
+    phase.done("map");
     let map_hints: Vec<MapHint> = map_hits
         .iter()
         .filter(|(_, r)| *r >= MAP_HINT_MIN)
@@ -274,12 +292,14 @@ pub fn search(
                 None => v.clone(),
             };
             signals.vector = store.vector_search(&corrected, POOL, false)?;
+            phase.done("vector search");
             signals_used.push("vector".into());
         }
         if use_lexical {
             let mut terms = lexical::query_terms(&req.query);
             terms.extend(expansions.iter().map(|t| t.to_string()));
             signals.keyword = store.text_search(&terms.join(" "), POOL)?;
+            phase.done("text search");
             signals_used.push("keyword".into());
             signals.definitions = symbol_terms
                 .matches(&q, 200)
@@ -295,7 +315,9 @@ pub fn search(
             if !signals.definitions.is_empty() {
                 signals_used.push("definition".into());
             }
+            phase.done("definitions");
             signals.paths = cache.path_terms(sem).matches(&q, 200);
+            phase.done("paths");
             if !signals.paths.is_empty() {
                 signals_used.push("path".into());
             }
@@ -346,6 +368,7 @@ pub fn search(
         }
     }
     signals.extra_chunks = store.chunks_of_files(&wanted)?;
+    phase.done("chunks of files");
 
     let focus = RequestFocus::of(&req.query, &lexical::query_terms(&req.query));
     let opts = RankOptions {
@@ -371,6 +394,7 @@ pub fn search(
             components: r.components,
         })
         .collect();
+    phase.done("rank + snippets");
     let confidence = if short_circuit {
         "high"
     } else if qv.is_some() && !results.is_empty() {
@@ -385,7 +409,11 @@ pub fn search(
         results,
         map_hints,
         signals: signals_used,
-        index_status: sem.status(),
+        index_status: {
+            let status = sem.status();
+            phase.done("status");
+            status
+        },
         millis: started.elapsed().as_millis(),
     })
 }

@@ -1,7 +1,7 @@
 //! The `forest` table: code chunks, their analysed text and (once embedded) their vectors.
 
 use super::rows::{self, Columns};
-use super::{ANN_MIN_ROWS, MaintenanceReport, Store, sql_in};
+use super::{ANN_MIN_ROWS, Store, sql_in};
 use anyhow::{Result, anyhow};
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use futures::TryStreamExt;
@@ -13,7 +13,6 @@ use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
 use std::collections::HashMap;
-use std::time::Duration;
 
 /// One chunk as written.
 #[derive(Debug, Clone, PartialEq)]
@@ -500,42 +499,69 @@ fn fts_params() -> FtsIndexBuilder {
         .with_position(false)
 }
 
-pub(super) async fn maintain(forest: &Table, keep: Duration) -> Result<MaintenanceReport> {
-    let mut report = MaintenanceReport::default();
-    let rows = forest.count_rows(None).await?;
-    if rows == 0 {
-        return Ok(report);
+/// Creates the full-text and `file` indexes when missing (the full-text search needs its index
+/// to exist; rows added since are searched flat). Cheap when both exist.
+pub(super) async fn ensure_text_indexes(forest: &Table) -> Result<bool> {
+    if forest.count_rows(None).await? == 0 {
+        return Ok(false);
     }
     let indices = forest.list_indices().await?;
-    let has = |column: &str| indices.iter().find(|i| i.columns == [column]).cloned();
-    let mut fold_new_rows = false;
-
-    match has("text") {
-        None => {
-            forest
-                .create_index(&["text"], Index::FTS(fts_params()))
-                .execute()
-                .await?;
-        }
-        // Unindexed rows are searched flat until folded in; folding rewrites the index, which
-        // on a large forest costs seconds, so a one-file re-sync does not pay for it.
-        Some(index) => {
-            let pending = unindexed(forest, &index.name).await?;
-            fold_new_rows |= pending > 1_000 || pending * 10 > rows;
-        }
+    let has = |column: &str| indices.iter().any(|i| i.columns == [column]);
+    let mut created = false;
+    if !has("text") {
+        forest
+            .create_index(&["text"], Index::FTS(fts_params()))
+            .execute()
+            .await?;
+        created = true;
     }
-    report.fulltext_index = true;
-    if has("file").is_none() {
+    if !has("file") {
         forest
             .create_index(&["file"], Index::BTree(BTreeIndexBuilder::default()))
             .execute()
             .await?;
+        created = true;
     }
+    Ok(created)
+}
 
+/// Folds unindexed rows into the full-text and `file` indexes once they add up: until then they
+/// are searched flat, which gets slow in the thousands (every re-embedded row counts, since a
+/// vector update rewrites its row). Returns whether it folded.
+pub(super) async fn fold_text_indexes(forest: &Table) -> Result<bool> {
+    let rows = forest.count_rows(None).await?;
+    let mut names = Vec::new();
+    for index in forest.list_indices().await? {
+        if (index.columns == ["text"] || index.columns == ["file"])
+            && worth_folding(unindexed(forest, &index.name).await?, rows)
+        {
+            names.push(index.name);
+        }
+    }
+    if names.is_empty() {
+        return Ok(false);
+    }
+    forest
+        .optimize(OptimizeAction::Index(
+            OptimizeOptions::default().index_names(names),
+        ))
+        .await?;
+    Ok(true)
+}
+
+/// Builds the ANN index once enough rows have vectors, or folds new vectors into it once they
+/// add up (until then they are searched by brute force). The slowest step: seconds to minutes
+/// on a large forest. Returns whether an index exists afterwards.
+pub(super) async fn maintain_vector_index(forest: &Table) -> Result<bool> {
     let embedded = forest
         .count_rows(Some("vector IS NOT NULL".to_string()))
         .await?;
-    match has("vector") {
+    let existing = forest
+        .list_indices()
+        .await?
+        .into_iter()
+        .find(|i| i.columns == ["vector"]);
+    match existing {
         None if embedded >= ANN_MIN_ROWS => {
             forest
                 .create_index(
@@ -546,27 +572,25 @@ pub(super) async fn maintain(forest: &Table, keep: Duration) -> Result<Maintenan
                 )
                 .execute()
                 .await?;
-            report.vector_index = true;
+            Ok(true)
         }
-        None => {}
+        None => Ok(false),
         Some(index) => {
-            report.vector_index = true;
-            // Unindexed vectors are searched by brute force; fold them in once they add up.
-            let pending = unindexed(forest, &index.name).await?;
-            fold_new_rows |= pending > 1_000 || pending * 10 > embedded;
+            if worth_folding(unindexed(forest, &index.name).await?, embedded) {
+                forest
+                    .optimize(OptimizeAction::Index(
+                        OptimizeOptions::default().index_names(vec![index.name]),
+                    ))
+                    .await?;
+            }
+            Ok(true)
         }
     }
+}
 
-    if super::compact_if_needed(forest, keep).await? {
-        report.compacted = true;
-        fold_new_rows = true;
-    }
-    if fold_new_rows {
-        forest
-            .optimize(OptimizeAction::Index(OptimizeOptions::default()))
-            .await?;
-    }
-    Ok(report)
+/// Unindexed rows are worth an index fold past a thousand or a tenth of the indexed ones.
+fn worth_folding(unindexed: usize, rows: usize) -> bool {
+    unindexed > 1_000 || unindexed * 10 > rows
 }
 
 async fn unindexed(table: &Table, index: &str) -> Result<usize> {

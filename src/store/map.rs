@@ -6,9 +6,8 @@ use super::{Store, sql_in};
 use anyhow::{Result, anyhow};
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use futures::TryStreamExt;
+use lancedb::DistanceType;
 use lancedb::query::{ExecutableQuery, QueryBase};
-use lancedb::{DistanceType, Table};
-use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Agreement {
@@ -182,9 +181,4 @@ fn agreements_from(batch: &RecordBatch) -> Result<Vec<Agreement>> {
             })
         })
         .collect()
-}
-
-/// Compacts the map once it has accumulated versions; returns whether it did.
-pub(super) async fn maintain(map: &Table, keep: Duration) -> Result<bool> {
-    super::compact_if_needed(map, keep).await
 }

@@ -18,12 +18,17 @@
 //!
 //! **Indexes.** Full-text (BM25) over the pre-analysed `text` column (see
 //! [`crate::search::lexical`]); a B-tree on `file`; an IVF_HNSW_SQ vector index only once the
-//! table holds enough vectors that brute force gets slow ([`ANN_MIN_ROWS`]). Each write makes a
-//! table version, so [`Store::maintain`] compacts, prunes old versions and folds new rows into
-//! the indexes on a schedule.
+//! table holds enough vectors that brute force gets slow ([`ANN_MIN_ROWS`]). Rows written after
+//! an index was built are searched flat until folded in. Each write makes a table version and
+//! usually a small file, so [`Store::maintain`] folds new rows into the indexes, compacts small
+//! files and prunes old versions — in steps, each one commit, so it can be stopped between them
+//! and a kill at any point leaves the last committed version. Lance resolves maintenance commits
+//! against concurrent writes (a losing compaction is simply retried later), so maintenance needs
+//! no lock; the caller decides when to run it (see `index::maintenance`).
 //!
 //! lancedb is async; the rest of the program is not. The store owns a small tokio runtime and
-//! exposes blocking methods.
+//! exposes blocking methods. Maintenance runs on a second, single-threaded runtime so a long
+//! index build never occupies the workers searches and writes run on.
 
 mod forest;
 mod map;
@@ -39,6 +44,19 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Process-wide settings of the storage engine; call first thing in `main`, before any thread
+/// starts. Lance runs compute-heavy work (vector index builds, full-text search) on one shared
+/// pool, by default a single thread on a 2-core machine: a background index build holding it
+/// would make a search wait for the whole build. A few more threads let searches through.
+pub fn configure_process() {
+    const VAR: &str = "LANCE_CPU_THREADS";
+    if std::env::var_os(VAR).is_none() {
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        // SAFETY: called at the start of `main`, before any other thread exists.
+        unsafe { std::env::set_var(VAR, (cpus + 2).to_string()) };
+    }
+}
 
 /// Bumped whenever the table layout or the meaning of a column changes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -66,21 +84,48 @@ pub struct StoreCounts {
     pub agreements: usize,
 }
 
-/// The state of the store's indexes after [`Store::maintain`].
+/// Data files, versions and rows the full-text index does not cover yet (`None`: no index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableLayout {
+    pub fragments: usize,
+    pub versions: usize,
+    pub unindexed_text_rows: Option<usize>,
+}
+
+/// How much [`Store::maintain`] does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaintenanceScope {
+    /// Only the full-text and `file` indexes (cheap; keeps keyword search fast during long
+    /// embedding runs).
+    TextIndexes,
+    /// Everything: text indexes, compaction and version pruning, the vector index.
+    All,
+}
+
+/// What [`Store::maintain`] did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct MaintenanceReport {
-    pub fulltext_index: bool,
-    pub vector_index: bool,
+    /// Text indexes created or folded.
+    pub text_indexes: bool,
     pub compacted: bool,
+    /// A vector index exists afterwards.
+    pub vector_index: bool,
+    /// Every step of the scope ran (false: stopped early, or a step failed).
+    pub finished: bool,
     pub millis: u128,
 }
 
 pub struct Store {
     rt: Arc<StoreRuntime>,
+    /// Maintenance only (see the module doc).
+    maintenance_rt: Arc<StoreRuntime>,
     uri: String,
     stamp: ModelStamp,
     forest: Table,
     map: Table,
+    /// Handles of their own for maintenance: a handle serialises some operations (an index
+    /// build on it would hold up searches through the same handle for its whole duration).
+    maintenance_tables: (Table, Table),
     /// Tables dropped at open because their stamp differed (reported once by the caller).
     rebuilt: bool,
 }
@@ -96,9 +141,17 @@ impl Store {
                 .build()
                 .context("starting the store runtime")?,
         )));
+        let maintenance_rt = Arc::new(StoreRuntime(Some(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("code-intel-store-maintenance")
+                .enable_all()
+                .build()
+                .context("starting the store maintenance runtime")?,
+        )));
         let uri_owned = uri.to_string();
         let stamp_owned = stamp.clone();
-        let (forest, map, rebuilt) = block(&rt, async move {
+        let (forest, map, maintenance_tables, rebuilt) = block(&rt, async move {
             let db = lancedb::connect(&uri_owned)
                 .read_consistency_interval(Duration::ZERO)
                 .execute()
@@ -108,14 +161,20 @@ impl Store {
                 open_stamped(&db, FOREST, rows::forest_schema(&stamp_owned), &stamp_owned).await?;
             let (map, b) =
                 open_stamped(&db, MAP, rows::map_schema(&stamp_owned), &stamp_owned).await?;
-            anyhow::Ok((forest, map, a || b))
+            let maintenance_tables = (
+                db.open_table(FOREST).execute().await?,
+                db.open_table(MAP).execute().await?,
+            );
+            anyhow::Ok((forest, map, maintenance_tables, a || b))
         })?;
         Ok(Store {
             rt,
+            maintenance_rt,
             uri: uri.to_string(),
             stamp,
             forest,
             map,
+            maintenance_tables,
             rebuilt,
         })
     }
@@ -170,19 +229,107 @@ impl Store {
         })
     }
 
-    /// Creates missing indexes, folds new rows into existing ones, compacts small fragments and
-    /// prunes versions older than `keep_versions_for`. Safe to run while others read.
-    pub fn maintain(&self, keep_versions_for: Duration) -> Result<MaintenanceReport> {
+    /// Creates the full-text and `file` indexes if missing (a sync calls this: keyword search
+    /// needs the index to exist). Returns whether it created one.
+    pub fn ensure_text_indexes(&self) -> Result<bool> {
+        let forest = self.forest.clone();
+        self.run(async move { forest::ensure_text_indexes(&forest).await })
+    }
+
+    /// Runs the maintenance steps of `scope` in order of what searches gain most — text
+    /// indexes, then compaction and pruning of versions older than `keep_versions_for`, then
+    /// the vector index — checking `stop` before each. Safe to run while others read and write.
+    pub fn maintain(
+        &self,
+        keep_versions_for: Duration,
+        scope: MaintenanceScope,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<MaintenanceReport> {
         let started = std::time::Instant::now();
-        let (forest, map) = (self.forest.clone(), self.map.clone());
-        let mut report = self.run(async move {
-            let mut report = forest::maintain(&forest, keep_versions_for).await?;
-            let map_report = map::maintain(&map, keep_versions_for).await?;
-            report.compacted |= map_report;
-            anyhow::Ok(report)
-        })?;
+        let mut report = MaintenanceReport::default();
+        let (forest, map) = self.maintenance_tables.clone();
+        let step = |name: &str, fut: MaintenanceFuture| -> Result<bool> {
+            let t = std::time::Instant::now();
+            let done = block(&self.maintenance_rt, fut);
+            tracing::debug!(
+                "store maintenance {name}: {} ms ({done:?})",
+                t.elapsed().as_millis()
+            );
+            done
+        };
+        let f = forest.clone();
+        report.text_indexes = step(
+            "text indexes",
+            Box::pin(async move {
+                let created = forest::ensure_text_indexes(&f).await?;
+                Ok(forest::fold_text_indexes(&f).await? || created)
+            }),
+        )?;
+        if scope == MaintenanceScope::TextIndexes {
+            report.finished = true;
+            report.millis = started.elapsed().as_millis();
+            return Ok(report);
+        }
+        if stop() {
+            report.millis = started.elapsed().as_millis();
+            return Ok(report);
+        }
+        let f = forest.clone();
+        report.compacted = step(
+            "compaction",
+            Box::pin(async move {
+                let a = compact_if_needed(&f, keep_versions_for).await?;
+                let b = compact_if_needed(&map, keep_versions_for).await?;
+                Ok(a || b)
+            }),
+        )?;
+        if stop() {
+            report.millis = started.elapsed().as_millis();
+            return Ok(report);
+        }
+        report.vector_index = step(
+            "vector index",
+            Box::pin(async move { forest::maintain_vector_index(&forest).await }),
+        )?;
+        report.finished = true;
         report.millis = started.elapsed().as_millis();
         Ok(report)
+    }
+
+    /// The forest's physical state: what maintenance acts on.
+    pub fn forest_layout(&self) -> Result<TableLayout> {
+        let forest = self.forest.clone();
+        self.run(async move {
+            let stats = forest.stats().await?;
+            let mut unindexed_text_rows = None;
+            for index in forest.list_indices().await? {
+                if index.columns == ["text"] {
+                    unindexed_text_rows = Some(
+                        forest
+                            .index_stats(&index.name)
+                            .await?
+                            .map_or(0, |s| s.num_unindexed_rows),
+                    );
+                }
+            }
+            Ok(TableLayout {
+                fragments: stats.fragment_stats.num_fragments,
+                versions: forest.list_versions().await?.len(),
+                unindexed_text_rows,
+            })
+        })
+    }
+
+    /// Opens the index files a search reads (full-text, `file`, vectors) so the first search
+    /// after start does not pay for it. Best effort.
+    pub fn warm(&self) {
+        let started = std::time::Instant::now();
+        let _ = self.text_search("warm", 1);
+        let mut probe = vec![0.0; self.stamp.dim];
+        probe[0] = 1.0;
+        let _ = self.vector_search(&probe, 1, false);
+        let _ = self.chunks_of_files(&["".to_string()]);
+        tracing::debug!("store warmed in {} ms", started.elapsed().as_millis());
     }
 
     /// The model the stored vectors came from, if any was recorded.
@@ -246,36 +393,46 @@ impl Store {
     }
 }
 
-/// Opens `name`, or creates it empty; recreates it when its stamp differs from `stamp`.
-/// Every add or delete makes a table version: past [`MAX_VERSIONS`], compact the files and prune
-/// versions older than `keep` (readers on an older snapshot keep working that long). Returns
-/// whether it compacted.
+/// Every add or delete makes a table version and usually a small file. Past
+/// [`MAX_FRAGMENTS`] files or a tenth of the rows deleted (but still on disk), compacts the
+/// files; past [`MAX_VERSIONS`] versions, prunes those older than `keep` (readers on an older
+/// snapshot keep working that long). Returns whether it compacted.
 pub(super) async fn compact_if_needed(table: &Table, keep: Duration) -> Result<bool> {
-    if table.list_versions().await?.len() <= MAX_VERSIONS {
-        return Ok(false);
+    let stats = table.stats().await?;
+    let deleted = stats.num_deleted_rows.unwrap_or(0);
+    let compact = stats.fragment_stats.num_fragments > MAX_FRAGMENTS
+        || (deleted > 0 && deleted * 10 >= stats.num_rows);
+    if compact {
+        table
+            .optimize(lancedb::table::OptimizeAction::Compact {
+                options: Default::default(),
+                remap_options: None,
+            })
+            .await?;
     }
-    table
-        .optimize(lancedb::table::OptimizeAction::Compact {
-            options: Default::default(),
-            remap_options: None,
-        })
-        .await?;
-    table
-        .optimize(lancedb::table::OptimizeAction::Prune {
-            older_than: Some(
-                lancedb::table::Duration::from_std(keep)
-                    .unwrap_or(lancedb::table::Duration::minutes(10)),
-            ),
-            delete_unverified: Some(false),
-            error_if_tagged_old_versions: Some(false),
-        })
-        .await?;
-    Ok(true)
+    if compact || table.list_versions().await?.len() > MAX_VERSIONS {
+        table
+            .optimize(lancedb::table::OptimizeAction::Prune {
+                older_than: Some(
+                    lancedb::table::Duration::from_std(keep)
+                        .unwrap_or(lancedb::table::Duration::minutes(10)),
+                ),
+                delete_unverified: Some(false),
+                error_if_tagged_old_versions: Some(false),
+            })
+            .await?;
+    }
+    Ok(compact)
 }
 
-/// Table versions tolerated before [`compact_if_needed`] compacts.
+type MaintenanceFuture = std::pin::Pin<Box<dyn Future<Output = Result<bool>> + Send>>;
+
+/// Data files tolerated before [`compact_if_needed`] compacts.
+const MAX_FRAGMENTS: usize = 8;
+/// Table versions tolerated before [`compact_if_needed`] prunes.
 const MAX_VERSIONS: usize = 20;
 
+/// Opens `name`, or creates it empty; recreates it when its stamp differs from `stamp`.
 async fn open_stamped(
     db: &Connection,
     name: &str,

@@ -186,7 +186,9 @@ fn full_text_search_finds_indexed_and_new_rows() {
         store.text_search("login", 5).unwrap().is_empty(),
         "no index yet"
     );
-    store.maintain(Duration::from_secs(600)).unwrap();
+    store
+        .maintain(Duration::from_secs(600), MaintenanceScope::All, &|| false)
+        .unwrap();
     let hits = store.text_search("order totals", 5).unwrap();
     assert_eq!(hits.first().map(|h| h.file.as_str()), Some("cart.py"));
 
@@ -261,7 +263,9 @@ fn ann_index_keeps_recall_against_brute_force() {
     for part in records.chunks(2_000) {
         store.append_chunks(part.to_vec()).unwrap();
     }
-    let report = store.maintain(Duration::from_secs(600)).unwrap();
+    let report = store
+        .maintain(Duration::from_secs(600), MaintenanceScope::All, &|| false)
+        .unwrap();
     assert!(report.vector_index, "{report:?}");
 
     let queries: Vec<Vec<f32>> = (0..50).map(|_| sample(&mut rng)).collect();
@@ -284,4 +288,80 @@ fn ann_index_keeps_recall_against_brute_force() {
     let recall = found as f64 / (queries.len() * 10) as f64;
     eprintln!("ANN recall@10 vs brute force: {recall:.3}");
     assert!(recall >= 0.95, "recall {recall}");
+}
+
+#[test]
+fn maintenance_folds_rewritten_rows_compacts_and_stops_between_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir, DIM);
+    let keep = Duration::from_secs(600);
+    for i in 0..12 {
+        store
+            .append_chunks(vec![chunk(
+                &format!("m{i}.py"),
+                &format!("handler{i}"),
+                &format!("def handler{i}(request): respond invoice"),
+            )])
+            .unwrap();
+    }
+    assert!(store.ensure_text_indexes().unwrap());
+    assert!(!store.ensure_text_indexes().unwrap(), "created only once");
+    assert_eq!(store.forest_layout().unwrap().fragments, 12);
+
+    // Vectors rewrite their rows: the full-text index no longer covers them, yet they are found.
+    let ids = store.chunk_ids().unwrap();
+    let fps: HashMap<String, String> = store
+        .pending_chunks(100)
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.id, p.fingerprint))
+        .collect();
+    let items = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.clone(), fps[id].clone(), unit(i as u64)))
+        .collect();
+    assert_eq!(store.set_vectors(items).unwrap(), 12);
+    assert_eq!(store.forest_layout().unwrap().unindexed_text_rows, Some(12));
+    assert_eq!(store.text_search("invoice", 30).unwrap().len(), 12);
+    // More small commits, also unindexed.
+    for i in 12..22 {
+        store
+            .append_chunks(vec![chunk(
+                &format!("m{i}.py"),
+                &format!("handler{i}"),
+                &format!("def handler{i}(request): respond invoice"),
+            )])
+            .unwrap();
+    }
+    assert_eq!(store.forest_layout().unwrap().unindexed_text_rows, Some(22));
+    assert_eq!(store.text_search("invoice", 30).unwrap().len(), 22);
+
+    // Text indexes only: folded, nothing compacted.
+    let report = store
+        .maintain(keep, MaintenanceScope::TextIndexes, &|| false)
+        .unwrap();
+    assert!(report.text_indexes && report.finished && !report.compacted);
+    let layout = store.forest_layout().unwrap();
+    assert_eq!(layout.unindexed_text_rows, Some(0));
+    assert!(layout.fragments > MAX_FRAGMENTS, "{layout:?}");
+
+    // A full run asked to stop after the first step leaves compaction for later.
+    let report = store
+        .maintain(keep, MaintenanceScope::All, &|| true)
+        .unwrap();
+    assert!(!report.finished && !report.compacted, "{report:?}");
+    assert!(store.forest_layout().unwrap().fragments > MAX_FRAGMENTS);
+
+    let report = store
+        .maintain(keep, MaintenanceScope::All, &|| false)
+        .unwrap();
+    assert!(report.finished && report.compacted, "{report:?}");
+    assert_eq!(store.forest_layout().unwrap().fragments, 1);
+    assert_eq!(store.text_search("invoice", 30).unwrap().len(), 22);
+    // Nothing left to do: a second run compacts nothing.
+    let report = store
+        .maintain(keep, MaintenanceScope::All, &|| false)
+        .unwrap();
+    assert!(report.finished && !report.compacted, "{report:?}");
 }

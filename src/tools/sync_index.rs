@@ -70,6 +70,9 @@ pub fn start_background(ctx: Arc<Context>) {
                 if let Err(err) = ctx.semantic.embed(Some(Duration::ZERO), &|_| {}) {
                     tracing::warn!("embedding at start failed: {err:#}");
                 }
+                ctx.semantic
+                    .search_cache
+                    .warm(&ctx.semantic, &ctx.ws, &ctx.symbols);
             });
         return;
     }
