@@ -20,7 +20,10 @@ use std::path::{Path, PathBuf};
 pub const HOOK_MATCHER: &str = "Edit|Write|MultiEdit|NotebookEdit";
 
 /// The seed's `config.json` (seed 004, "config.json 完全版") plus the session's
-/// `strict_write_gate`. Two seed keys are left out on purpose: `source_dirs` and
+/// `strict_write_gate`. `search_weights` are this server's measured defaults: the seed's
+/// numbers (vector 0.4, keyword 0.2, definition 0.3) were for its weighted sum, while the
+/// ranking fuses ranks, and written out they would override the tuned defaults for good.
+/// Two seed keys are left out on purpose: `source_dirs` and
 /// `supported_languages` would narrow indexing to three directories and three languages,
 /// while this server's default is the whole repository and every language it supports.
 pub fn default_config() -> Value {
@@ -32,7 +35,7 @@ pub fn default_config() -> Value {
         "sync_ttl_hours": 1,
         "sync_on_start": true,
         "sync_timeout_seconds": 30,
-        "search_weights": {"vector": 0.4, "keyword": 0.2, "definition": 0.3, "reference": 0.1},
+        "search_weights": crate::config::SearchWeights::default(),
         "max_chunks": 10000,
         "max_index_size_mb": 500,
         "auto_purge_days": 30,
@@ -150,7 +153,8 @@ pub fn init(root: &Path, command: &str) -> anyhow::Result<InitReport> {
                 v["hooks"].as_array().is_some_and(|hs| {
                     hs.iter().any(|h| {
                         h["command"].as_str().is_some_and(|c| {
-                            c.contains("hook pre-tool-use") && c.contains("code-intel")
+                            c == hook_command
+                                || (c.contains("hook pre-tool-use") && c.contains("code-intel"))
                         })
                     })
                 })
@@ -320,7 +324,10 @@ mod tests {
         assert_eq!(config["max_chunks"], 5, "user value kept");
         assert_eq!(config["tool_timeout_secs"], 9);
         assert_eq!(config["strict_write_gate"], false);
-        assert_eq!(config["search_weights"]["definition"], 0.3);
+        assert_eq!(
+            config["search_weights"],
+            serde_json::to_value(crate::config::SearchWeights::default()).unwrap()
+        );
         let mcp = read(".mcp.json");
         assert_eq!(mcp["mcpServers"]["other"]["command"], "x");
         assert_eq!(mcp["mcpServers"]["code-intel"]["args"][0], "serve");
