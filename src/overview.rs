@@ -6,6 +6,7 @@
 use crate::analysis::outline::Export;
 use crate::deps::{ImportGraph, cycle_message, package_name};
 use crate::index::outlines::{OutlineEntry, OutlineSnapshot};
+use crate::search::roles::is_test_path;
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -436,22 +437,6 @@ fn project_summary(
         ));
     }
     summary
-}
-
-/// Tests are rarely what a project is about.
-fn is_test_path(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    path.contains("/test/")
-        || path.contains("/tests/")
-        || path.starts_with("test/")
-        || path.starts_with("tests/")
-        || path.contains("__tests__")
-        || name.starts_with("test_")
-        || name.ends_with("_test.go")
-        || name.ends_with("Test.php")
-        || name.ends_with("Test.java")
-        || name.contains(".test.")
-        || name.contains(".spec.")
 }
 
 fn toml_value(text: &str, key: &str) -> Option<String> {

@@ -11,7 +11,7 @@
 //! Broken code still chunks: a definition containing a syntax error, and every top-level error
 //! region, becomes a `lines` chunk flagged `syntax_error` instead of a misleading AST chunk.
 
-use super::imports::Imports;
+use super::imports::{Imports, SkipRanges};
 use super::split::Emitter;
 use super::unit::{Elide, Unit, body_stub};
 use super::{Chunk, ChunkKind, Source, laravel};
@@ -152,15 +152,17 @@ impl<'t> CodeUnits<'t> {
             if unit.kind == ChunkKind::Lines {
                 continue;
             }
-            let skip: Vec<Range<usize>> = skips
-                .iter()
-                .filter(|(outer, _)| {
-                    *outer != unit.range
-                        && unit.range.start <= outer.start
-                        && outer.end <= unit.range.end
-                })
-                .map(|(_, body)| body.clone())
-                .collect();
+            let skip = SkipRanges::new(
+                skips
+                    .iter()
+                    .filter(|(outer, _)| {
+                        *outer != unit.range
+                            && unit.range.start <= outer.start
+                            && outer.end <= unit.range.end
+                    })
+                    .map(|(_, body)| body.clone())
+                    .collect(),
+            );
             let refs = imports.references(node, text, &skip);
             let own = unit.meta.fqcn.clone().or(unit.meta.qualified_name.clone());
             unit.meta

@@ -461,7 +461,7 @@ impl Imports {
     /// Resolved names of the symbols `node` refers to (types, classes instantiated or called
     /// statically, imported functions called, JSX components), skipping byte ranges that other
     /// chunks cover, in order of first use.
-    pub fn references(&self, node: Node, text: &str, skip: &[Range<usize>]) -> Vec<String> {
+    pub fn references(&self, node: Node, text: &str, skip: &SkipRanges) -> Vec<String> {
         let mut raw = Vec::new();
         collect_refs(self.lang, node, text, skip, &mut raw);
         let mut out: Vec<String> = Vec::new();
@@ -484,7 +484,34 @@ struct Visit<'t> {
     grandparent_kind: &'t str,
 }
 
-fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: &mut Vec<String>) {
+/// Byte ranges whose nodes a reference walk leaves out, sorted and merged so that asking
+/// whether a node lies inside one is a binary search (the walk asks for every node, and a large
+/// class skips one body per method).
+#[derive(Debug, Default)]
+pub struct SkipRanges(Vec<Range<usize>>);
+
+impl SkipRanges {
+    pub fn new(mut ranges: Vec<Range<usize>>) -> SkipRanges {
+        ranges.sort_by_key(|r| r.start);
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            match merged.last_mut() {
+                // Syntax ranges nest or are disjoint; merging the nested keeps a node inside
+                // an outer body found even when an inner body starts after the outer one.
+                Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        SkipRanges(merged)
+    }
+
+    fn covers(&self, start: usize, end: usize) -> bool {
+        let i = self.0.partition_point(|r| r.start <= start);
+        i > 0 && end <= self.0[i - 1].end
+    }
+}
+
+fn collect_refs(lang: &str, node: Node, text: &str, skip: &SkipRanges, out: &mut Vec<String>) {
     let parent = node.parent();
     let grandparent_kind = parent.and_then(|p| p.parent()).map_or("", |g| g.kind());
     visit_refs(
@@ -500,16 +527,13 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &[Range<usize>], out: 
     );
 }
 
-fn visit_refs(lang: &str, visit: Visit, text: &str, skip: &[Range<usize>], out: &mut Vec<String>) {
+fn visit_refs(lang: &str, visit: Visit, text: &str, skip: &SkipRanges, out: &mut Vec<String>) {
     let Visit {
         node,
         parent,
         grandparent_kind,
     } = visit;
-    if skip
-        .iter()
-        .any(|r| r.start <= node.start_byte() && node.end_byte() <= r.end)
-    {
+    if skip.covers(node.start_byte(), node.end_byte()) {
         return;
     }
     let kind = node.kind();
@@ -858,5 +882,21 @@ mod tests {
         assert_eq!(r.resolve("C").unwrap(), "crate::money::Currency");
         assert_eq!(r.resolve("fmt::Display").unwrap(), "std::fmt::Display");
         assert_eq!(r.resolve("Local").unwrap(), "crate::report::Local");
+    }
+
+    #[test]
+    fn skip_ranges_cover_nested_and_disjoint_bodies() {
+        // An outer body 10..100 holding an inner one 20..30, and a disjoint 200..250.
+        let skip = SkipRanges::new(vec![200..250, 20..30, 10..100]);
+        assert!(
+            skip.covers(40, 60),
+            "inside the outer body, after the inner one"
+        );
+        assert!(skip.covers(20, 30));
+        assert!(skip.covers(210, 250));
+        assert!(!skip.covers(5, 15), "starts before any body");
+        assert!(!skip.covers(90, 110), "runs past the outer body");
+        assert!(!skip.covers(150, 160), "between bodies");
+        assert!(!SkipRanges::default().covers(0, 1));
     }
 }

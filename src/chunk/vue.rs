@@ -26,9 +26,8 @@ pub(crate) fn chunk(
     emitter: &Emitter,
 ) -> (Vec<Chunk>, usize) {
     let text = source.text;
-    let parsed = syntax::parse(lang, text);
+    let (parsed, host) = syntax::parse_with_host(lang, text);
     let errors = parsed.errors.len();
-    let host = syntax::parse_host(lang, text);
     let mut units: Vec<Unit> = Vec::new();
     let mut root = Unit::new(
         ChunkKind::VueComponent,

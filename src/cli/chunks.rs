@@ -24,6 +24,9 @@ pub struct ChunksArgs {
     /// files (one thread each, files preloaded).
     #[arg(long)]
     pub bench: bool,
+    /// With `--bench`: alternating parse and chunking rounds (the best of each is reported).
+    #[arg(long, default_value_t = 2)]
+    pub rounds: usize,
 }
 
 pub fn run(args: ChunksArgs) -> anyhow::Result<i32> {
@@ -37,8 +40,8 @@ pub fn run(args: ChunksArgs) -> anyhow::Result<i32> {
         .map_err(|err| anyhow::anyhow!("{}", err.message))?;
     let chunker = Chunker::for_workspace(&ws);
     if args.bench {
-        let report =
-            crate::chunk::bench::run(&chunker, &ws, &target.abs).map_err(|e| anyhow::anyhow!(e))?;
+        let report = crate::chunk::bench::run(&chunker, &ws, &target.abs, args.rounds)
+            .map_err(|e| anyhow::anyhow!(e))?;
         if args.json {
             println!("{}", serde_json::to_string(&report)?);
         } else {

@@ -118,6 +118,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Serve { root } => {
             let ctx = Context::open(&root_or_cwd(root)?)?;
+            ctx.watch_changes();
             // The model warms up in the background while the server answers; calls
             // that need it before it is ready answer from lexical and symbol signals.
             // CODE_INTEL_NO_WARMUP=1 leaves it to load on first need (short-lived test servers).

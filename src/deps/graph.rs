@@ -277,7 +277,27 @@ pub struct GraphStore {
     loaded: Mutex<bool>,
     /// The last resolver, with the snapshot generation it was built for and, when it was built
     /// from a file's ancestor manifests, that file's directory; reused for single files.
-    resolver: Mutex<Option<(u64, String, Arc<Resolver>)>>,
+    resolver: Mutex<Option<CachedResolver>>,
+}
+
+/// A resolver and the single-file answers it gave, all valid for one snapshot generation (a
+/// repeated `analyze_file` of a large file resolves none of its hundreds of imports again).
+struct CachedResolver {
+    generation: u64,
+    scope: String,
+    resolver: Arc<Resolver>,
+    answers: HashMap<String, Arc<Vec<Resolution>>>,
+}
+
+impl CachedResolver {
+    fn new(generation: u64, scope: &str, resolver: Arc<Resolver>) -> CachedResolver {
+        CachedResolver {
+            generation,
+            scope: scope.to_string(),
+            resolver,
+            answers: HashMap::new(),
+        }
+    }
 }
 
 impl GraphStore {
@@ -301,40 +321,43 @@ impl GraphStore {
         snapshot: &OutlineSnapshot,
         file: &str,
         outline: &FileOutline,
-    ) -> Vec<Resolution> {
+    ) -> Arc<Vec<Resolution>> {
         let mut cached = self.resolver.lock().unwrap_or_else(|p| p.into_inner());
         let scope = if snapshot.manifests.is_empty() {
             super::layout::dir_of(file)
         } else {
             ""
         };
-        let resolver = match cached.as_ref() {
-            Some((generation, dir, resolver))
-                if *generation == snapshot.generation && dir == scope =>
-            {
-                resolver.clone()
-            }
-            _ => {
-                let manifests = if snapshot.manifests.is_empty() {
-                    ancestor_manifests(&self.root, file)
-                } else {
-                    snapshot.manifests.clone()
-                };
-                let resolver = Arc::new(Resolver::new(
-                    snapshot,
-                    Layout::from_manifests(&manifests),
-                    self.root.clone(),
-                ));
-                *cached = Some((snapshot.generation, scope.to_string(), resolver.clone()));
-                resolver
-            }
-        };
-        drop(cached);
-        outline
-            .imports
-            .iter()
-            .map(|import| resolver.resolve(file, &outline.language, import))
-            .collect()
+        let fresh = cached
+            .as_ref()
+            .is_some_and(|c| c.generation == snapshot.generation && c.scope == scope);
+        if !fresh {
+            let manifests = if snapshot.manifests.is_empty() {
+                ancestor_manifests(&self.root, file)
+            } else {
+                snapshot.manifests.clone()
+            };
+            let resolver = Arc::new(Resolver::new(
+                snapshot,
+                Layout::from_manifests(&manifests),
+                self.root.clone(),
+            ));
+            *cached = Some(CachedResolver::new(snapshot.generation, scope, resolver));
+        }
+        let cached = cached.as_mut().expect("set above");
+        // The generation covers every outline, this file's included: its answer stays valid.
+        if let Some(answer) = cached.answers.get(file) {
+            return answer.clone();
+        }
+        let answer: Arc<Vec<Resolution>> = Arc::new(
+            outline
+                .imports
+                .iter()
+                .map(|import| cached.resolver.resolve(file, &outline.language, import))
+                .collect(),
+        );
+        cached.answers.insert(file.to_string(), answer.clone());
+        answer
     }
 
     /// The import graph for this snapshot, re-resolving only what changed since the last one.
@@ -385,8 +408,11 @@ impl GraphStore {
             Layout::from_manifests(&snapshot.manifests),
             self.root.clone(),
         ));
-        *self.resolver.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some((snapshot.generation, String::new(), resolver.clone()));
+        *self.resolver.lock().unwrap_or_else(|p| p.into_inner()) = Some(CachedResolver::new(
+            snapshot.generation,
+            "",
+            resolver.clone(),
+        ));
         let mut graph = previous.map(|p| (*p.graph).clone()).unwrap_or_default();
         graph
             .imports

@@ -14,7 +14,7 @@ use crate::workspace::{WalkOptions, WalkedFile, Workspace};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -120,6 +120,23 @@ fn walk_into(
 }
 
 impl DirStamps {
+    /// The directories to watch so that no change to the walked tree goes unnoticed, or `None`
+    /// when some stamp is too recent to vouch for (the next refresh checks by `stat` anyway).
+    pub fn watchable_dirs(&self, ws: &Workspace) -> Option<Vec<PathBuf>> {
+        if self.dirs.values().any(|m| *m == 0) {
+            return None;
+        }
+        Some(self.dirs.keys().map(|rel| ws.root().join(rel)).collect())
+    }
+
+    /// Whether `.git/info/exclude`, the one ignore file outside the walked directories (and so
+    /// outside their watches), is as it was.
+    pub fn git_exclude_unchanged(&self, ws: &Workspace) -> bool {
+        self.ignore_files.get(GIT_EXCLUDE).is_some_and(|old| {
+            !matches!(old, Some((_, 0))) && ignore_stamp(ws, GIT_EXCLUDE) == *old
+        })
+    }
+
     /// The files of the workspace now, from the stamps and the `known` files (every file the
     /// index holds, walked last time), or `None` when only a full walk can tell.
     pub fn rescan(&self, ws: &Workspace, known: &[&str]) -> Option<Rescan> {

@@ -67,6 +67,23 @@ pub fn run(
     let mut stalls = 0;
     let out_of_time =
         || deadline.is_some_and(|d| Instant::now() >= d) || status.cancel.load(Ordering::Relaxed);
+    // Writes the buffered vectors in one store commit and reports the new totals.
+    let commit = |buffer: &mut Vec<(String, String, Vec<f32>)>,
+                  report: &mut EmbedReport,
+                  remaining: &mut usize|
+     -> Result<usize> {
+        let n = store.set_vectors(std::mem::take(buffer))?;
+        report.embedded += n;
+        *remaining = remaining.saturating_sub(n);
+        status.embedded.store(report.embedded, Ordering::Relaxed);
+        progress(Progress {
+            phase: "embed",
+            done: report.embedded,
+            total: report.embedded + *remaining,
+            message: format!("embedded {} chunks", report.embedded),
+        });
+        Ok(n)
+    };
 
     'outer: while !out_of_time() {
         let read = Instant::now();
@@ -102,31 +119,12 @@ pub fn run(
                 buffer.push((std::mem::take(&mut p.id), p.fingerprint.clone(), v));
             }
             if last_commit.elapsed() >= COMMIT_EVERY {
-                let n = store.set_vectors(std::mem::take(&mut buffer))?;
-                made_progress |= n > 0;
-                report.embedded += n;
-                remaining = remaining.saturating_sub(n);
+                made_progress |= commit(&mut buffer, &mut report, &mut remaining)? > 0;
                 last_commit = Instant::now();
-                status.embedded.store(report.embedded, Ordering::Relaxed);
-                progress(Progress {
-                    phase: "embed",
-                    done: report.embedded,
-                    total: report.embedded + remaining,
-                    message: format!("embedded {} chunks", report.embedded),
-                });
             }
         }
-        let n = store.set_vectors(std::mem::take(&mut buffer))?;
-        report.embedded += n;
-        remaining = remaining.saturating_sub(n);
+        let n = commit(&mut buffer, &mut report, &mut remaining)?;
         last_commit = Instant::now();
-        status.embedded.store(report.embedded, Ordering::Relaxed);
-        progress(Progress {
-            phase: "embed",
-            done: report.embedded,
-            total: report.embedded + remaining,
-            message: format!("embedded {} chunks", report.embedded),
-        });
         if made_progress || n > 0 {
             stalls = 0;
         } else {
@@ -139,8 +137,7 @@ pub fn run(
             }
         }
     }
-    let n = store.set_vectors(std::mem::take(&mut buffer))?;
-    report.embedded += n;
+    commit(&mut buffer, &mut report, &mut remaining)?;
     let counts = store.counts()?;
     report.remaining = counts.chunks - counts.embedded;
     report.seconds = started.elapsed().as_secs_f64();

@@ -25,6 +25,7 @@ pub use dir_stamps::DirStamps;
 pub use lazy::LazySymbols;
 
 use crate::analysis::analyze_source;
+use crate::workspace::watch::{TreeWatch, WatchedRefresh};
 use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
 use dir_stamps::stable_nanos;
 use rayon::prelude::*;
@@ -122,6 +123,8 @@ pub struct SymbolIndex {
     loaded: Mutex<bool>,
     /// Serialises refreshes so concurrent calls do not parse the same file twice.
     refreshing: Mutex<()>,
+    /// Directory watches (long-running servers only, see [`SymbolIndex::watch_changes`]).
+    watched: WatchedRefresh,
 }
 
 impl SymbolIndex {
@@ -131,7 +134,14 @@ impl SymbolIndex {
             current: RwLock::new(Arc::new(Snapshot::default())),
             loaded: Mutex::new(false),
             refreshing: Mutex::new(()),
+            watched: WatchedRefresh::default(),
         }
+    }
+
+    /// Watches the walked directories from now on, so that a whole-workspace refresh with no
+    /// change since the last one returns at once instead of stat-ing every directory and file.
+    pub fn watch_changes(&self, watch: Arc<TreeWatch>) {
+        self.watched.enable(watch);
     }
 
     /// Brings the files under `base` (absolute, inside the workspace) up to date and returns a
@@ -148,8 +158,22 @@ impl SymbolIndex {
         let prefix = ws.relative(base);
         let max_bytes = ws.config.max_file_bytes;
         let mut stats = RefreshStats::default();
+        let whole = prefix.is_empty();
+        // Read before looking at anything: a change from here on moves the count.
+        let mark = self.watched.begin().filter(|_| whole);
+        if self.watched.unchanged(mark)
+            && old
+                .stamps
+                .as_ref()
+                .is_some_and(|s| s.git_exclude_unchanged(ws))
+        {
+            stats.files = old.files.len();
+            stats.relisted = Some(0);
+            stats.elapsed = started.elapsed();
+            return Ok((old, stats));
+        }
         let mut changed = false;
-        let (walked, stamps) = if !prefix.is_empty() {
+        let (walked, stamps) = if !whole {
             // A subtree walk leaves the stamps as they are: a directory it changed no longer
             // matches its stamp, so the next stamp-based refresh lists it again.
             let walked = walk_files(ws, base, &WalkOptions::default())?;
@@ -270,6 +294,10 @@ impl SymbolIndex {
             .count();
         changed |= stats.removed > 0;
         stats.files = next.files.len();
+        if whole {
+            let dirs = next.stamps.as_ref().and_then(|s| s.watchable_dirs(ws));
+            self.watched.finish(mark, dirs);
+        }
         let next = Arc::new(next);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = next.clone();
         if changed && let Err(err) = self.persist(&next) {
@@ -528,6 +556,60 @@ mod tests {
         let again = SymbolIndex::new(&ws.state_dir());
         let (_, stats) = again.refresh(&ws, ws.root()).unwrap();
         assert_eq!((stats.files, stats.parsed, stats.relisted), (3, 0, Some(0)));
+    }
+
+    /// Refreshes until `seen` holds (events reach the watch on its own thread), at most 5 s.
+    fn refresh_until(
+        ws: &Workspace,
+        index: &SymbolIndex,
+        seen: impl Fn(&Snapshot) -> bool,
+    ) -> bool {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            if seen(&index.refresh(ws, ws.root()).unwrap().0) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    #[test]
+    fn a_watched_tree_costs_nothing_until_a_change_which_is_seen() {
+        let (dir, ws, index) = settled_tree();
+        let root = dir.path();
+        let watch = Arc::new(TreeWatch::new());
+        if watch.changes().is_none() {
+            eprintln!("no file watching on this system; nothing to test");
+            return;
+        }
+        index.watch_changes(watch);
+        let (first, _) = index.refresh(&ws, ws.root()).unwrap();
+        let (second, _) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(
+            !Arc::ptr_eq(&first, &second),
+            "checked by stat, watches now in place"
+        );
+        let (third, stats) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(Arc::ptr_eq(&second, &third), "answered from the watch");
+        assert_eq!((stats.files, stats.parsed), (3, 0));
+
+        // Edited in place, same size, directory untouched.
+        std::fs::write(root.join("src/deep/nested/b.py"), "def betb():\n    pass\n").unwrap();
+        assert!(refresh_until(&ws, &index, |s| names(
+            s,
+            "src/deep/nested/b.py"
+        ) == ["betb"]));
+        // A new directory with a file, then the file removed again.
+        std::fs::create_dir_all(root.join("pkg")).unwrap();
+        std::fs::write(root.join("pkg/e.py"), "def epsilon():\n    pass\n").unwrap();
+        assert!(refresh_until(&ws, &index, |s| s
+            .files
+            .contains_key("pkg/e.py")));
+        std::fs::remove_file(root.join("pkg/e.py")).unwrap();
+        assert!(refresh_until(&ws, &index, |s| !s
+            .files
+            .contains_key("pkg/e.py")));
     }
 
     #[test]

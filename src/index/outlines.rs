@@ -14,12 +14,16 @@
 //! was added, removed or newly ignored, so stat-ing the known files is enough (the trick of git's
 //! untracked cache). Timestamps are coarse, so a directory or file changed within
 //! [`RACY_SECS`] of being recorded is not trusted: the next call walks or re-hashes it again.
+//! A server also watches the walked directories ([`OutlineIndex::watch_changes`]): while the
+//! watch has seen no change since a refresh that it covered from the start, the next refresh
+//! returns the snapshot as it is, without a single `stat`.
 //!
 //! Stored as JSON rather than bincode because outlines skip empty optional fields when
 //! serialised, which only a self-describing format reads back.
 
 use crate::analysis::outline::{FileOutline, outline_source};
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::workspace::watch::{TreeWatch, WatchedRefresh};
 use crate::workspace::{ResolvedPath, WalkOptions, Workspace, read_source};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -134,6 +138,8 @@ pub struct OutlineIndex {
     updating: Mutex<()>,
     /// Entries added by single-file lookups and not yet written.
     dirty: AtomicBool,
+    /// Directory watches (long-running servers only, see [`OutlineIndex::watch_changes`]).
+    watched: WatchedRefresh,
 }
 
 /// What a refresh did with one file.
@@ -157,7 +163,15 @@ impl OutlineIndex {
             loaded: Mutex::new(false),
             updating: Mutex::new(()),
             dirty: AtomicBool::new(false),
+            watched: WatchedRefresh::default(),
         }
+    }
+
+    /// Watches the walked directories from now on, so that a whole-project refresh with no
+    /// change since the last one returns at once instead of stat-ing every file. Worth it in a
+    /// server that answers many calls; a one-shot command would only pay for the watches.
+    pub fn watch_changes(&self, watch: Arc<TreeWatch>) {
+        self.watched.enable(watch);
     }
 
     pub fn snapshot(&self) -> Arc<OutlineSnapshot> {
@@ -246,6 +260,16 @@ impl OutlineIndex {
         let prefix = ws.relative(base);
         let max_bytes = ws.config.max_file_bytes;
         let whole = prefix.is_empty();
+        // Read before looking at anything: a change from here on moves the count.
+        let mark = self.watched.begin().filter(|_| whole);
+        if self.watched.unchanged(mark) && old.walk.is_some() {
+            let stats = OutlineStats {
+                files: old.files.len(),
+                elapsed: started.elapsed(),
+                ..OutlineStats::default()
+            };
+            return Ok((old, stats));
+        }
         // Unchanged directories and ignore files: the known files are all there is.
         let (found, walk) = match old.walk.as_ref().filter(|w| whole && still_valid(ws, w)) {
             Some(walk) => (known_files(ws, &old), Some(walk.clone())),
@@ -389,6 +413,15 @@ impl OutlineIndex {
         } else {
             old.generation
         };
+        if whole {
+            let dirs = next.walk.as_ref().map(|walk| {
+                walk.dirs
+                    .iter()
+                    .map(|(rel, _)| ws.root().join(rel))
+                    .collect()
+            });
+            self.watched.finish(mark, dirs);
+        }
         let next = Arc::new(next);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = next.clone();
         if changed || self.dirty.load(Ordering::Relaxed) {
@@ -604,6 +637,62 @@ mod tests {
             .unwrap()
             .set_modified(old)
             .unwrap();
+    }
+
+    #[test]
+    fn a_watched_tree_is_refreshed_without_looking_until_something_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.py"), "def a():\n    pass\n").unwrap();
+        std::fs::create_dir_all(dir.path().join(".code-intel")).unwrap();
+        for p in ["src/a.py", "src", ""] {
+            settle(&dir.path().join(p));
+        }
+        let ws = Workspace::open(dir.path()).unwrap();
+        let index = OutlineIndex::new(&ws.state_dir());
+        let watch = Arc::new(TreeWatch::new());
+        if watch.changes().is_none() {
+            eprintln!("no file watching on this system; nothing to test");
+            return;
+        }
+        index.watch_changes(watch);
+        // The first refresh walks and adds the watches; the second checks by stat with every
+        // directory watched from its start; from then on an unchanged tree costs nothing.
+        let (first, _) = index.refresh(&ws, ws.root()).unwrap();
+        let (second, _) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(!Arc::ptr_eq(&first, &second));
+        let (third, stats) = index.refresh(&ws, ws.root()).unwrap();
+        assert!(Arc::ptr_eq(&second, &third), "answered from the watch");
+        assert_eq!((stats.files, stats.parsed), (1, 0));
+
+        // An edit moves the watch's count: the next refresh looks again and sees it.
+        std::fs::write(dir.path().join("src/a.py"), "def renamed():\n    pass\n").unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let mut seen = None;
+        while std::time::Instant::now() < deadline {
+            let (snap, _) = index.refresh(&ws, ws.root()).unwrap();
+            if snap.files["src/a.py"].outline.functions[0].name == "renamed" {
+                seen = Some(snap);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(seen.is_some(), "the edit was never seen");
+        // A new directory with a file: seen through its parent's watch, then watched itself.
+        std::fs::create_dir_all(dir.path().join("src/pkg")).unwrap();
+        std::fs::write(dir.path().join("src/pkg/b.py"), "def b():\n    pass\n").unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let mut found = false;
+        while std::time::Instant::now() < deadline && !found {
+            found = index
+                .refresh(&ws, ws.root())
+                .unwrap()
+                .0
+                .files
+                .contains_key("src/pkg/b.py");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(found, "the new file was never seen");
     }
 
     #[test]

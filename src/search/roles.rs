@@ -37,63 +37,69 @@ pub struct RequestFocus {
 impl RequestFocus {
     /// Reads the request's own words (English and Japanese) for the roles it names.
     pub fn of(query: &str, terms: &[String]) -> RequestFocus {
-        let has = |words: &[&str]| terms.iter().any(|t| words.contains(&t.as_str()));
+        // An English word among the request's terms, or a Japanese word anywhere in it.
+        let asks = |en: &[&str], ja: &[&str]| {
+            terms.iter().any(|t| en.contains(&t.as_str())) || ja.iter().any(|w| query.contains(w))
+        };
         RequestFocus {
-            tests: has(&["test", "tests", "spec", "specs", "testing"]) || query.contains("テスト"),
-            docs: has(&[
-                "doc",
-                "docs",
-                "documentation",
-                "documented",
-                "readme",
-                "guide",
-                "changelog",
-                "manual",
-            ]) || ["ドキュメント", "説明書", "マニュアル", "README"]
-                .iter()
-                .any(|w| query.contains(w)),
-            translations: has(&[
-                "translation",
-                "translations",
-                "translated",
-                "translate",
-                "locale",
-                "locales",
-                "i18n",
-                "l10n",
-                "localization",
-                "localisation",
-                "wording",
-            ]) || ["翻訳", "多言語", "ロケール", "文言"]
-                .iter()
-                .any(|w| query.contains(w)),
-            schema: has(&[
-                "table",
-                "tables",
-                "column",
-                "columns",
-                "schema",
-                "migration",
-                "migrations",
-                "migrate",
-                "stored",
-                "persisted",
-                "database",
-                "db",
-                "foreign",
-                "sql",
-            ]) || [
-                "テーブル",
-                "カラム",
-                "スキーマ",
-                "マイグレーション",
-                "保存",
-                "データベース",
-                "DB",
-                "列",
-            ]
-            .iter()
-            .any(|w| query.contains(w)),
+            tests: asks(&["test", "tests", "spec", "specs", "testing"], &["テスト"]),
+            docs: asks(
+                &[
+                    "doc",
+                    "docs",
+                    "documentation",
+                    "documented",
+                    "readme",
+                    "guide",
+                    "changelog",
+                    "manual",
+                ],
+                &["ドキュメント", "説明書", "マニュアル", "README"],
+            ),
+            translations: asks(
+                &[
+                    "translation",
+                    "translations",
+                    "translated",
+                    "translate",
+                    "locale",
+                    "locales",
+                    "i18n",
+                    "l10n",
+                    "localization",
+                    "localisation",
+                    "wording",
+                ],
+                &["翻訳", "多言語", "ロケール", "文言"],
+            ),
+            schema: asks(
+                &[
+                    "table",
+                    "tables",
+                    "column",
+                    "columns",
+                    "schema",
+                    "migration",
+                    "migrations",
+                    "migrate",
+                    "stored",
+                    "persisted",
+                    "database",
+                    "db",
+                    "foreign",
+                    "sql",
+                ],
+                &[
+                    "テーブル",
+                    "カラム",
+                    "スキーマ",
+                    "マイグレーション",
+                    "保存",
+                    "データベース",
+                    "DB",
+                    "列",
+                ],
+            ),
         }
     }
 

@@ -151,6 +151,17 @@ impl SearchCache {
         );
     }
 
+    /// Computes what needs the model (the request centers) once it is loaded.
+    pub fn warm_model(&self, sem: &SemanticIndex) {
+        let started = Instant::now();
+        if self.request_centers(sem).is_some() {
+            tracing::debug!(
+                "request centers computed in {} ms",
+                started.elapsed().as_millis()
+            );
+        }
+    }
+
     fn symbol_terms(&self, ws: &Workspace, symbols: &SymbolIndex) -> Arc<SymbolTerms> {
         let mut last = self.last_refresh.lock().unwrap_or_else(|p| p.into_inner());
         let snapshot = if last.is_none_or(|t| t.elapsed() > SYMBOL_REFRESH) {

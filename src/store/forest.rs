@@ -3,8 +3,10 @@
 use super::rows::{self, Columns};
 use super::{ANN_MIN_ROWS, Store, sql_in};
 use anyhow::{Result, anyhow};
-use arrow_array::{RecordBatch, RecordBatchIterator};
+use arrow_array::{Array, RecordBatch, RecordBatchIterator, UInt64Array};
 use futures::TryStreamExt;
+use lance::Dataset;
+use lance::dataset::{MergeInsertBuilder, MergeInsertWriteMode, WhenMatched, WhenNotMatched};
 use lance_index::scalar::FullTextSearchQuery;
 use lancedb::index::Index;
 use lancedb::index::scalar::{BTreeIndexBuilder, FtsIndexBuilder};
@@ -12,7 +14,8 @@ use lancedb::index::vector::IvfHnswSqIndexBuilder;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// One chunk as written.
 #[derive(Debug, Clone, PartialEq)]
@@ -275,51 +278,54 @@ impl Store {
 
     /// Stores vectors for chunks by `(id, fingerprint)`. A chunk whose fingerprint changed in the
     /// meantime (its file was re-synced) keeps its state: the stale vector is dropped.
+    ///
+    /// Only the `vector` column is written when that is cheap (see [`vector_write_mode`]): the
+    /// rows then keep their place, so the full-text and `file` indexes still cover them and a
+    /// search right after an embedding run does not fall back to reading rows flat.
     pub fn set_vectors(&self, items: Vec<(String, String, Vec<f32>)>) -> Result<usize> {
         if items.is_empty() {
             return Ok(0);
         }
-        let ids: Vec<String> = items.iter().map(|(id, _, _)| id.clone()).collect();
-        let mut by_id: HashMap<String, (String, Vec<f32>)> =
-            items.into_iter().map(|(id, fp, v)| (id, (fp, v))).collect();
-        // Read the current rows, fill in the vectors, write them back in one merge.
-        let forest = self.forest.clone();
-        let current: Vec<ChunkRecord> = self.run(async move {
-            let mut out = Vec::new();
-            for part in ids.chunks(IN_BATCH) {
-                let mut stream = forest.query().only_if(sql_in("id", part)).execute().await?;
-                while let Some(batch) = stream.try_next().await? {
-                    out.extend(records_from(&batch)?);
-                }
-            }
-            anyhow::Ok(out)
-        })?;
-        let mut updated = Vec::new();
-        for mut record in current {
-            if let Some((fp, vector)) = by_id.remove(&record.id)
-                && fp == record.fingerprint
-            {
-                record.vector = Some(vector);
-                updated.push(record);
-            }
+        let dim = self.stamp.dim;
+        if let Some((id, _, v)) = items.iter().find(|(_, _, v)| v.len() != dim) {
+            return Err(anyhow!(
+                "chunk {id} has a {}-d vector, the store holds {dim}-d",
+                v.len()
+            ));
         }
-        let count = updated.len();
-        if count == 0 {
-            return Ok(0);
-        }
-        let batch = self.forest_batch(&updated)?;
-        let schema = batch.schema();
+        let schema = rows::forest_vector_schema(&self.stamp);
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                rows::strings(items.iter().map(|(id, _, _)| id.as_str())),
+                rows::strings(items.iter().map(|(_, fp, _)| fp.as_str())),
+                rows::vectors(dim, items.iter().map(|(_, _, v)| Some(v.clone()))),
+            ],
+        )?;
+        let ids: Vec<String> = items.into_iter().map(|(id, _, _)| id).collect();
         let forest = self.forest.clone();
         self.run(async move {
+            let handle = forest
+                .dataset()
+                .ok_or_else(|| anyhow!("the forest is not a local Lance table"))?;
+            let dataset = handle.get().await?;
+            let Some(mode) = vector_write_mode(&dataset, &ids).await? else {
+                return Ok(0);
+            };
+            let mut merge = MergeInsertBuilder::try_new(dataset.clone(), vec!["id".to_string()])?;
+            merge
+                .when_matched(WhenMatched::update_if(
+                    &dataset,
+                    "target.fingerprint = source.fingerprint",
+                )?)
+                .when_not_matched(WhenNotMatched::DoNothing)
+                .write_mode(mode);
             let reader = RecordBatchIterator::new(vec![Ok(batch)], schema);
-            let mut merge = forest.merge_insert(&["id"]);
-            merge.when_matched_update_all(Some(
-                "target.fingerprint = source.fingerprint".to_string(),
-            ));
-            merge.execute(Box::new(reader)).await?;
-            anyhow::Ok(())
-        })?;
-        Ok(count)
+            let (updated, stats) = merge.try_build()?.execute_reader(reader).await?;
+            // The table handle reads through this wrapper: hand it the version just committed.
+            handle.update(Arc::unwrap_or_clone(updated));
+            anyhow::Ok(stats.num_updated_rows as usize)
+        })
     }
 
     /// The `k` chunks nearest to `vector` (cosine). `exact` bypasses the ANN index (used to
@@ -460,32 +466,6 @@ fn hits_from(batch: &RecordBatch) -> Result<Vec<ChunkHit>> {
         .collect())
 }
 
-fn records_from(batch: &RecordBatch) -> Result<Vec<ChunkRecord>> {
-    let c = Columns::new(batch);
-    let hits = hits_from(batch)?;
-    let (fp, text) = (c.str("fingerprint")?, c.str("text")?);
-    hits.into_iter()
-        .enumerate()
-        .map(|(i, h)| {
-            Ok(ChunkRecord {
-                id: h.id,
-                file: h.file,
-                language: h.language,
-                chunk_type: h.chunk_type,
-                name: h.name,
-                line_start: h.line_start,
-                line_end: h.line_end,
-                content: h.content,
-                fingerprint: fp.value(i).to_string(),
-                file_sha: h.file_sha,
-                metadata: h.metadata,
-                text: text.value(i).to_string(),
-                vector: c.vector("vector", i)?,
-            })
-        })
-        .collect()
-}
-
 /// The full-text index analyses our pre-analysed text only lightly: split on whitespace,
 /// lowercase, English stemming and stop words (so "orders" finds "order").
 fn fts_params() -> FtsIndexBuilder {
@@ -526,8 +506,8 @@ pub(super) async fn ensure_text_indexes(forest: &Table) -> Result<bool> {
 }
 
 /// Folds unindexed rows into the full-text and `file` indexes once they add up: until then they
-/// are searched flat, which gets slow in the thousands (every re-embedded row counts, since a
-/// vector update rewrites its row). Returns whether it folded.
+/// are searched flat, which gets slow in the thousands (re-embedded rows count when their vector
+/// write moved them, see [`vector_write_mode`]). Returns whether it folded.
 pub(super) async fn fold_text_indexes(forest: &Table) -> Result<bool> {
     let rows = forest.count_rows(None).await?;
     let mut names = Vec::new();
@@ -599,3 +579,54 @@ async fn unindexed(table: &Table, index: &str) -> Result<usize> {
         .await?
         .map_or(0, |s| s.num_unindexed_rows))
 }
+
+/// How a vector write reaches disk. Patching the `vector` column keeps every row where it is
+/// (indexes stay valid), but writes the column for *every* row of each fragment it touches;
+/// rewriting rows writes only the matched rows, but moves them out of the full-text index until
+/// the next fold. Patch unless the touched fragments are much larger than the write (a re-embed
+/// of a compacted table after a model change), where patching would rewrite the whole vector
+/// column on every commit.
+async fn vector_write_mode(
+    dataset: &Dataset,
+    ids: &[String],
+) -> Result<Option<MergeInsertWriteMode>> {
+    let mut touched = HashSet::new();
+    for part in ids.chunks(IN_BATCH) {
+        let mut scan = dataset.scan();
+        scan.filter(&sql_in("id", part))?
+            .project(&["id"])?
+            .with_row_address();
+        let mut stream = scan.try_into_stream().await?;
+        while let Some(batch) = stream.try_next().await? {
+            let addresses = batch
+                .column_by_name("_rowaddr")
+                .and_then(|c| c.as_any().downcast_ref::<UInt64Array>())
+                .ok_or_else(|| anyhow!("row addresses missing from a scan"))?;
+            touched.extend(addresses.values().iter().map(|a| a >> 32));
+        }
+    }
+    if touched.is_empty() {
+        // Every chunk was replaced or removed meanwhile: nothing to write.
+        return Ok(None);
+    }
+    let touched_rows: usize = dataset
+        .fragments()
+        .iter()
+        .filter(|f| touched.contains(&f.id))
+        // A fragment of unknown size is taken as a huge one.
+        .map(|f| f.physical_rows.unwrap_or(usize::MAX))
+        .fold(0, usize::saturating_add);
+    Ok(Some(
+        if touched_rows <= PATCH_ROWS_PER_WRITTEN * ids.len() + PATCH_SLACK_ROWS {
+            MergeInsertWriteMode::RewriteColumns
+        } else {
+            MergeInsertWriteMode::RewriteRows
+        },
+    ))
+}
+
+/// A vector is about a third of a row's bytes, so patching the column stays cheaper than moving
+/// rows while fragments hold no more than about three rows per row written; the slack lets
+/// small fragments (those of a fresh index) always be patched.
+const PATCH_ROWS_PER_WRITTEN: usize = 4;
+const PATCH_SLACK_ROWS: usize = 8_192;

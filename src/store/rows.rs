@@ -41,6 +41,16 @@ pub fn forest_schema(stamp: &ModelStamp) -> SchemaRef {
     ))
 }
 
+/// What a vector write carries (a subset of `forest`): the key, the fingerprint its condition
+/// checks, the vector.
+pub fn forest_vector_schema(stamp: &ModelStamp) -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Utf8, false),
+        Field::new("fingerprint", DataType::Utf8, false),
+        Field::new("vector", vector_type(stamp.dim), true),
+    ]))
+}
+
 /// `map`: one row per agreement (a natural-language term confirmed to mean some symbols, the
 /// request it was learned from, the evidence).
 /// `symbols` and `files` are JSON arrays of strings.

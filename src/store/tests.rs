@@ -308,7 +308,7 @@ fn maintenance_folds_rewritten_rows_compacts_and_stops_between_steps() {
     assert!(!store.ensure_text_indexes().unwrap(), "created only once");
     assert_eq!(store.forest_layout().unwrap().fragments, 12);
 
-    // Vectors rewrite their rows: the full-text index no longer covers them, yet they are found.
+    // Vector writes patch the vector column in place: the rows stay in the full-text index.
     let ids = store.chunk_ids().unwrap();
     let fps: HashMap<String, String> = store
         .pending_chunks(100)
@@ -322,9 +322,10 @@ fn maintenance_folds_rewritten_rows_compacts_and_stops_between_steps() {
         .map(|(i, id)| (id.clone(), fps[id].clone(), unit(i as u64)))
         .collect();
     assert_eq!(store.set_vectors(items).unwrap(), 12);
-    assert_eq!(store.forest_layout().unwrap().unindexed_text_rows, Some(12));
+    assert_eq!(store.forest_layout().unwrap().unindexed_text_rows, Some(0));
+    assert_eq!(store.counts().unwrap().embedded, 12);
     assert_eq!(store.text_search("invoice", 30).unwrap().len(), 12);
-    // More small commits, also unindexed.
+    // More small commits: unindexed, yet found.
     for i in 12..22 {
         store
             .append_chunks(vec![chunk(
@@ -334,7 +335,7 @@ fn maintenance_folds_rewritten_rows_compacts_and_stops_between_steps() {
             )])
             .unwrap();
     }
-    assert_eq!(store.forest_layout().unwrap().unindexed_text_rows, Some(22));
+    assert_eq!(store.forest_layout().unwrap().unindexed_text_rows, Some(10));
     assert_eq!(store.text_search("invoice", 30).unwrap().len(), 22);
 
     // Text indexes only: folded, nothing compacted.
@@ -364,4 +365,46 @@ fn maintenance_folds_rewritten_rows_compacts_and_stops_between_steps() {
         .maintain(keep, MaintenanceScope::All, &|| false)
         .unwrap();
     assert!(report.finished && !report.compacted, "{report:?}");
+}
+
+#[test]
+fn vectors_for_a_few_rows_of_a_large_fragment_move_those_rows() {
+    // One fragment far larger than the write: patching its vector column would rewrite every
+    // row's vector, so the write moves the matched rows instead. Either way the outcome is the
+    // same: exactly the chunks whose fingerprint still matches get their vectors.
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir, DIM);
+    let rows: Vec<ChunkRecord> = (0..9_000)
+        .map(|i| {
+            chunk(
+                &format!("f{}.py", i / 10),
+                &format!("n{i}"),
+                &format!("def n{i}(): pass"),
+            )
+        })
+        .collect();
+    store.append_chunks(rows).unwrap();
+    assert!(store.ensure_text_indexes().unwrap());
+    assert_eq!(store.forest_layout().unwrap().fragments, 1);
+
+    let mut items: Vec<(String, String, Vec<f32>)> = (0..5)
+        .map(|i| {
+            let c = chunk(
+                &format!("f{}.py", i / 10),
+                &format!("n{i}"),
+                &format!("def n{i}(): pass"),
+            );
+            (c.id, c.fingerprint, unit(i))
+        })
+        .collect();
+    items.push(("f0.py#n6".into(), "fp:stale".into(), unit(6)));
+    assert_eq!(store.set_vectors(items).unwrap(), 5);
+    assert_eq!(store.counts().unwrap().embedded, 5);
+    assert_eq!(store.counts().unwrap().chunks, 9_000);
+    let layout = store.forest_layout().unwrap();
+    assert_eq!(layout.unindexed_text_rows, Some(5), "{layout:?}");
+    assert_eq!(
+        store.vector_search(&unit(2), 1, true).unwrap()[0].id,
+        "f0.py#n2"
+    );
 }

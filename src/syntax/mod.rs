@@ -40,35 +40,37 @@ thread_local! {
 /// Parses `text` as `lang`. Never fails: a grammar that cannot load or a parse that returns no
 /// tree is reported as a syntax error with `tree: None`.
 pub fn parse(lang: &'static LanguageDef, text: &str) -> Parsed {
+    parse_with_host(lang, text).0
+}
+
+/// [`parse`], plus for an embedding language (Vue) the host-grammar tree it found the embedded
+/// code with: the `<template>`, `<script>` and `<style>` blocks, for callers that need the
+/// blocks themselves. `None` for other languages.
+pub fn parse_with_host(lang: &'static LanguageDef, text: &str) -> (Parsed, Option<Tree>) {
     match lang.parsing {
         Parsing::Grammar(grammar) => {
             let (tree, errors) = parse_with(grammar(), text, None);
-            Parsed {
+            let parsed = Parsed {
                 lang,
                 code_lang: lang,
                 tree,
                 errors,
-            }
+            };
+            (parsed, None)
         }
         Parsing::Embedded {
             host,
             embed: Embedding::VueScript,
         } => parse_vue(lang, host(), text),
-        Parsing::Scanner => Parsed {
-            lang,
-            code_lang: lang,
-            tree: None,
-            errors: Vec::new(),
-        },
-    }
-}
-
-/// The host-grammar tree of an embedding language (a Vue SFC's `<template>`, `<script>` and
-/// `<style>` blocks), for callers that need the blocks themselves; `None` for other languages.
-pub fn parse_host(lang: &'static LanguageDef, text: &str) -> Option<Tree> {
-    match lang.parsing {
-        Parsing::Embedded { host, .. } => parse_with(host(), text, None).0,
-        _ => None,
+        Parsing::Scanner => {
+            let parsed = Parsed {
+                lang,
+                code_lang: lang,
+                tree: None,
+                errors: Vec::new(),
+            };
+            (parsed, None)
+        }
     }
 }
 
@@ -125,53 +127,64 @@ fn parse_with(
 
 /// Vue single-file components: the host grammar finds `<script>` blocks, whose raw text is then
 /// parsed as TypeScript or JavaScript (by the `lang` attribute) in place.
-fn parse_vue(lang: &'static LanguageDef, host: tree_sitter::Language, text: &str) -> Parsed {
+fn parse_vue(
+    lang: &'static LanguageDef,
+    host: tree_sitter::Language,
+    text: &str,
+) -> (Parsed, Option<Tree>) {
     let (host_tree, mut errors) = parse_with(host, text, None);
     let Some(host_tree) = host_tree else {
-        return Parsed {
+        let parsed = Parsed {
             lang,
             code_lang: crate::lang::vue_script_language(None),
             tree: None,
             errors,
         };
+        return (parsed, None);
     };
     let mut ranges = Vec::new();
     let mut script_lang = None;
-    let root = host_tree.root_node();
-    let mut cursor = root.walk();
-    for element in root.children(&mut cursor) {
-        if element.kind() != "script_element" {
-            continue;
-        }
-        let mut inner = element.walk();
-        for child in element.children(&mut inner) {
-            match child.kind() {
-                "start_tag" => script_lang = script_lang.or_else(|| attribute(child, "lang", text)),
-                "raw_text" => ranges.push(child.range()),
-                _ => {}
+    {
+        let root = host_tree.root_node();
+        let mut cursor = root.walk();
+        for element in root.children(&mut cursor) {
+            if element.kind() != "script_element" {
+                continue;
+            }
+            let mut inner = element.walk();
+            for child in element.children(&mut inner) {
+                match child.kind() {
+                    "start_tag" => {
+                        script_lang = script_lang.or_else(|| attribute(child, "lang", text))
+                    }
+                    "raw_text" => ranges.push(child.range()),
+                    _ => {}
+                }
             }
         }
     }
     let code_lang = crate::lang::vue_script_language(script_lang.as_deref());
     if ranges.is_empty() {
-        return Parsed {
+        let parsed = Parsed {
             lang,
             code_lang,
             tree: None,
             errors,
         };
+        return (parsed, Some(host_tree));
     }
     let Parsing::Grammar(grammar) = code_lang.parsing else {
         unreachable!("script languages have grammars")
     };
     let (tree, script_errors) = parse_with(grammar(), text, Some(&ranges));
     errors.extend(script_errors);
-    Parsed {
+    let parsed = Parsed {
         lang,
         code_lang,
         tree,
         errors,
-    }
+    };
+    (parsed, Some(host_tree))
 }
 
 fn attribute(start_tag: Node, name: &str, text: &str) -> Option<String> {

@@ -128,7 +128,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
             .graph
             .resolve_imports(&snapshot, &target.rel, &entry.outline);
         let mut kept = Vec::with_capacity(outline.imports.len());
-        for (mut import, resolution) in outline.imports.drain(..).zip(resolutions) {
+        for (mut import, resolution) in outline.imports.drain(..).zip(resolutions.iter()) {
             // A class named without `use` is listed only when it is a project file.
             if import.is_reference() && resolution.targets.is_empty() {
                 continue;

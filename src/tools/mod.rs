@@ -94,6 +94,14 @@ impl Context {
         })
     }
 
+    /// Watches the project's directories so that whole-project refreshes of the symbol and
+    /// outline indexes cost nothing while no file changed (for a long-running server).
+    pub fn watch_changes(&self) {
+        let watch = Arc::new(crate::workspace::watch::TreeWatch::new());
+        self.symbols.watch_changes(watch.clone());
+        self.outlines.watch_changes(watch);
+    }
+
     /// The progress reporter of the current call (a no-op unless the front end asked for
     /// progress; see [`with_progress`]).
     pub fn progress(&self) -> Reporter {

@@ -57,10 +57,23 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
         .map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))
 }
 
+/// How long the start-up work that needs the model waits for it to load.
+const MODEL_WAIT: Duration = Duration::from_secs(600);
+
 /// Server start: warm the model up and, when the index is older than `sync_ttl_hours`, sync in
 /// the background (the first searches answer lexically meanwhile).
 pub fn start_background(ctx: Arc<Context>) {
     ctx.semantic.warm_up();
+    // The request centers of the hubness correction take the model about a second to embed:
+    // compute them as soon as it is loaded, not inside the first search.
+    let centers = ctx.clone();
+    let _ = std::thread::Builder::new()
+        .name("code-intel-centers".into())
+        .spawn(move || {
+            if centers.embedder.wait(MODEL_WAIT).is_ok() {
+                centers.semantic.search_cache.warm_model(&centers.semantic);
+            }
+        });
     if !ctx.ws.config.sync_on_start || !ctx.semantic.needs_sync() {
         // Still finish embedding an earlier sync left pending.
         let ctx = ctx.clone();

@@ -7,6 +7,7 @@
 
 mod source;
 mod walk;
+pub mod watch;
 
 pub use source::{SourceText, count_lines, read_source};
 pub use walk::{WalkOptions, WalkedFile, walk_files};
