@@ -511,30 +511,55 @@ impl SkipRanges {
     }
 }
 
+/// Walks `node`'s subtree with one cursor (a cursor per node cost an allocation each), keeping
+/// the path of ancestors for the parent and grandparent kinds the rules look at.
 fn collect_refs(lang: &str, node: Node, text: &str, skip: &SkipRanges, out: &mut Vec<String>) {
-    let parent = node.parent();
-    let grandparent_kind = parent.and_then(|p| p.parent()).map_or("", |g| g.kind());
-    visit_refs(
-        lang,
-        Visit {
-            node,
+    let outer_parent = node.parent();
+    let outer_grandparent = outer_parent.and_then(|p| p.parent());
+    let mut cursor = node.walk();
+    // Ancestors of the cursor's node inside the walk, `node` first.
+    let mut path: Vec<Node> = Vec::new();
+    loop {
+        let current = cursor.node();
+        let parent = path.last().copied().or(outer_parent);
+        let grandparent_kind = match path.len() {
+            0 => kind_of(outer_grandparent),
+            1 => kind_of(outer_parent),
+            n => path[n - 2].kind(),
+        };
+        let visit = Visit {
+            node: current,
             parent,
             grandparent_kind,
-        },
-        text,
-        skip,
-        out,
-    );
+        };
+        if visit_ref(lang, visit, text, skip, out) && cursor.goto_first_child() {
+            path.push(current);
+            continue;
+        }
+        // Next sibling, or up until there is one; never past `node` itself.
+        loop {
+            if path.is_empty() {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            cursor.goto_parent();
+            path.pop();
+        }
+    }
 }
 
-fn visit_refs(lang: &str, visit: Visit, text: &str, skip: &SkipRanges, out: &mut Vec<String>) {
+/// Records the reference `visit.node` makes, if any; returns whether its children may hold
+/// more (a skipped range or a whole qualified name does not).
+fn visit_ref(lang: &str, visit: Visit, text: &str, skip: &SkipRanges, out: &mut Vec<String>) -> bool {
     let Visit {
         node,
         parent,
         grandparent_kind,
     } = visit;
     if skip.covers(node.start_byte(), node.end_byte()) {
-        return;
+        return false;
     }
     let kind = node.kind();
     let parent_kind = parent.map_or("", |p| p.kind());
@@ -628,23 +653,10 @@ fn visit_refs(lang: &str, visit: Visit, text: &str, skip: &SkipRanges, out: &mut
                 | "nested_type_identifier"
                 | "scoped_type_identifier"
         ) {
-            return;
+            return false;
         }
     }
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        visit_refs(
-            lang,
-            Visit {
-                node: child,
-                parent: Some(node),
-                grandparent_kind: kind_of(parent),
-            },
-            text,
-            skip,
-            out,
-        );
-    }
+    true
 }
 
 fn kind_of<'t>(node: Option<Node<'t>>) -> &'t str {
