@@ -3,7 +3,11 @@
 
 use clap::Parser;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
+    code_intel::syntax::use_process_allocator();
     code_intel::store::configure_process();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

@@ -552,7 +552,13 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &SkipRanges, out: &mut
 
 /// Records the reference `visit.node` makes, if any; returns whether its children may hold
 /// more (a skipped range or a whole qualified name does not).
-fn visit_ref(lang: &str, visit: Visit, text: &str, skip: &SkipRanges, out: &mut Vec<String>) -> bool {
+fn visit_ref(
+    lang: &str,
+    visit: Visit,
+    text: &str,
+    skip: &SkipRanges,
+    out: &mut Vec<String>,
+) -> bool {
     let Visit {
         node,
         parent,
