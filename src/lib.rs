@@ -4,6 +4,7 @@
 //! registry) → plain data (`analysis`) → per-project indexes (`index`) and engines (`search`) →
 //! tools (`tools`) → front ends (`mcp`, `cli`). See ARCHITECTURE.md for the map and invariants.
 
+pub mod allocator;
 pub mod analysis;
 pub mod chunk;
 pub mod cli;

@@ -236,7 +236,9 @@ fn run(shared: &Shared, store: &Store) {
             let st = shared.lock();
             st.stop || (scope == MaintenanceScope::All && st.writers > 0)
         };
+        let bulk = crate::allocator::bulk_work();
         let result = store.maintain(KEEP_VERSIONS_FOR, scope, &stop);
+        drop(bulk);
 
         st = shared.lock();
         st.running = false;

@@ -32,22 +32,6 @@ pub struct SyntaxError {
 /// At most this many syntax errors are reported per file; the rest add nothing an agent uses.
 const MAX_REPORTED_ERRORS: usize = 20;
 
-/// Hands tree-sitter's C core the same allocator as the rest of the binary (mimalloc): a parse
-/// allocates and frees node by node, and the system allocator was a tenth of the cold index's
-/// time. Call first thing in `main`, before any parser exists.
-pub fn use_process_allocator() {
-    use libmimalloc_sys as mi;
-    let allocator = tree_sitter::Allocator {
-        malloc: mi::mi_malloc,
-        calloc: mi::mi_calloc,
-        realloc: mi::mi_realloc,
-        free: mi::mi_free,
-    };
-    // SAFETY: called at the start of `main`, before any tree-sitter object exists or any other
-    // thread runs; the four functions are one allocator family with malloc's alignment.
-    unsafe { tree_sitter::set_allocator(Some(allocator)) };
-}
-
 thread_local! {
     // Parsers are not Sync and cost a few allocations to create: keep one per thread.
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
