@@ -1,17 +1,18 @@
 //! The process allocator (mimalloc, installed by the binary): tree-sitter's C core is handed
-//! the same allocator, and freed memory goes back to the OS at once while the index is being
+//! the same allocator, and freed memory goes back to the OS soon while the index is being
 //! built.
 //!
 //! Why the purge switch: mimalloc (v3, what the sys crate builds) returns freed pages to the
 //! OS one second after they are freed, and a sync frees and reallocates hundreds of MiB
 //! (parse trees, store batches, embedding inputs) much faster than that, so the resident size
-//! climbs well above what is live. Measured on a 3.5k-file project with the stand-in model,
-//! a full index peaked at 1,356 MiB resident with the default and at 860 MiB with immediate
-//! purging, in the same time. But immediate purging costs each search its page faults again:
-//! warm `semantic_search` p50 went from 22 ms to 34 ms. So purging is immediate only while
-//! bulk work runs ([`bulk_work`]: a sync, the embedding worker, store maintenance) and back to
-//! the default when the last one ends. `MIMALLOC_PURGE_DELAY` set by the user turns the switch
-//! off.
+//! climbs well above what is live. Measured on a 3.5k-file project with the stand-in model, a
+//! full index peaked at 1,356 MiB resident with the default, 1,045 MiB with a 10 ms delay and
+//! 860 MiB with immediate purging; but immediate purging made tree-sitter parsing 25% slower
+//! (every freed tree went back to the OS only to be faulted in again for the next file), and
+//! any short delay costs each search its page faults again: warm `semantic_search` p50 went
+//! from 22 ms to 28–34 ms. So the delay is [`BULK_PURGE_DELAY_MS`] only while bulk work runs
+//! ([`bulk_work`]: a sync, the embedding worker, store maintenance) and back to the default
+//! when the last one ends. `MIMALLOC_PURGE_DELAY` set by the user turns the switch off.
 
 use libmimalloc_sys as mi;
 use std::os::raw::c_long;
@@ -35,6 +36,10 @@ pub fn use_for_tree_sitter() {
     // thread runs; the four functions are one allocator family with malloc's alignment.
     unsafe { tree_sitter::set_allocator(Some(allocator)) };
 }
+
+/// The purge delay while bulk work runs (mimalloc v2's default): parsing keeps its speed (see
+/// the module doc).
+pub const BULK_PURGE_DELAY_MS: c_long = 10;
 
 /// Bulk work under way, and the purge delay to restore when none is.
 struct Switch {
@@ -62,7 +67,7 @@ impl Switch {
         }
         self.running += 1;
         if self.running == 1 {
-            self.default_delay.map(|_| 0)
+            self.default_delay.map(|_| BULK_PURGE_DELAY_MS)
         } else {
             None
         }
@@ -81,8 +86,8 @@ impl Switch {
 
 static SWITCH: Mutex<Switch> = Mutex::new(Switch::new());
 
-/// While the returned guard lives, freed memory goes back to the OS at once (see the module
-/// doc). Guards nest and may be held on any thread.
+/// While the returned guard lives, freed memory goes back to the OS within
+/// [`BULK_PURGE_DELAY_MS`] (see the module doc). Guards nest and may be held on any thread.
 pub fn bulk_work() -> BulkWork {
     let mut switch = SWITCH.lock().unwrap_or_else(|p| p.into_inner());
     let read_default = || {
@@ -121,17 +126,18 @@ fn set_purge_delay(delay: c_long) {
 mod tests {
     use super::*;
 
-    /// Immediate purging starts with the outermost guard and the default comes back after the
+    /// The short delay starts with the outermost guard and the default comes back after the
     /// last one; a user's own setting is never touched.
     #[test]
     fn the_outermost_guard_switches() {
         let mut switch = Switch::new();
-        assert_eq!(switch.enter(|| Some(10)), Some(0));
+        let bulk = Some(BULK_PURGE_DELAY_MS);
+        assert_eq!(switch.enter(|| Some(1000)), bulk);
         assert_eq!(switch.enter(|| unreachable!("read once")), None);
         assert_eq!(switch.leave(), None, "a guard is still held");
-        assert_eq!(switch.leave(), Some(10));
-        assert_eq!(switch.enter(|| unreachable!("read once")), Some(0));
-        assert_eq!(switch.leave(), Some(10));
+        assert_eq!(switch.leave(), Some(1000));
+        assert_eq!(switch.enter(|| unreachable!("read once")), bulk);
+        assert_eq!(switch.leave(), Some(1000));
 
         let mut users = Switch::new();
         assert_eq!(users.enter(|| None), None);
@@ -146,10 +152,9 @@ mod tests {
         let during = unsafe { mi::mi_option_get(PURGE_DELAY) };
         drop(guard);
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-            assert_eq!(during, 0);
-            // mimalloc v3's default is 1,000 ms (v2's 10 ms); another test's guard may still be
-            // held.
-            assert!([1000, 10, 0].contains(&before), "{before}");
+            assert_eq!(during, BULK_PURGE_DELAY_MS);
+            // mimalloc v3's default; another test's guard may still be held.
+            assert!([1000, BULK_PURGE_DELAY_MS].contains(&before), "{before}");
         }
     }
 }
