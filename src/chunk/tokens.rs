@@ -46,8 +46,11 @@ pub struct TokenCounter {
 #[derive(Clone)]
 enum Counter {
     Model {
+        /// With `pieces`, the model's tokenizer without its vocabulary (normaliser,
+        /// pre-tokenizer and added tokens only; see [`load_file`]); without, the whole one.
         tokenizer: Arc<tokenizers::Tokenizer>,
-        /// The fast path for plain words (`None` for a model it does not apply to).
+        /// The Unigram vocabulary, which counts every word (`None` for a model it does not
+        /// apply to).
         pieces: Option<Arc<Pieces>>,
         path: PathBuf,
     },
@@ -96,17 +99,13 @@ impl TokenCounter {
         // caller's, where tree-sitter then spent half again as long allocating trees.
         let loaded_file = {
             let path = path.clone();
-            std::thread::spawn(move || {
-                tokenizers::Tokenizer::from_file(&path).map(|tokenizer| {
-                    let pieces = Pieces::build(&tokenizer).map(Arc::new);
-                    (tokenizer, pieces)
-                })
-            })
-            .join()
-            .unwrap_or_else(|_| Err("the tokenizer loader panicked".into()))
+            std::thread::spawn(move || load_file(&path))
+                .join()
+                .unwrap_or_else(|_| Err("the tokenizer loader panicked".into()))
         };
         match loaded_file {
             Ok((mut tokenizer, pieces)) => {
+                let pieces = pieces.map(Arc::new);
                 // Sizes are measured on whole texts: the file's own truncation and padding
                 // settings (what the embedder uses) must not cap or pad the count.
                 if tokenizer.with_truncation(None).is_err() {
@@ -155,11 +154,12 @@ impl TokenCounter {
         }
     }
 
-    /// Tokens of `text` from encoding it whole (no cache): the reference [`count`] is checked
-    /// against.
+    /// Tokens of `text` from running it whole through the tokenizer's pipeline (no word cache).
     pub fn count_exact(&self, text: &str) -> usize {
         match &self.inner {
-            Counter::Model { tokenizer, .. } => encode_len(tokenizer, text),
+            Counter::Model {
+                tokenizer, pieces, ..
+            } => encode_len(tokenizer, pieces.as_deref(), text),
             Counter::Estimate { .. } => estimate(text),
         }
     }
@@ -581,14 +581,16 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     hash
 }
 
-/// Tokens of one word. A word the normaliser leaves as it is (printable ASCII; other text
-/// already in NFKC without the characters the normaliser removes) and that holds no added token
-/// such as `<s>` goes to the Unigram model alone: through [`Pieces`] when it can answer, else
-/// through the model's own tokenizer (the pipeline around the model costs more than the model
-/// itself). Anything else goes through the whole encoder.
+/// Tokens of one word. With [`Pieces`], a word the normaliser leaves as it is (printable
+/// ASCII; other text already in NFKC without the characters the normaliser removes) and that
+/// holds no added token such as `<s>` goes straight to the vocabulary; anything else through
+/// the normaliser and pre-tokenizer first. Without, the whole encoder counts it (plain ASCII
+/// through the model alone: the pipeline around the model costs more than the model itself).
 fn word_len(tokenizer: &tokenizers::Tokenizer, pieces: Option<&Pieces>, word: &str) -> usize {
-    if let Some(n) = pieces.and_then(|p| p.count(word)) {
-        return n;
+    if let Some(pieces) = pieces {
+        return pieces
+            .count(word)
+            .unwrap_or_else(|| pieces.count_through(tokenizer, word));
     }
     let plain = word.bytes().all(|b| (0x21..0x7f).contains(&b) && b != b'<');
     if plain {
@@ -597,10 +599,13 @@ fn word_len(tokenizer: &tokenizers::Tokenizer, pieces: Option<&Pieces>, word: &s
             return tokens.len();
         }
     }
-    encode_len(tokenizer, word)
+    encode_len(tokenizer, None, word)
 }
 
-fn encode_len(tokenizer: &tokenizers::Tokenizer, text: &str) -> usize {
+fn encode_len(tokenizer: &tokenizers::Tokenizer, pieces: Option<&Pieces>, text: &str) -> usize {
+    if let Some(pieces) = pieces {
+        return pieces.count_through(tokenizer, text);
+    }
     match tokenizer.encode_fast(text, false) {
         Ok(encoding) => encoding.len(),
         // The tokenizer does not fail on valid UTF-8 in practice; an estimate keeps the
@@ -609,15 +614,46 @@ fn encode_len(tokenizer: &tokenizers::Tokenizer, text: &str) -> usize {
     }
 }
 
+/// Reads `tokenizer.json`. For a Unigram model without byte fallback (multilingual-e5's), the
+/// vocabulary goes into [`Pieces`] and the tokenizer kept for the rest of the pipeline gets
+/// only the pieces up to its unknown token: the `tokenizers` crate keeps its vocabulary in a
+/// trie of hash maps, about 290 MiB resident for this model, and the embedder holds one
+/// already. Any other model is loaded whole.
+fn load_file(path: &Path) -> Result<(tokenizers::Tokenizer, Option<Pieces>), String> {
+    let bytes = std::fs::read(path).map_err(|err| err.to_string())?;
+    let whole = |bytes: &[u8]| tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| e.to_string());
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|err| err.to_string())?;
+    let model = &mut json["model"];
+    if model["type"] != "Unigram" || model["byte_fallback"] == true {
+        return whole(&bytes).map(|t| (t, None));
+    }
+    let unk_id = model["unk_id"].as_u64().map(|id| id as usize);
+    let vocab: Vec<(String, f64)> =
+        serde_json::from_value(model["vocab"].take()).map_err(|err| err.to_string())?;
+    let keep = unk_id.map_or(1, |id| id + 1).min(vocab.len());
+    model["vocab"] = serde_json::to_value(&vocab[..keep]).map_err(|err| err.to_string())?;
+    let front: tokenizers::Tokenizer = json
+        .to_string()
+        .parse()
+        .map_err(|e: tokenizers::Error| e.to_string())?;
+    drop(json);
+    match Pieces::build(&front, &vocab, unk_id) {
+        Some(pieces) => Ok((front, Some(pieces))),
+        None => whole(&bytes).map(|t| (t, None)),
+    }
+}
+
 /// The Unigram pieces in a compact byte trie, for counting a word's tokens without the model's
 /// general path (which allocates a string per lattice candidate and per token, behind a
 /// normaliser and pre-tokenizer that allocate too). It runs the same best-path search as the
 /// model's `encode_optimized`: character starts in order, candidate pieces by increasing length,
-/// a candidate replaces a path only with a strictly better score — so it picks the same path
-/// and gives the same count (checked against the model on the fixtures' words and on words of
-/// many scripts). It declines (`None`) what it cannot count exactly: text the normaliser would
-/// change, added tokens, and characters without a piece of their own (the model's unknown
-/// token, which it fuses).
+/// a candidate replaces a path only with a strictly better score, a character without a piece of
+/// its own becomes the unknown token (scored below every piece), and unknown tokens next to each
+/// other are fused into one — so it picks the same path and gives the same count (checked
+/// against the model on the fixtures' words and on words of many scripts). [`Pieces::count`]
+/// declines (`None`) what the normaliser would change and added tokens;
+/// [`Pieces::count_through`] runs those through the tokenizer's pipeline first.
 struct Pieces {
     /// Node `n`'s children: `edge_bytes[first_edge[n]..first_edge[n + 1]]`, sorted, leading to
     /// the same range of `edge_nodes`. Nodes are numbered breadth first, so ranges follow each
@@ -627,21 +663,29 @@ struct Pieces {
     edge_nodes: Vec<u32>,
     /// Score of the piece ending at each node, NaN when none does.
     scores: Vec<f64>,
-    /// Added tokens (`<s>`, `<mask>` …): a word containing one goes through the whole encoder.
+    /// The node of the unknown token's own piece (`<unk>`), `u32::MAX` when none: the model
+    /// fuses it like an unknown character.
+    unk_node: u32,
+    /// The model's score for an unknown character: the lowest piece score minus 10.
+    unk_score: f64,
+    /// Added tokens (`<s>`, `<mask>` …): a word containing one goes through the pipeline.
     specials: Vec<String>,
     /// Whether the normaliser leaves NFKC text without removed characters as it is (checked
-    /// on probes when building); without it only printable ASCII is counted here.
+    /// on probes when building); without it only printable ASCII is counted directly.
     nfkc_words: bool,
 }
 
+/// The Unigram model's penalty for an unknown character, below the lowest piece score.
+const UNK_PENALTY: f64 = 10.0;
+
 impl Pieces {
-    /// `None` unless the model is a Unigram model whose normaliser leaves printable ASCII as it
-    /// is.
-    fn build(tokenizer: &tokenizers::Tokenizer) -> Option<Pieces> {
-        let tokenizers::models::ModelWrapper::Unigram(model) = tokenizer.get_model() else {
-            return None;
-        };
-        let vocab: Vec<&(String, f64)> = model.iter().collect();
+    /// The trie of `vocab` (pieces and scores, in id order) for the tokenizer whose pipeline is
+    /// `front`; `None` unless its normaliser leaves printable ASCII as it is.
+    fn build(
+        front: &tokenizers::Tokenizer,
+        vocab: &[(String, f64)],
+        unk_id: Option<usize>,
+    ) -> Option<Pieces> {
         // Sorted by bytes (stable: equal pieces keep vocabulary order), every node's pieces are
         // one run of `order`, and its children's runs follow each other.
         let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
@@ -656,6 +700,7 @@ impl Pieces {
         let mut edge_bytes = Vec::new();
         let mut edge_nodes = Vec::new();
         let mut scores = vec![f64::NAN];
+        let mut unk_node = u32::MAX;
         // Breadth first: (node, its run of `order`, depth).
         let mut queue = std::collections::VecDeque::from([(0usize, 0..order.len(), 0usize)]);
         while let Some((node, run, depth)) = queue.pop_front() {
@@ -665,7 +710,13 @@ impl Pieces {
             // duplicate wins. (No piece ends at the root: empty pieces are never matched.)
             while i < run.end && bytes_of(i).len() == depth {
                 if depth > 0 {
-                    scores[node] = vocab[order[i] as usize].1;
+                    let id = order[i] as usize;
+                    scores[node] = vocab[id].1;
+                    if Some(id) == unk_id {
+                        unk_node = node as u32;
+                    } else if unk_node == node as u32 {
+                        unk_node = u32::MAX;
+                    }
                 }
                 i += 1;
             }
@@ -684,7 +735,7 @@ impl Pieces {
             }
         }
         first_edge.push(edge_bytes.len() as u32);
-        let normalizes = |probe: &str| match tokenizer.get_normalizer() {
+        let normalizes = |probe: &str| match front.get_normalizer() {
             None => true,
             Some(normalizer) => {
                 use tokenizers::Normalizer;
@@ -696,12 +747,15 @@ impl Pieces {
         if !normalizes(&ascii) {
             return None;
         }
+        let min_score = vocab.iter().map(|(_, s)| *s).fold(f64::INFINITY, f64::min);
         Some(Pieces {
             first_edge,
             edge_bytes,
             edge_nodes,
             scores,
-            specials: tokenizer
+            unk_node,
+            unk_score: min_score - UNK_PENALTY,
+            specials: front
                 .get_added_tokens_decoder()
                 .into_values()
                 .map(|t| t.content)
@@ -723,8 +777,8 @@ impl Pieces {
         Some(self.edge_nodes[from + at])
     }
 
-    /// Tokens of `word` (with the `▁` the pre-tokenizer puts before it), or `None` when this
-    /// path cannot tell exactly.
+    /// Tokens of `word` (with the `▁` the pre-tokenizer puts before it), or `None` when the
+    /// word must go through the pipeline first.
     fn count(&self, word: &str) -> Option<usize> {
         let printable_ascii = word.bytes().all(|b| (0x21..0x7f).contains(&b));
         let unchanged = printable_ascii || (self.nfkc_words && normalizes_to_itself(word));
@@ -737,12 +791,42 @@ impl Pieces {
         let mut text = Vec::with_capacity(word.len() + 3);
         text.extend_from_slice("\u{2581}".as_bytes());
         text.extend_from_slice(word.as_bytes());
+        Some(self.best_path(&text))
+    }
+
+    /// Tokens of `text` run through `front`'s pipeline as the encoder runs it: added tokens
+    /// split out (one token each), the rest normalised and pre-tokenized, each piece of that
+    /// counted here.
+    fn count_through(&self, front: &tokenizers::Tokenizer, text: &str) -> usize {
+        use tokenizers::{OffsetReferential, OffsetType, PreTokenizer};
+        let mut pretokenized = front
+            .get_added_vocabulary()
+            .extract_and_normalize(front.get_normalizer(), text);
+        if let Some(pre) = front.get_pre_tokenizer()
+            && pre.pre_tokenize(&mut pretokenized).is_err()
+        {
+            // Pre-tokenizers do not fail on valid UTF-8 in practice.
+            return estimate(text);
+        }
+        pretokenized
+            .get_splits(OffsetReferential::Original, OffsetType::Byte)
+            .into_iter()
+            .map(|(split, _, tokens)| match tokens {
+                Some(tokens) => tokens.len(),
+                None => self.best_path(split.as_bytes()),
+            })
+            .sum()
+    }
+
+    /// Tokens on the best path through `text` (already normalised and pre-tokenized).
+    fn best_path(&self, text: &[u8]) -> usize {
         let size = text.len();
-        // Best path ending at each position: score, start of its last piece (`usize::MAX`: none).
-        let mut best: Vec<(f64, usize)> = vec![(0.0, usize::MAX); size + 1];
+        // Best path ending at each position: score, start of its last token (`usize::MAX`:
+        // none), and whether that token is the unknown one.
+        let mut best: Vec<(f64, usize, bool)> = vec![(0.0, usize::MAX, false); size + 1];
         let mut start = 0;
         while start < size {
-            let char_len = utf8_len(text[start]);
+            let char_len = utf8_len(text[start]).min(size - start);
             let till_here = best[start].0;
             let mut single = false;
             let mut node = 0;
@@ -758,23 +842,32 @@ impl Pieces {
                 let end = start + offset + 1;
                 let candidate = score + till_here;
                 if best[end].1 == usize::MAX || candidate > best[end].0 {
-                    best[end] = (candidate, start);
+                    best[end] = (candidate, start, node == self.unk_node);
                 }
                 single |= offset + 1 == char_len;
             }
             if !single {
-                // The model would use (and fuse) its unknown token here.
-                return None;
+                let end = start + char_len;
+                let candidate = self.unk_score + till_here;
+                if best[end].1 == usize::MAX || candidate > best[end].0 {
+                    best[end] = (candidate, start, true);
+                }
             }
             start += char_len;
         }
         let mut tokens = 0;
         let mut end = size;
+        let mut after_unknown = false;
         while end > 0 {
-            end = best[end].1;
-            tokens += 1;
+            let (_, start, unknown) = best[end];
+            // Unknown tokens next to each other are one token.
+            if !(unknown && after_unknown) {
+                tokens += 1;
+            }
+            after_unknown = unknown;
+            end = start;
         }
-        Some(tokens)
+        tokens
     }
 }
 
@@ -863,6 +956,21 @@ fn estimate(text: &str) -> usize {
 mod tests {
     use super::*;
 
+    /// The model's whole tokenizer, as the embedder loads it: the reference for counts.
+    fn whole_tokenizer(counter: &TokenCounter) -> tokenizers::Tokenizer {
+        let Counter::Model { path, .. } = &counter.inner else {
+            panic!("needs the provisioned tokenizer: {}", counter.describe());
+        };
+        let mut whole = tokenizers::Tokenizer::from_file(path).unwrap();
+        whole.with_truncation(None).unwrap();
+        whole.with_padding(None);
+        whole
+    }
+
+    fn encoded_len(whole: &tokenizers::Tokenizer, text: &str) -> usize {
+        whole.encode_fast(text, false).unwrap().len()
+    }
+
     #[test]
     fn a_missing_tokenizer_falls_back_to_a_labelled_estimate() {
         let dir = tempfile::tempdir().unwrap();
@@ -899,8 +1007,11 @@ mod tests {
     fn pieces_count_like_the_model() {
         use tokenizers::Model;
         let counter = TokenCounter::load(None);
+        let whole = whole_tokenizer(&counter);
         let Counter::Model {
-            tokenizer, pieces, ..
+            tokenizer: front,
+            pieces,
+            ..
         } = &counter.inner
         else {
             panic!("needs the provisioned tokenizer: {}", counter.describe());
@@ -939,7 +1050,7 @@ mod tests {
             let Some(fast) = pieces.count(word) else {
                 continue;
             };
-            let model = tokenizer
+            let model = whole
                 .get_model()
                 .tokenize(&format!("\u{2581}{word}"))
                 .unwrap()
@@ -987,15 +1098,93 @@ mod tests {
             let Some(fast) = pieces.count(word) else {
                 continue;
             };
-            assert_eq!(fast, encode_len(tokenizer, word), "{word}");
+            assert_eq!(fast, encoded_len(&whole, word), "{word}");
             non_ascii += 1;
         }
         assert!(non_ascii > 20, "{non_ascii}");
-        // What the normaliser changes is left to the encoder: full-width letters, ligatures,
-        // decomposed accents, `～`, removed control characters.
-        for word in ["ＡＢＣ", "ﬁle", "e\u{301}", "a～b", "a\u{7}b", "ｶﾀｶﾅ"] {
+        // What the normaliser changes goes through the pipeline first: full-width letters,
+        // ligatures, decomposed accents, `～`, removed control characters; so do added tokens.
+        for word in [
+            "ＡＢＣ",
+            "ﬁle",
+            "e\u{301}",
+            "a～b",
+            "a\u{7}b",
+            "ｶﾀｶﾅ",
+            "x<s>y",
+        ] {
             assert_eq!(pieces.count(word), None, "{word}");
+            assert_eq!(
+                pieces.count_through(front, word),
+                encoded_len(&whole, word),
+                "{word}"
+            );
         }
+    }
+
+    /// Characters without a piece become the unknown token, and unknown tokens next to each
+    /// other are one token, as in the model; text with added tokens, model spaces and
+    /// normalisation counts as the whole encoder counts it.
+    #[test]
+    fn unknown_characters_and_the_pipeline_count_like_the_model() {
+        let counter = TokenCounter::load(None);
+        let whole = whole_tokenizer(&counter);
+        let Counter::Model {
+            tokenizer: front,
+            pieces: Some(pieces),
+            ..
+        } = &counter.inner
+        else {
+            panic!("needs the provisioned tokenizer: {}", counter.describe());
+        };
+        let unknown = "\u{e000}";
+        assert_eq!(
+            encoded_len(&whole, unknown),
+            2,
+            "a private-use character is the unknown token (after `▁`)"
+        );
+        for text in [
+            unknown,
+            "\u{e000}\u{e001}\u{e002}",
+            "a\u{e000}b\u{e001}\u{e002}c",
+            "\u{10ffff}x",
+            "<unk>\u{e000}",
+            "<s> a </s>b<mask> c <pad>",
+            "<div><s>struck</s></div>",
+            "ＡＢＣ ﬁle e\u{301} a～b ｶﾀｶﾅ\u{3000}ログイン",
+            "tab\tand\u{a0}nbsp  double  spaces\r\nend ",
+            "",
+            "   ",
+        ] {
+            let want = encoded_len(&whole, text);
+            assert_eq!(pieces.count_through(front, text), want, "{text:?}");
+            assert_eq!(counter.count_exact(text), want, "{text:?}");
+        }
+        // Words without added tokens: the word sum agrees too.
+        for text in ["\u{e000}\u{e001}", "a\u{e000}b", "x \u{10ffff}y  z"] {
+            assert_eq!(counter.count(text), encoded_len(&whole, text), "{text:?}");
+        }
+    }
+
+    /// The counter does not hold a second copy of the vocabulary in the `tokenizers` crate's
+    /// trie: its tokenizer keeps only the pieces up to the unknown token.
+    #[test]
+    fn the_counter_keeps_one_vocabulary() {
+        use tokenizers::Model;
+        let counter = TokenCounter::load(None);
+        let Counter::Model {
+            tokenizer,
+            pieces: Some(_),
+            ..
+        } = &counter.inner
+        else {
+            panic!("needs the provisioned tokenizer: {}", counter.describe());
+        };
+        assert!(
+            tokenizer.get_model().get_vocab_size() <= 4,
+            "{}",
+            tokenizer.get_model().get_vocab_size()
+        );
     }
 
     /// Summing cached word counts gives what encoding the whole text gives, on every fixture
@@ -1021,13 +1210,12 @@ mod tests {
                 texts.push(text);
             }
         }
+        let whole = whole_tokenizer(&counter);
         for text in &texts {
-            assert_eq!(
-                counter.count(text),
-                counter.count_exact(text),
-                "{}",
-                &text[..text.len().min(80)]
-            );
+            let want = encoded_len(&whole, text);
+            let head = &text[..text.floor_char_boundary(80)];
+            assert_eq!(counter.count(text), want, "{head}");
+            assert_eq!(counter.count_exact(text), want, "{head}");
             compared += 1;
         }
         assert!(compared > 150);
