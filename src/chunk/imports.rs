@@ -481,7 +481,7 @@ impl Imports {
 struct Visit<'t> {
     node: Node<'t>,
     parent: Option<Node<'t>>,
-    grandparent_kind: &'t str,
+    grandparent: Option<Node<'t>>,
 }
 
 /// Byte ranges whose nodes a reference walk leaves out, sorted and merged so that asking
@@ -521,18 +521,23 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &SkipRanges, out: &mut
     let mut path: Vec<Node> = Vec::new();
     loop {
         let current = cursor.node();
-        let parent = path.last().copied().or(outer_parent);
-        let grandparent_kind = match path.len() {
-            0 => kind_of(outer_grandparent),
-            1 => kind_of(outer_parent),
-            n => path[n - 2].kind(),
+        // Every reference is a named node; anonymous ones (punctuation, keywords) are about
+        // half of a tree and only need stepping over.
+        let descend = !current.is_named() || {
+            let parent = path.last().copied().or(outer_parent);
+            let grandparent = match path.len() {
+                0 => outer_grandparent,
+                1 => outer_parent,
+                n => Some(path[n - 2]),
+            };
+            let visit = Visit {
+                node: current,
+                parent,
+                grandparent,
+            };
+            visit_ref(lang, visit, text, skip, out)
         };
-        let visit = Visit {
-            node: current,
-            parent,
-            grandparent_kind,
-        };
-        if visit_ref(lang, visit, text, skip, out) && cursor.goto_first_child() {
+        if descend && cursor.goto_first_child() {
             path.push(current);
             continue;
         }
@@ -562,17 +567,18 @@ fn visit_ref(
     let Visit {
         node,
         parent,
-        grandparent_kind,
+        grandparent,
     } = visit;
     if skip.covers(node.start_byte(), node.end_byte()) {
         return false;
     }
     let kind = node.kind();
-    let parent_kind = parent.map_or("", |p| p.kind());
+    // Kinds are looked up only where a rule needs them: this runs for every named node.
+    let parent_kind = || kind_of(parent);
     let take = match lang {
         "php" => match kind {
             "named_type" | "qualified_name" => true,
-            "name" => match parent_kind {
+            "name" => match parent_kind() {
                 "base_clause"
                 | "class_interface_clause"
                 | "object_creation_expression"
@@ -589,28 +595,29 @@ fn visit_ref(
         },
         "python" => match kind {
             "identifier" | "attribute" => {
-                matches!(parent_kind, "type" | "generic_type" | "argument_list")
-                    && (parent_kind != "argument_list" || grandparent_kind == "class_definition")
-                    || (parent_kind == "call"
+                matches!(parent_kind(), "type" | "generic_type" | "argument_list")
+                    && (parent_kind() != "argument_list"
+                        || kind_of(grandparent) == "class_definition")
+                    || (parent_kind() == "call"
                         && parent
                             .and_then(|p| p.child_by_field_name("function"))
                             .map(|f| f.id())
                             == Some(node.id()))
-                    || parent_kind == "decorator"
+                    || parent_kind() == "decorator"
             }
             _ => false,
         },
         "typescript" | "tsx" | "javascript" => match kind {
-            "type_identifier" => parent_kind != "type_parameter",
+            "type_identifier" => parent_kind() != "type_parameter",
             "nested_type_identifier" => true,
             "identifier" | "member_expression" => {
                 matches!(
-                    parent_kind,
+                    parent_kind(),
                     "new_expression"
                         | "extends_clause"
                         | "jsx_opening_element"
                         | "jsx_self_closing_element"
-                ) || (parent_kind == "call_expression"
+                ) || (parent_kind() == "call_expression"
                     && parent
                         .and_then(|p| p.child_by_field_name("function"))
                         .map(|f| f.id())
@@ -621,12 +628,12 @@ fn visit_ref(
         "java" => matches!(kind, "type_identifier" | "scoped_type_identifier"),
         "go" => match kind {
             "qualified_type" => true,
-            "type_identifier" => parent_kind != "qualified_type" && parent_kind != "type_spec",
+            "type_identifier" => parent_kind() != "qualified_type" && parent_kind() != "type_spec",
             _ => false,
         },
         "rust" => match kind {
             "type_identifier" => !matches!(
-                parent_kind,
+                parent_kind(),
                 "scoped_type_identifier"
                     | "struct_item"
                     | "enum_item"
@@ -634,7 +641,7 @@ fn visit_ref(
                     | "trait_item"
             ),
             "scoped_type_identifier" => true,
-            "scoped_identifier" => parent_kind == "call_expression",
+            "scoped_identifier" => parent_kind() == "call_expression",
             _ => false,
         },
         _ => false,
