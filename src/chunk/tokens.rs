@@ -824,6 +824,13 @@ impl Pieces {
         // Best path ending at each position: score, start of its last token (`usize::MAX`:
         // none), and whether that token is the unknown one.
         let mut best: Vec<(f64, usize, bool)> = vec![(0.0, usize::MAX, false); size + 1];
+        // A token from `start` reaching a position replaces its path only with a strictly
+        // better score, as in the model.
+        let offer = |slot: &mut (f64, usize, bool), score: f64, start: usize, unknown: bool| {
+            if slot.1 == usize::MAX || score > slot.0 {
+                *slot = (score, start, unknown);
+            }
+        };
         let mut start = 0;
         while start < size {
             let char_len = utf8_len(text[start]).min(size - start);
@@ -840,18 +847,21 @@ impl Pieces {
                     continue;
                 }
                 let end = start + offset + 1;
-                let candidate = score + till_here;
-                if best[end].1 == usize::MAX || candidate > best[end].0 {
-                    best[end] = (candidate, start, node == self.unk_node);
-                }
+                offer(
+                    &mut best[end],
+                    score + till_here,
+                    start,
+                    node == self.unk_node,
+                );
                 single |= offset + 1 == char_len;
             }
             if !single {
-                let end = start + char_len;
-                let candidate = self.unk_score + till_here;
-                if best[end].1 == usize::MAX || candidate > best[end].0 {
-                    best[end] = (candidate, start, true);
-                }
+                offer(
+                    &mut best[start + char_len],
+                    self.unk_score + till_here,
+                    start,
+                    true,
+                );
             }
             start += char_len;
         }
@@ -971,6 +981,22 @@ mod tests {
         whole.encode_fast(text, false).unwrap().len()
     }
 
+    /// The counter's pipeline tokenizer and vocabulary trie.
+    fn model_parts(counter: &TokenCounter) -> (&tokenizers::Tokenizer, &Pieces) {
+        let Counter::Model {
+            tokenizer,
+            pieces: Some(pieces),
+            ..
+        } = &counter.inner
+        else {
+            panic!(
+                "needs the provisioned tokenizer, whose Unigram vocabulary allows the trie: {}",
+                counter.describe()
+            );
+        };
+        (tokenizer, pieces)
+    }
+
     #[test]
     fn a_missing_tokenizer_falls_back_to_a_labelled_estimate() {
         let dir = tempfile::tempdir().unwrap();
@@ -1008,17 +1034,7 @@ mod tests {
         use tokenizers::Model;
         let counter = TokenCounter::load(None);
         let whole = whole_tokenizer(&counter);
-        let Counter::Model {
-            tokenizer: front,
-            pieces,
-            ..
-        } = &counter.inner
-        else {
-            panic!("needs the provisioned tokenizer: {}", counter.describe());
-        };
-        let pieces = pieces
-            .as_deref()
-            .expect("the model's Unigram vocabulary allows the fast path");
+        let (front, pieces) = model_parts(&counter);
         assert!(
             NFKC_PROBES.iter().all(|p| normalizes_to_itself(p)),
             "probes are NFKC words"
@@ -1129,14 +1145,7 @@ mod tests {
     fn unknown_characters_and_the_pipeline_count_like_the_model() {
         let counter = TokenCounter::load(None);
         let whole = whole_tokenizer(&counter);
-        let Counter::Model {
-            tokenizer: front,
-            pieces: Some(pieces),
-            ..
-        } = &counter.inner
-        else {
-            panic!("needs the provisioned tokenizer: {}", counter.describe());
-        };
+        let (front, pieces) = model_parts(&counter);
         let unknown = "\u{e000}";
         assert_eq!(
             encoded_len(&whole, unknown),
@@ -1172,14 +1181,7 @@ mod tests {
     fn the_counter_keeps_one_vocabulary() {
         use tokenizers::Model;
         let counter = TokenCounter::load(None);
-        let Counter::Model {
-            tokenizer,
-            pieces: Some(_),
-            ..
-        } = &counter.inner
-        else {
-            panic!("needs the provisioned tokenizer: {}", counter.describe());
-        };
+        let (tokenizer, _) = model_parts(&counter);
         assert!(
             tokenizer.get_model().get_vocab_size() <= 4,
             "{}",
