@@ -11,8 +11,9 @@
 //! (every freed tree went back to the OS only to be faulted in again for the next file), and
 //! any short delay costs each search its page faults again: warm `semantic_search` p50 went
 //! from 22 ms to 28–34 ms. So the delay is [`BULK_PURGE_DELAY_MS`] only while bulk work runs
-//! ([`bulk_work`]: a sync, the embedding worker, store maintenance) and back to the default
-//! when the last one ends. `MIMALLOC_PURGE_DELAY` set by the user turns the switch off.
+//! ([`bulk_work`]: every store write, through `Maintenance::writing`, and every maintenance
+//! run) and back to the default when the last one ends. `MIMALLOC_PURGE_DELAY` set by the user
+//! turns the switch off.
 
 use libmimalloc_sys as mi;
 use std::os::raw::c_long;

@@ -17,6 +17,7 @@
 //! Correctness does not depend on it: searches read unindexed rows flat, and every step is one
 //! Lance commit, so a kill at any moment leaves the last committed version.
 
+use crate::allocator::BulkWork;
 use crate::store::{MaintenanceReport, MaintenanceScope, Store};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -77,19 +78,23 @@ struct State {
     last_report: Option<MaintenanceReport>,
 }
 
-/// Held while a writer writes; dropping it records the write.
-pub struct Writing(Arc<Shared>);
+/// Held while a writer writes; dropping it records the write. A write is bulk work for the
+/// allocator too (`crate::allocator`), as is a maintenance run.
+pub struct Writing {
+    shared: Arc<Shared>,
+    _bulk: BulkWork,
+}
 
 impl Drop for Writing {
     fn drop(&mut self) {
-        let mut st = self.0.lock();
+        let mut st = self.shared.lock();
         st.writers -= 1;
         st.last_write = Some(Instant::now());
         st.dirty = true;
         if st.writers == 0 {
             st.busy_since = None;
         }
-        self.0.changed.notify_all();
+        self.shared.changed.notify_all();
     }
 }
 
@@ -116,7 +121,10 @@ impl Maintenance {
         st.writers += 1;
         st.dirty = true;
         self.shared.changed.notify_all();
-        Writing(self.shared.clone())
+        Writing {
+            shared: self.shared.clone(),
+            _bulk: crate::allocator::bulk_work(),
+        }
     }
 
     /// Starts the maintenance thread for `store` (once; later calls do nothing). It warms the

@@ -285,7 +285,6 @@ impl SemanticIndex {
         let (forest, map) = {
             let _guard = self.sync_lock.lock().unwrap_or_else(|p| p.into_inner());
             let _writing = self.maintenance.writing();
-            let _bulk = crate::allocator::bulk_work();
             if force {
                 // A forced rebuild must not race the worker writing vectors for old rows.
                 self.stop_worker();
@@ -449,7 +448,6 @@ impl SemanticIndex {
                         }
                     };
                     let _writing = maintenance.writing();
-                    let _bulk = crate::allocator::bulk_work();
                     // Vectors of another model are cleared before any new one is written.
                     store.adopt_model(model.model_id())?;
                     embedding_queue::run(&store, model.as_ref(), batch, None, &queue, &|_| {})
