@@ -10,6 +10,7 @@ pub mod chunk;
 pub mod cli;
 pub mod config;
 pub mod deps;
+pub mod digest;
 pub mod embed;
 pub mod error;
 pub mod fsutil;

@@ -8,4 +8,4 @@ mod blade;
 pub mod outline;
 mod symbols;
 
-pub use symbols::{FileSymbols, Symbol, SymbolKind, analyze_source, symbols_in_tree};
+pub use symbols::{FileSymbols, Reach, Symbol, SymbolKind, analyze_source, symbols_in_tree};

@@ -146,7 +146,9 @@ pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
     }
     let parsed = syntax::parse(lang, text);
     let symbols = match (&parsed.tree, syntax::tags_query(parsed.code_lang)) {
-        (Some(tree), Some(query)) => extract(parsed.code_lang, query, tree.root_node(), text, None),
+        (Some(tree), Some(query)) => {
+            extract(parsed.code_lang, query, tree.root_node(), text, Reach::ALL)
+        }
         _ => Vec::new(),
     };
     FileSymbols {
@@ -156,19 +158,35 @@ pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
     }
 }
 
+/// How much of a tree [`symbols_in_tree`] looks at for definitions.
+#[derive(Debug, Clone, Copy)]
+pub struct Reach {
+    /// Definitions nested deeper than this many levels below the root are skipped.
+    pub max_start_depth: Option<u32>,
+    /// Whether definitions inside a function or method are wanted. The chunker keeps closures
+    /// and local helpers inside their function's chunk, and walking every body cost more than
+    /// the rest of the definition search.
+    pub inside_functions: bool,
+}
+
+impl Reach {
+    /// Every definition, however deep.
+    pub const ALL: Reach = Reach {
+        max_start_depth: None,
+        inside_functions: true,
+    };
+}
+
 /// The symbols of an already parsed tree, for callers that need the tree as well (the chunker)
 /// and must not parse the file twice. `code_lang` is [`syntax::Parsed::code_lang`].
-/// `max_start_depth` skips definitions nested deeper than that many levels below `root` (the
-/// chunker does not need closures inside function bodies, and matching them costs as much as
-/// a good part of the parse).
 pub fn symbols_in_tree(
     code_lang: &'static LanguageDef,
     root: Node,
     text: &str,
-    max_start_depth: Option<u32>,
+    reach: Reach,
 ) -> Vec<Symbol> {
     match syntax::tags_query(code_lang) {
-        Some(query) => extract(code_lang, query, root, text, max_start_depth),
+        Some(query) => extract(code_lang, query, root, text, reach),
         None => Vec::new(),
     }
 }
@@ -218,17 +236,22 @@ fn extract(
     query: &'static Query,
     root: Node,
     text: &str,
-    max_start_depth: Option<u32>,
+    reach: Reach,
 ) -> Vec<Symbol> {
     let plan = TagsPlan::of(lang, query);
     let mut raws = Vec::new();
     match &plan.roots {
-        Some(roots) => collect_by_walk(lang, plan, roots, root, text, max_start_depth, &mut raws),
+        Some(roots) => collect_by_walk(lang, plan, roots, root, text, reach, &mut raws),
         None => {
             let mut cursor = QueryCursor::new();
-            cursor.set_max_start_depth(max_start_depth);
+            cursor.set_max_start_depth(reach.max_start_depth);
             collect_matches(lang, plan, &mut cursor, root, text, &mut raws);
         }
+    }
+    if !reach.inside_functions {
+        // The walk skips most of them already; this catches the rest (a pattern whose
+        // definition is below the node it is rooted at, or the whole-tree query).
+        drop_inside_functions(&mut raws);
     }
     finish(lang, raws, text)
 }
@@ -370,7 +393,7 @@ fn collect_by_walk(
     roots: &PatternRoots,
     root: Node,
     text: &str,
-    max_start_depth: Option<u32>,
+    reach: Reach,
     raws: &mut Vec<Raw>,
 ) {
     let mut anchored = QueryCursor::new();
@@ -379,10 +402,13 @@ fn collect_by_walk(
     let mut depth = 0u32;
     loop {
         let node = walk.node();
+        let mut defines_function = false;
         if roots.contains(node) {
-            collect_matches(lang, plan, &mut anchored, node, text, raws);
+            defines_function = collect_matches(lang, plan, &mut anchored, node, text, raws);
         }
-        if max_start_depth.is_none_or(|max| depth < max) && walk.goto_first_child() {
+        let descend = reach.max_start_depth.is_none_or(|max| depth < max)
+            && (reach.inside_functions || !defines_function);
+        if descend && walk.goto_first_child() {
             depth += 1;
             continue;
         }
@@ -399,16 +425,18 @@ fn collect_by_walk(
     }
 }
 
-/// Turns the matches of `query` run from `node` into raw definitions.
+/// Turns the matches of `query` run from `node` into raw definitions; returns whether one of
+/// them is a function or method defined by `node` itself.
 fn collect_matches(
     lang: &'static LanguageDef,
     plan: &TagsPlan,
     cursor: &mut QueryCursor,
-    node: Node,
+    at: Node,
     text: &str,
     raws: &mut Vec<Raw>,
-) {
-    let mut matches = cursor.matches(plan.query, node, text.as_bytes());
+) -> bool {
+    let mut defines_function = false;
+    let mut matches = cursor.matches(plan.query, at, text.as_bytes());
     while let Some(m) = matches.next() {
         let mut def: Option<(Node, Option<SymbolKind>)> = None;
         let mut name_node = None;
@@ -434,6 +462,7 @@ fn collect_matches(
         }
         let start = node.start_position();
         let end = node.end_position();
+        defines_function |= node.id() == at.id() && kind.is_some_and(SymbolKind::is_callable);
         raws.push(Raw {
             kind,
             exported: kind.is_some() && is_exported(lang, node, &name, text),
@@ -449,6 +478,38 @@ fn collect_matches(
             explicit_scope: scope,
         });
     }
+    defines_function
+}
+
+/// Drops the definitions that lie inside a function or method (not the functions themselves).
+fn drop_inside_functions(raws: &mut Vec<Raw>) {
+    let mut functions: Vec<(usize, usize)> = raws
+        .iter()
+        .filter(|r| r.kind.is_some_and(SymbolKind::is_callable))
+        .map(|r| (r.start, r.end))
+        .collect();
+    if functions.is_empty() {
+        return;
+    }
+    functions.sort_unstable();
+    // `furthest[i]`: the furthest end of the functions up to the i-th; a function starting
+    // before a definition encloses it exactly when one of them reaches its end.
+    let furthest: Vec<usize> = functions
+        .iter()
+        .scan(0, |far, (_, end)| {
+            *far = (*far).max(*end);
+            Some(*far)
+        })
+        .collect();
+    raws.retain(|r| {
+        let before = functions.partition_point(|(start, _)| *start < r.start);
+        let enclosed_from_before = before > 0 && furthest[before - 1] >= r.end;
+        let enclosed_from_same_start = functions[before..]
+            .iter()
+            .take_while(|(start, _)| *start == r.start)
+            .any(|(_, end)| *end > r.end);
+        !(enclosed_from_before || enclosed_from_same_start)
+    });
 }
 
 /// `namespace App\Models;` has no body: it scopes everything up to the next namespace.
@@ -805,13 +866,16 @@ enum Color { Red }
         lang: &'static LanguageDef,
         root: Node,
         text: &str,
-        max_start_depth: Option<u32>,
+        reach: Reach,
     ) -> Vec<Symbol> {
         let plan = TagsPlan::of(lang, syntax::tags_query(lang).unwrap());
         let mut cursor = QueryCursor::new();
-        cursor.set_max_start_depth(max_start_depth);
+        cursor.set_max_start_depth(reach.max_start_depth);
         let mut raws = Vec::new();
         collect_matches(lang, plan, &mut cursor, root, text, &mut raws);
+        if !reach.inside_functions {
+            drop_inside_functions(&mut raws);
+        }
         finish(lang, raws, text)
     }
 
@@ -853,11 +917,17 @@ enum Color { Red }
             };
             let parsed = syntax::parse(lang, &text);
             let root = parsed.tree.as_ref().unwrap().root_node();
-            for depth in [None, Some(0), Some(1), Some(3)] {
-                let expected = by_whole_tree_query(lang, root, &text, depth);
-                let actual = symbols_in_tree(lang, root, &text, depth);
-                assert_eq!(actual, expected, "{} at depth {depth:?}", path.display());
-                symbols += actual.len();
+            for max_start_depth in [None, Some(0), Some(1), Some(3), Some(9)] {
+                for inside_functions in [true, false] {
+                    let reach = Reach {
+                        max_start_depth,
+                        inside_functions,
+                    };
+                    let expected = by_whole_tree_query(lang, root, &text, reach);
+                    let actual = symbols_in_tree(lang, root, &text, reach);
+                    assert_eq!(actual, expected, "{} with {reach:?}", path.display());
+                    symbols += actual.len();
+                }
             }
             languages.insert(lang.id);
         }
@@ -874,6 +944,29 @@ enum Color { Red }
             }
         }
         assert!(languages.len() >= 8, "{languages:?}");
+    }
+
+    #[test]
+    fn definitions_inside_functions_can_be_left_out() {
+        let lang = crate::lang::detect("shop.py").unwrap();
+        let text = "class Cart:\n    def total(self):\n        def price(item):\n            return item.price\n        return sum(map(price, self.items))\n\n\ndef checkout(cart):\n    class Receipt:\n        pass\n    return Receipt()\n";
+        let parsed = syntax::parse(lang, text);
+        let root = parsed.tree.as_ref().unwrap().root_node();
+        let names = |inside_functions| -> Vec<String> {
+            let reach = Reach {
+                max_start_depth: None,
+                inside_functions,
+            };
+            symbols_in_tree(lang, root, text, reach)
+                .into_iter()
+                .map(|s| s.name)
+                .collect()
+        };
+        assert_eq!(
+            names(true),
+            ["Cart", "total", "price", "checkout", "Receipt"]
+        );
+        assert_eq!(names(false), ["Cart", "total", "checkout"]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::imports::{Imports, SkipRanges};
 use super::split::Emitter;
 use super::unit::{Elide, Unit, body_stub};
 use super::{Chunk, ChunkKind, Source, laravel};
-use crate::analysis::{Symbol, SymbolKind, symbols_in_tree};
+use crate::analysis::{Reach, Symbol, SymbolKind, symbols_in_tree};
 use crate::lang::LanguageDef;
 use crate::syntax::{self, node_text};
 use std::ops::Range;
@@ -99,7 +99,11 @@ pub(crate) struct CodeUnits<'t> {
 impl<'t> CodeUnits<'t> {
     pub fn build(source: &Source, lang: &'static LanguageDef, root: Node<'t>) -> CodeUnits<'t> {
         let text = source.text;
-        let symbols = symbols_in_tree(lang, root, text, Some(MAX_DEFINITION_DEPTH));
+        let reach = Reach {
+            max_start_depth: Some(MAX_DEFINITION_DEPTH),
+            inside_functions: false,
+        };
+        let symbols = symbols_in_tree(lang, root, text, reach);
         let locals: Vec<String> = symbols
             .iter()
             .filter(|s| s.scope.is_none() || lang.id == "php")

@@ -471,17 +471,6 @@ fn dispatch(source: &Source, emitter: &split::Emitter) -> FileChunks {
     }
 }
 
-/// SHA-256 of a text, hex.
-pub(crate) fn sha256_hex(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(text.as_bytes());
-    let mut out = String::with_capacity(64);
-    for byte in digest {
-        out.push_str(&format!("{byte:02x}"));
-    }
-    out
-}
-
 #[cfg(test)]
 pub(crate) mod test_support;
 

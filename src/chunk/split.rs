@@ -13,7 +13,8 @@
 
 use super::tokens::{Part, TextTokens};
 use super::unit::{Elide, Unit};
-use super::{Chunk, ChunkKind, ChunkOptions, Metadata, Source, TokenCounter, sha256_hex};
+use super::{Chunk, ChunkKind, ChunkOptions, Metadata, Source, TokenCounter};
+use crate::digest::sha256_hex;
 use serde_json::json;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -91,7 +92,7 @@ impl<'a> Emitter<'a> {
                     name: d.name,
                     line_start: d.lines.0,
                     line_end: d.lines.1,
-                    fingerprint: sha256_hex(&d.content),
+                    fingerprint: sha256_hex(d.content.as_bytes()),
                     content: d.content,
                     metadata: d.meta,
                 }
@@ -613,6 +614,6 @@ fn inside_elision(at: usize, elisions: &[Elision]) -> bool {
 
 /// The stable id of a chunk: 16 hex digits of SHA-256 over file, kind, key and ordinal.
 pub fn chunk_id(file: &str, kind: ChunkKind, key: &str, ordinal: usize) -> String {
-    let hex = sha256_hex(&format!("{file}\0{}\0{key}\0{ordinal}", kind.as_str()));
+    let hex = sha256_hex(format!("{file}\0{}\0{key}\0{ordinal}", kind.as_str()).as_bytes());
     hex[..16].to_string()
 }

@@ -80,7 +80,10 @@ fn ids_are_unique_and_stable_across_runs() {
             outline(&first.chunks).join("\n")
         );
         for c in &first.chunks {
-            assert_eq!(c.fingerprint, super::sha256_hex(&c.content));
+            assert_eq!(
+                c.fingerprint,
+                crate::digest::sha256_hex(c.content.as_bytes())
+            );
             assert!(
                 c.line_start >= 1 && c.line_start <= c.line_end,
                 "{file}: {c:?}"

@@ -296,11 +296,7 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(crate::digest::hex(&hasher.finalize()))
 }
 
 fn home_dir() -> Option<PathBuf> {

@@ -178,9 +178,7 @@ pub fn record(chunk: Chunk, file_sha: &str) -> ChunkRecord {
     }
 }
 
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::digest::hex;
 
 #[cfg(test)]
 mod tests {

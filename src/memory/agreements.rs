@@ -23,7 +23,7 @@ impl Agreement {
     /// One file per (term, symbol): `AuthService-1a2b3c4d.md`.
     pub fn file_name(&self) -> String {
         let digest = Sha256::digest(format!("{}\0{}", self.nl_term, self.symbol).as_bytes());
-        let hash: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+        let hash = crate::digest::hex(&digest[..4]);
         let stem: String = self
             .symbol
             .chars()
