@@ -110,7 +110,7 @@ impl<'t> CodeUnits<'t> {
             .filter(|s| s.kind.is_type_like() || s.kind.is_callable() || s.kind == SymbolKind::Type)
             .map(|s| s.name.clone())
             .collect();
-        let imports = Imports::read(lang.id, root, text, source.file, &locals);
+        let imports = Imports::read(lang, root, text, source.file, &locals);
         let mut units: Vec<Unit<'t>> = Vec::new();
         let mut impls: Vec<Node<'t>> = Vec::new();
         for symbol in &symbols {
@@ -221,26 +221,29 @@ fn unit_kind(kind: SymbolKind) -> Option<ChunkKind> {
     })
 }
 
-/// The syntax node of a symbol: the node starting at the symbol's position whose `name` is the
-/// symbol's name.
+/// The syntax node of a symbol: the deepest node starting at the symbol's position whose
+/// `name` is the symbol's name. Found going down from the root with one cursor: asking a node
+/// for its parent walks down from the root each time.
 fn definition_node<'t>(root: Node<'t>, symbol: &Symbol, source: &Source) -> Option<Node<'t>> {
     let byte = source.lines.start_of(symbol.line) + symbol.column.saturating_sub(1);
-    let mut node = root.descendant_for_byte_range(byte, byte)?;
-    loop {
+    let named = |node: Node| {
         // `name: …` for declarations; `left: a.b.name` for `obj.prototype.name = function …`.
-        let named = node
-            .child_by_field_name("name")
+        node.child_by_field_name("name")
             .or_else(|| node.child_by_field_name("left"))
             .is_some_and(|n| {
                 let written = node_text(n, source.text).trim();
                 written == symbol.name || written.rsplit('.').next() == Some(symbol.name.as_str())
-            });
-        if node.start_byte() == byte && named {
-            return Some(node);
+            })
+    };
+    let mut cursor = root.walk();
+    let mut found = None;
+    loop {
+        let node = cursor.node();
+        if node.start_byte() == byte && named(node) {
+            found = Some(node);
         }
-        node = node.parent()?;
-        if node.start_byte() != byte {
-            return None;
+        if node.start_byte() > byte || cursor.goto_first_child_for_byte(byte).is_none() {
+            return found;
         }
     }
 }

@@ -6,13 +6,15 @@
 //! imports, then the current namespace; Python/TypeScript/Rust: imports, then this file's own
 //! top-level names; Java/Go: imports, then the current package).
 
-use crate::syntax::node_text;
+use crate::lang::LanguageDef;
+use crate::syntax::{self, KindNames, node_text};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use tree_sitter::Node;
 
 pub(crate) struct Imports {
     lang: &'static str,
+    kinds: &'static KindNames,
     /// Full names, in source order, without duplicates.
     pub list: Vec<String>,
     map: HashMap<String, String>,
@@ -130,14 +132,16 @@ impl Imports {
     /// Reads the import statements at the top level of `root` (and inside PHP namespaces).
     /// `locals` are the file's own top-level type and function names.
     pub fn read(
-        lang: &'static str,
+        language: &'static LanguageDef,
         root: Node,
         text: &str,
         file: &str,
         locals: &[String],
     ) -> Imports {
+        let lang = language.id;
         let mut imports = Imports {
             lang,
+            kinds: syntax::kind_names(language),
             list: Vec::new(),
             map: HashMap::new(),
             namespace: None,
@@ -463,7 +467,7 @@ impl Imports {
     /// chunks cover, in order of first use.
     pub fn references(&self, node: Node, text: &str, skip: &SkipRanges) -> Vec<String> {
         let mut raw = Vec::new();
-        collect_refs(self.lang, node, text, skip, &mut raw);
+        collect_refs(self.lang, self.kinds, node, text, skip, &mut raw);
         let mut out: Vec<String> = Vec::new();
         for name in raw {
             if let Some(full) = self.resolve(&name)
@@ -480,6 +484,7 @@ impl Imports {
 /// walks down from the root each time, far too slow to call for every node of a file.
 struct Visit<'t> {
     node: Node<'t>,
+    kind: &'t str,
     parent: Option<Node<'t>>,
     grandparent: Option<Node<'t>>,
 }
@@ -513,7 +518,14 @@ impl SkipRanges {
 
 /// Walks `node`'s subtree with one cursor (a cursor per node cost an allocation each), keeping
 /// the path of ancestors for the parent and grandparent kinds the rules look at.
-fn collect_refs(lang: &str, node: Node, text: &str, skip: &SkipRanges, out: &mut Vec<String>) {
+fn collect_refs(
+    lang: &str,
+    kinds: &KindNames,
+    node: Node,
+    text: &str,
+    skip: &SkipRanges,
+    out: &mut Vec<String>,
+) {
     let outer_parent = node.parent();
     let outer_grandparent = outer_parent.and_then(|p| p.parent());
     let mut cursor = node.walk();
@@ -523,19 +535,23 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &SkipRanges, out: &mut
         let current = cursor.node();
         // Every reference is a named node; anonymous ones (punctuation, keywords) are about
         // half of a tree and only need stepping over.
-        let descend = !current.is_named() || {
-            let parent = path.last().copied().or(outer_parent);
-            let grandparent = match path.len() {
-                0 => outer_grandparent,
-                1 => outer_parent,
-                n => Some(path[n - 2]),
-            };
-            let visit = Visit {
-                node: current,
-                parent,
-                grandparent,
-            };
-            visit_ref(lang, visit, text, skip, out)
+        let descend = match kinds.named(current) {
+            None => true,
+            Some(kind) => {
+                let parent = path.last().copied().or(outer_parent);
+                let grandparent = match path.len() {
+                    0 => outer_grandparent,
+                    1 => outer_parent,
+                    n => Some(path[n - 2]),
+                };
+                let visit = Visit {
+                    node: current,
+                    kind,
+                    parent,
+                    grandparent,
+                };
+                visit_ref(lang, kinds, visit, text, skip, out)
+            }
         };
         if descend && cursor.goto_first_child() {
             path.push(current);
@@ -559,6 +575,7 @@ fn collect_refs(lang: &str, node: Node, text: &str, skip: &SkipRanges, out: &mut
 /// more (a skipped range or a whole qualified name does not).
 fn visit_ref(
     lang: &str,
+    kinds: &KindNames,
     visit: Visit,
     text: &str,
     skip: &SkipRanges,
@@ -566,15 +583,15 @@ fn visit_ref(
 ) -> bool {
     let Visit {
         node,
+        kind,
         parent,
         grandparent,
     } = visit;
     if skip.covers(node.start_byte(), node.end_byte()) {
         return false;
     }
-    let kind = node.kind();
     // Kinds are looked up only where a rule needs them: this runs for every named node.
-    let parent_kind = || kind_of(parent);
+    let parent_kind = || kinds.of(parent);
     let take = match lang {
         "php" => match kind {
             "named_type" | "qualified_name" => true,
@@ -597,7 +614,7 @@ fn visit_ref(
             "identifier" | "attribute" => {
                 matches!(parent_kind(), "type" | "generic_type" | "argument_list")
                     && (parent_kind() != "argument_list"
-                        || kind_of(grandparent) == "class_definition")
+                        || kinds.of(grandparent) == "class_definition")
                     || (parent_kind() == "call"
                         && parent
                             .and_then(|p| p.child_by_field_name("function"))
@@ -670,10 +687,6 @@ fn visit_ref(
         }
     }
     true
-}
-
-fn kind_of<'t>(node: Option<Node<'t>>) -> &'t str {
-    node.map_or("", |n| n.kind())
 }
 
 fn split_alias(part: &str) -> (&str, Option<&str>) {
@@ -815,7 +828,7 @@ mod tests {
         let parsed = crate::syntax::parse(language, text);
         let tree = parsed.tree.unwrap();
         Imports::read(
-            language.id,
+            language,
             tree.root_node(),
             text,
             file,

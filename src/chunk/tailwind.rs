@@ -118,7 +118,7 @@ pub(crate) fn chunk_config(
     let root = tree.root_node();
     let text = source.text;
     let config = config_object(root, text)?;
-    let imports = Imports::read(lang.id, root, text, source.file, &[]);
+    let imports = Imports::read(lang, root, text, source.file, &[]);
     let mut module = Unit::new(ChunkKind::Module, module_name(source.file), 0..text.len())
         .key("module")
         .node(root);

@@ -271,10 +271,117 @@ pub fn tags_query(lang: &'static LanguageDef) -> Option<&'static Query> {
     })
 }
 
+/// A grammar's node kind names by kind id, `None` for anonymous kinds (punctuation,
+/// keywords). `Node::kind` and `Node::is_named` are foreign calls, and `kind` measures and
+/// checks the name each time; walks that look at every node of a file read them from here.
+pub struct KindNames(Vec<Option<&'static str>>);
+
+impl KindNames {
+    /// `node`'s kind if it is a named node.
+    pub fn named<'t>(&self, node: Node<'t>) -> Option<&'t str> {
+        match self.0.get(usize::from(node.kind_id())) {
+            Some(name) => *name,
+            // Not from this grammar: ask the node.
+            None => node.is_named().then(|| node.kind()),
+        }
+    }
+
+    /// `node`'s kind, named or not; `""` for no node.
+    pub fn of<'t>(&self, node: Option<Node<'t>>) -> &'t str {
+        node.map_or("", |node| match self.0.get(usize::from(node.kind_id())) {
+            Some(Some(name)) => name,
+            _ => node.kind(),
+        })
+    }
+}
+
+/// The [`KindNames`] of a language's grammar, built once per process; empty for a language
+/// without a grammar (every lookup then asks the node).
+pub fn kind_names(lang: &'static LanguageDef) -> &'static KindNames {
+    static CACHE: LazyLock<Mutex<HashMap<&'static str, &'static KindNames>>> =
+        LazyLock::new(Default::default);
+    let mut cache = CACHE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    cache.entry(lang.id).or_insert_with(|| {
+        let names = match lang.parsing {
+            Parsing::Grammar(grammar) => {
+                // Kept for the process, as the names it hands out are: one per grammar.
+                let grammar: &'static tree_sitter::Language = Box::leak(Box::new(grammar()));
+                (0..grammar.node_kind_count())
+                    .map(|id| {
+                        let id = id as u16;
+                        grammar
+                            .node_kind_is_named(id)
+                            .then(|| grammar.node_kind_for_id(id))
+                            .flatten()
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        Box::leak(Box::new(KindNames(names)))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lang::{LANGUAGES, by_id};
+
+    /// The table gives what the nodes say themselves, aliased kinds included, for every node
+    /// of a file in each grammar-parsed language of the fixtures.
+    #[test]
+    fn kind_names_agree_with_the_nodes() {
+        let samples = [
+            (
+                "php",
+                "<?php\nnamespace App;\nuse A\\B as C;\nclass Shop extends C { public function total(?int $n): int { return new D($n) ?? 0; } }\n",
+            ),
+            (
+                "typescript",
+                "export class Cart<T> { add(x: T): void { const y = new Set<T>(); } }\ntype Id = string | number;\n",
+            ),
+            (
+                "python",
+                "@dataclass\nclass Order:\n    def total(self) -> int:\n        return sum(x for x in self.items)\n",
+            ),
+            (
+                "rust",
+                "impl<T: Clone> Cart<T> { fn add(&mut self, x: T) -> Option<T> { Money::new(1); None } }\n",
+            ),
+        ];
+        for (id, text) in samples {
+            let lang = by_id(id).unwrap();
+            let kinds = kind_names(lang);
+            let parsed = parse(lang, text);
+            let tree = parsed.tree.unwrap();
+            let mut cursor = tree.walk();
+            let mut nodes = 0;
+            loop {
+                let node = cursor.node();
+                nodes += 1;
+                assert_eq!(
+                    kinds.named(node),
+                    node.is_named().then(|| node.kind()),
+                    "{id}"
+                );
+                assert_eq!(kinds.of(Some(node)), node.kind(), "{id}");
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break;
+                    }
+                }
+                if cursor.node() == tree.root_node() {
+                    break;
+                }
+            }
+            assert!(nodes > 20, "{id}: {nodes} nodes");
+        }
+    }
 
     /// Every built-in query compiles against its grammar (like helix's `xtask querycheck`).
     #[test]
