@@ -6,6 +6,7 @@
 
 pub mod allocator;
 pub mod analysis;
+pub mod background;
 pub mod chunk;
 pub mod cli;
 pub mod config;

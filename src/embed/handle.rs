@@ -151,9 +151,7 @@ impl EmbedderHandle {
         };
         drop(slot);
         let handle = self.clone();
-        let spawned = std::thread::Builder::new()
-            .name("embed-warmup".into())
-            .spawn(move || handle.finish_load(&loader));
+        let spawned = crate::background::spawn("embed-warmup", move || handle.finish_load(&loader));
         if let Err(err) = spawned {
             self.set(Slot::Failed {
                 error: EmbedError::Load {

@@ -138,12 +138,10 @@ impl Maintenance {
         st.dirty = true;
         drop(st);
         let shared = self.shared.clone();
-        let spawned = std::thread::Builder::new()
-            .name("code-intel-maintain".into())
-            .spawn(move || {
-                store.warm();
-                run(&shared, &store);
-            });
+        let spawned = crate::background::spawn("code-intel-maintain", move || {
+            store.warm();
+            run(&shared, &store);
+        });
         if let Err(err) = spawned {
             tracing::warn!("cannot start store maintenance: {err}");
         }

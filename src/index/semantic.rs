@@ -433,38 +433,36 @@ impl SemanticIndex {
         let model = self.model.clone();
         let maintenance = self.maintenance.clone();
         let batch = embedding_queue::batch_size(self.memory_limit_mb);
-        let spawned = std::thread::Builder::new()
-            .name("code-intel-embed".into())
-            .spawn(move || {
-                let run = || -> Result<EmbedReport> {
-                    // Wait for the model as long as it takes; searches meanwhile go lexical.
-                    let model = loop {
-                        match model.wait(Duration::from_secs(1)) {
-                            Ok(m) => break m,
-                            Err(EmbedError::NotReady) if !queue.cancel.load(Ordering::Relaxed) => {
-                                continue;
-                            }
-                            Err(_) => return Ok(EmbedReport::default()),
+        let spawned = crate::background::spawn("code-intel-embed", move || {
+            let run = || -> Result<EmbedReport> {
+                // Wait for the model as long as it takes; searches meanwhile go lexical.
+                let model = loop {
+                    match model.wait(Duration::from_secs(1)) {
+                        Ok(m) => break m,
+                        Err(EmbedError::NotReady) if !queue.cancel.load(Ordering::Relaxed) => {
+                            continue;
                         }
-                    };
-                    let _writing = maintenance.writing();
-                    // Vectors of another model are cleared before any new one is written.
-                    store.adopt_model(model.model_id())?;
-                    embedding_queue::run(&store, model.as_ref(), batch, None, &queue, &|_| {})
+                        Err(_) => return Ok(EmbedReport::default()),
+                    }
                 };
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
-                    Ok(Ok(report)) => tracing::info!(
-                        "embedded {} chunks in {:.1}s ({:.1}/s), {} remaining",
-                        report.embedded,
-                        report.seconds,
-                        report.rate,
-                        report.remaining
-                    ),
-                    Ok(Err(err)) => tracing::warn!("embedding stopped: {err:#}"),
-                    Err(_) => tracing::warn!("embedding worker panicked"),
-                }
-                queue.running.store(false, Ordering::SeqCst);
-            });
+                let _writing = maintenance.writing();
+                // Vectors of another model are cleared before any new one is written.
+                store.adopt_model(model.model_id())?;
+                embedding_queue::run(&store, model.as_ref(), batch, None, &queue, &|_| {})
+            };
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+                Ok(Ok(report)) => tracing::info!(
+                    "embedded {} chunks in {:.1}s ({:.1}/s), {} remaining",
+                    report.embedded,
+                    report.seconds,
+                    report.rate,
+                    report.remaining
+                ),
+                Ok(Err(err)) => tracing::warn!("embedding stopped: {err:#}"),
+                Err(_) => tracing::warn!("embedding worker panicked"),
+            }
+            queue.running.store(false, Ordering::SeqCst);
+        });
         match spawned {
             Ok(handle) => *worker = Some(handle),
             Err(err) => {

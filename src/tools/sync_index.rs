@@ -67,44 +67,38 @@ pub fn start_background(ctx: Arc<Context>) {
     // The request centers of the hubness correction take the model about a second to embed:
     // compute them as soon as it is loaded, not inside the first search.
     let centers = ctx.clone();
-    let _ = std::thread::Builder::new()
-        .name("code-intel-centers".into())
-        .spawn(move || {
-            if centers.embedder.wait(MODEL_WAIT).is_ok() {
-                centers.semantic.search_cache.warm_model(&centers.semantic);
-            }
-        });
+    let _ = crate::background::spawn("code-intel-centers", move || {
+        if centers.embedder.wait(MODEL_WAIT).is_ok() {
+            centers.semantic.search_cache.warm_model(&centers.semantic);
+        }
+    });
     if !ctx.ws.config.sync_on_start || !ctx.semantic.needs_sync() {
         // Still finish embedding an earlier sync left pending.
         let ctx = ctx.clone();
-        let _ = std::thread::Builder::new()
-            .name("code-intel-sync".into())
-            .spawn(move || {
-                if let Err(err) = ctx.semantic.embed(Some(Duration::ZERO), &|_| {}) {
-                    tracing::warn!("embedding at start failed: {err:#}");
-                }
-                ctx.semantic
-                    .search_cache
-                    .warm(&ctx.semantic, &ctx.ws, &ctx.symbols);
-            });
+        let _ = crate::background::spawn("code-intel-sync", move || {
+            if let Err(err) = ctx.semantic.embed(Some(Duration::ZERO), &|_| {}) {
+                tracing::warn!("embedding at start failed: {err:#}");
+            }
+            ctx.semantic
+                .search_cache
+                .warm(&ctx.semantic, &ctx.ws, &ctx.symbols);
+        });
         return;
     }
-    let _ = std::thread::Builder::new()
-        .name("code-intel-sync".into())
-        .spawn(move || {
-            let result = ctx.semantic.sync(
-                &ctx.ws,
-                &ctx.symbols,
-                Target::All,
-                false,
-                Some(Duration::ZERO),
-                &|_| {},
-            );
-            match result {
-                Ok(outcome) => tracing::info!("startup sync done in {:.1}s", outcome.seconds),
-                Err(err) => tracing::warn!("startup sync failed: {err:#}"),
-            }
-        });
+    let _ = crate::background::spawn("code-intel-sync", move || {
+        let result = ctx.semantic.sync(
+            &ctx.ws,
+            &ctx.symbols,
+            Target::All,
+            false,
+            Some(Duration::ZERO),
+            &|_| {},
+        );
+        match result {
+            Ok(outcome) => tracing::info!("startup sync done in {:.1}s", outcome.seconds),
+            Err(err) => tracing::warn!("startup sync failed: {err:#}"),
+        }
+    });
 }
 
 #[cfg(test)]
