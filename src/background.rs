@@ -5,8 +5,8 @@
 //! the first tool calls after start took ten to fifty times their idle time. Lowered threads
 //! still get every cycle nobody else wants, so background work is not slower on an idle
 //! machine. Threads started by a lowered thread (ONNX Runtime's pool, created while the model
-//! loads) inherit its priority; parallel loops of background work run on their own rayon pool
-//! whose threads are lowered, not on the global pool that tool calls use.
+//! loads) inherit its priority; the parallel loops of background work run on their own rayon
+//! pool whose threads are lowered (`parallel`), not on the global pool that tool calls use.
 
 use std::io;
 use std::sync::LazyLock;
@@ -35,8 +35,8 @@ pub fn lower_this_thread() {
     }
 }
 
-/// The rayon pool for parallel loops inside background work, its threads lowered; `None` when
-/// it cannot be built (the loops then run on the global pool).
+/// The rayon pool for parallel loops of background work, its threads lowered; `None` when it
+/// cannot be built (the loops then run on the global pool).
 pub fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: LazyLock<Option<rayon::ThreadPool>> = LazyLock::new(|| {
         rayon::ThreadPoolBuilder::new()
@@ -49,7 +49,14 @@ pub fn pool() -> Option<&'static rayon::ThreadPool> {
     POOL.as_ref()
 }
 
-/// Starts a named background thread: lowered, with its parallel loops on [`pool`].
+thread_local! {
+    /// Whether this thread was started by [`spawn`].
+    static LOWERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Starts a named background thread, lowered. The thread itself runs outside any rayon pool
+/// (long, blocking work inside the pool would hold its few threads and starve the others);
+/// its parallel loops go through [`parallel`].
 pub fn spawn<T: Send + 'static>(
     name: &str,
     work: impl FnOnce() -> T + Send + 'static,
@@ -58,11 +65,18 @@ pub fn spawn<T: Send + 'static>(
         .name(name.to_string())
         .spawn(move || {
             lower_this_thread();
-            match pool() {
-                Some(pool) => pool.install(work),
-                None => work(),
-            }
+            LOWERED.with(|lowered| lowered.set(true));
+            work()
         })
+}
+
+/// Runs `loop_` (a rayon parallel loop) on the lowered [`pool`] when called from a background
+/// thread, and as it is (the global pool) otherwise.
+pub fn parallel<R: Send>(loop_: impl FnOnce() -> R + Send) -> R {
+    match pool().filter(|_| LOWERED.with(|lowered| lowered.get())) {
+        Some(pool) => pool.install(loop_),
+        None => loop_(),
+    }
 }
 
 #[cfg(test)]
@@ -82,7 +96,7 @@ mod tests {
         let before = nice_of_this_thread();
         let (own, in_pool) = spawn("test-bg", || {
             let own = nice_of_this_thread();
-            let in_pool = pool().unwrap().install(|| {
+            let in_pool = parallel(|| {
                 use rayon::prelude::*;
                 (0..64)
                     .into_par_iter()
@@ -97,7 +111,16 @@ mod tests {
         .unwrap();
         assert_eq!(own, BACKGROUND_NICE);
         assert_eq!(in_pool, BACKGROUND_NICE);
-        // The caller is untouched.
+        // The caller is untouched, and its loops stay on the global pool.
         assert_eq!(nice_of_this_thread(), before);
+        let outside = parallel(|| {
+            use rayon::prelude::*;
+            (0..64)
+                .into_par_iter()
+                .map(|_| nice_of_this_thread())
+                .max()
+                .unwrap()
+        });
+        assert_eq!(outside, before);
     }
 }

@@ -219,50 +219,52 @@ impl SymbolIndex {
             .collect();
         // Largest first: a big file parsed last would leave the other threads idle meanwhile.
         candidates.sort_unstable_by_key(|(f, _)| std::cmp::Reverse(f.size));
-        let results: Vec<(String, FileOutcome)> = candidates
-            .into_par_iter()
-            .map(|(file, lang)| {
-                let mtime_ns = stable_nanos(file.mtime);
-                if let Some(entry) = old.files.get(&file.rel)
-                    && entry.size == file.size
-                    && entry.mtime_ns == mtime_ns
-                    && mtime_ns != 0
-                {
-                    return (file.rel, Ok((entry.clone(), Fate::Kept)));
-                }
-                if file.size > max_bytes {
-                    return (
-                        file.rel,
-                        Err(format!(
-                            "larger than max_file_bytes ({} > {max_bytes})",
-                            file.size
-                        )),
-                    );
-                }
-                let source = match read_source(&file.abs, &file.rel, max_bytes) {
-                    Ok(source) => source,
-                    Err(err) => return (file.rel, Err(err.message)),
-                };
-                let sha256: [u8; 32] = Sha256::digest(source.text.as_bytes()).into();
-                if let Some(entry) = old.files.get(&file.rel).filter(|e| e.sha256 == sha256) {
-                    let touched = FileEntry {
+        let results: Vec<(String, FileOutcome)> = crate::background::parallel(|| {
+            candidates
+                .into_par_iter()
+                .map(|(file, lang)| {
+                    let mtime_ns = stable_nanos(file.mtime);
+                    if let Some(entry) = old.files.get(&file.rel)
+                        && entry.size == file.size
+                        && entry.mtime_ns == mtime_ns
+                        && mtime_ns != 0
+                    {
+                        return (file.rel, Ok((entry.clone(), Fate::Kept)));
+                    }
+                    if file.size > max_bytes {
+                        return (
+                            file.rel,
+                            Err(format!(
+                                "larger than max_file_bytes ({} > {max_bytes})",
+                                file.size
+                            )),
+                        );
+                    }
+                    let source = match read_source(&file.abs, &file.rel, max_bytes) {
+                        Ok(source) => source,
+                        Err(err) => return (file.rel, Err(err.message)),
+                    };
+                    let sha256: [u8; 32] = Sha256::digest(source.text.as_bytes()).into();
+                    if let Some(entry) = old.files.get(&file.rel).filter(|e| e.sha256 == sha256) {
+                        let touched = FileEntry {
+                            size: file.size,
+                            mtime_ns,
+                            ..(**entry).clone()
+                        };
+                        return (file.rel, Ok((Arc::new(touched), Fate::Rehashed)));
+                    }
+                    let symbols = analyze_source(lang, &source.text);
+                    let entry = FileEntry {
                         size: file.size,
                         mtime_ns,
-                        ..(**entry).clone()
+                        sha256,
+                        lossy: source.lossy,
+                        symbols: LazySymbols::new(symbols),
                     };
-                    return (file.rel, Ok((Arc::new(touched), Fate::Rehashed)));
-                }
-                let symbols = analyze_source(lang, &source.text);
-                let entry = FileEntry {
-                    size: file.size,
-                    mtime_ns,
-                    sha256,
-                    lossy: source.lossy,
-                    symbols: LazySymbols::new(symbols),
-                };
-                (file.rel, Ok((Arc::new(entry), Fate::Parsed)))
-            })
-            .collect();
+                    (file.rel, Ok((Arc::new(entry), Fate::Parsed)))
+                })
+                .collect()
+        });
 
         for (path, result) in results {
             match result {

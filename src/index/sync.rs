@@ -148,26 +148,29 @@ pub fn sync_forest(
         .collect();
 
     // Classify: size+mtime equal to the record means unchanged without reading; otherwise hash.
-    candidates.par_iter_mut().for_each(|c| {
-        let Some(prev) = state.files.get(&c.rel) else {
-            return;
-        };
-        if prev.size == c.size && prev.mtime_ns == c.mtime_ns {
-            c.change = Change::Unchanged;
-            return;
-        }
-        match std::fs::read(&c.abs) {
-            Ok(bytes) => {
-                let hash = chunks::hex(&Sha256::digest(&bytes));
-                c.change = if hash == prev.hash {
-                    Change::Unchanged
-                } else {
-                    Change::Modified
-                };
-                c.hash = Some(hash);
+    // On the lowered pool when this is the start-up sync (see `background`).
+    crate::background::parallel(|| {
+        candidates.par_iter_mut().for_each(|c| {
+            let Some(prev) = state.files.get(&c.rel) else {
+                return;
+            };
+            if prev.size == c.size && prev.mtime_ns == c.mtime_ns {
+                c.change = Change::Unchanged;
+                return;
             }
-            Err(_) => c.change = Change::Modified,
-        }
+            match std::fs::read(&c.abs) {
+                Ok(bytes) => {
+                    let hash = chunks::hex(&Sha256::digest(&bytes));
+                    c.change = if hash == prev.hash {
+                        Change::Unchanged
+                    } else {
+                        Change::Modified
+                    };
+                    c.hash = Some(hash);
+                }
+                Err(_) => c.change = Change::Modified,
+            }
+        });
     });
 
     phase.done("walk + classify");
@@ -245,10 +248,12 @@ pub fn sync_forest(
             }
             continue;
         }
-        let mut made: Vec<(&Candidate, Chunked)> = batch
-            .par_iter()
-            .map(|c| (*c, chunk_one(c, &chunker, cfg.max_file_bytes)))
-            .collect();
+        let mut made: Vec<(&Candidate, Chunked)> = crate::background::parallel(|| {
+            batch
+                .par_iter()
+                .map(|c| (*c, chunk_one(c, &chunker, cfg.max_file_bytes)))
+                .collect()
+        });
         // Cross-file facts (a Filament resource and its schema classes) among the files chunked
         // together; a full index chunks a project's related files in the same batches.
         let mut linked: Vec<crate::chunk::FileChunks> = made
