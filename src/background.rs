@@ -37,7 +37,7 @@ pub fn lower_this_thread() {
 
 /// The rayon pool for parallel loops of background work, its threads lowered; `None` when it
 /// cannot be built (the loops then run on the global pool).
-pub fn pool() -> Option<&'static rayon::ThreadPool> {
+fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: LazyLock<Option<rayon::ThreadPool>> = LazyLock::new(|| {
         rayon::ThreadPoolBuilder::new()
             .thread_name(|i| format!("code-intel-bg-{i}"))
@@ -90,20 +90,25 @@ mod tests {
         unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
     }
 
+    /// The nice values of the threads a parallel loop of 64 items ran on, through [`parallel`].
+    #[cfg(target_os = "linux")]
+    fn nices_of_a_parallel_loop() -> Vec<i32> {
+        use rayon::prelude::*;
+        parallel(|| {
+            (0..64)
+                .into_par_iter()
+                .map(|_| nice_of_this_thread())
+                .collect()
+        })
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn background_threads_and_their_pool_run_lowered() {
         let before = nice_of_this_thread();
         let (own, in_pool) = spawn("test-bg", || {
             let own = nice_of_this_thread();
-            let in_pool = parallel(|| {
-                use rayon::prelude::*;
-                (0..64)
-                    .into_par_iter()
-                    .map(|_| nice_of_this_thread())
-                    .min()
-                    .unwrap()
-            });
+            let in_pool = nices_of_a_parallel_loop().into_iter().min().unwrap();
             (own, in_pool)
         })
         .unwrap()
@@ -113,14 +118,7 @@ mod tests {
         assert_eq!(in_pool, BACKGROUND_NICE);
         // The caller is untouched, and its loops stay on the global pool.
         assert_eq!(nice_of_this_thread(), before);
-        let outside = parallel(|| {
-            use rayon::prelude::*;
-            (0..64)
-                .into_par_iter()
-                .map(|_| nice_of_this_thread())
-                .max()
-                .unwrap()
-        });
+        let outside = nices_of_a_parallel_loop().into_iter().max().unwrap();
         assert_eq!(outside, before);
     }
 }

@@ -178,8 +178,6 @@ pub fn record(chunk: Chunk, file_sha: &str) -> ChunkRecord {
     }
 }
 
-pub use crate::digest::hex;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,6 @@ use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -160,7 +159,7 @@ pub fn sync_forest(
             }
             match std::fs::read(&c.abs) {
                 Ok(bytes) => {
-                    let hash = chunks::hex(&Sha256::digest(&bytes));
+                    let hash = crate::digest::sha256_hex(&bytes);
                     c.change = if hash == prev.hash {
                         Change::Unchanged
                     } else {
@@ -378,7 +377,7 @@ pub type EmbedTerms<'a> = &'a dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>;
 /// Reads, hashes and chunks one file.
 fn chunk_one(c: &Candidate, chunker: &crate::chunk::Chunker, max_bytes: u64) -> Chunked {
     let source = read_source(&c.abs, &c.rel, max_bytes).map_err(|e| e.message)?;
-    let hash = chunks::hex(&Sha256::digest(source.text.as_bytes()));
+    let hash = crate::digest::sha256_hex(source.text.as_bytes());
     if matches!(c.kind, FileKind::Text) && chunks::looks_generated(&source.text) {
         return Ok((hash, Default::default()));
     }

@@ -448,10 +448,7 @@ fn changed_since_indexed(sem: &SemanticIndex, ws: &Workspace, chunk: &ChunkHit) 
         }
     }
     match std::fs::read(&path) {
-        Ok(bytes) => {
-            use sha2::{Digest, Sha256};
-            crate::index::chunks::hex(&Sha256::digest(&bytes)) != chunk.file_sha
-        }
+        Ok(bytes) => crate::digest::sha256_hex(&bytes) != chunk.file_sha,
         Err(_) => true,
     }
 }
