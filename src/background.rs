@@ -70,10 +70,15 @@ pub fn spawn<T: Send + 'static>(
         })
 }
 
+/// Whether the calling thread is a background thread (started by [`spawn`]).
+pub fn is_lowered() -> bool {
+    LOWERED.with(|lowered| lowered.get())
+}
+
 /// Runs `loop_` (a rayon parallel loop) on the lowered [`pool`] when called from a background
 /// thread, and as it is (the global pool) otherwise.
 pub fn parallel<R: Send>(loop_: impl FnOnce() -> R + Send) -> R {
-    match pool().filter(|_| LOWERED.with(|lowered| lowered.get())) {
+    match pool().filter(|_| is_lowered()) {
         Some(pool) => pool.install(loop_),
         None => loop_(),
     }

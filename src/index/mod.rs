@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -123,6 +124,8 @@ pub struct SymbolIndex {
     loaded: Mutex<bool>,
     /// Serialises refreshes so concurrent calls do not parse the same file twice.
     refreshing: Mutex<()>,
+    /// Raised by a tool call waiting for `refreshing`: a background refresh gives way.
+    give_way: AtomicBool,
     /// Directory watches (long-running servers only, see [`SymbolIndex::watch_changes`]).
     watched: WatchedRefresh,
 }
@@ -134,6 +137,7 @@ impl SymbolIndex {
             current: RwLock::new(Arc::new(Snapshot::default())),
             loaded: Mutex::new(false),
             refreshing: Mutex::new(()),
+            give_way: AtomicBool::new(false),
             watched: WatchedRefresh::default(),
         }
     }
@@ -146,13 +150,57 @@ impl SymbolIndex {
 
     /// Brings the files under `base` (absolute, inside the workspace) up to date and returns a
     /// snapshot of the whole index.
+    ///
+    /// Refreshes take turns. A background refresh (the start-up sync's) runs at the lowest
+    /// priority, so a tool call queued behind it would wait for it on a busy machine: a tool
+    /// call finding one running asks it to give way, and it drops its work and queues behind
+    /// the tool call instead, whose refresh runs at full priority. The background one then
+    /// finds the index fresh.
     pub fn refresh(
         &self,
         ws: &Workspace,
         base: &Path,
     ) -> Result<(Arc<Snapshot>, RefreshStats), String> {
+        let background = crate::background::is_lowered();
+        loop {
+            let guard = self.take_turn(background);
+            if let Some(done) = self.refresh_in_turn(ws, base, background) {
+                return done;
+            }
+            drop(guard);
+        }
+    }
+
+    /// The refresh lock. A tool call waiting for it raises [`SymbolIndex::give_way`]; a
+    /// background caller does not queue while that is raised, so the tool call is next.
+    fn take_turn(&self, background: bool) -> std::sync::MutexGuard<'_, ()> {
+        use std::sync::TryLockError;
+        if background {
+            while self.give_way.load(Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            return self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        }
+        match self.refreshing.try_lock() {
+            Ok(guard) => return guard,
+            Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+            Err(TryLockError::WouldBlock) => {}
+        }
+        self.give_way.store(true, Ordering::Release);
+        let guard = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        self.give_way.store(false, Ordering::Release);
+        guard
+    }
+
+    /// One refresh, the lock held; `None` when a background refresh gave way to a tool call.
+    fn refresh_in_turn(
+        &self,
+        ws: &Workspace,
+        base: &Path,
+        background: bool,
+    ) -> Option<Result<(Arc<Snapshot>, RefreshStats), String>> {
+        let asked_to_give_way = || background && self.give_way.load(Ordering::Acquire);
         let started = std::time::Instant::now();
-        let _guard = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
         self.load_once();
         let old = self.snapshot();
         let prefix = ws.relative(base);
@@ -170,13 +218,16 @@ impl SymbolIndex {
             stats.files = old.files.len();
             stats.relisted = Some(0);
             stats.elapsed = started.elapsed();
-            return Ok((old, stats));
+            return Some(Ok((old, stats)));
         }
         let mut changed = false;
         let (walked, stamps) = if !whole {
             // A subtree walk leaves the stamps as they are: a directory it changed no longer
             // matches its stamp, so the next stamp-based refresh lists it again.
-            let walked = walk_files(ws, base, &WalkOptions::default())?;
+            let walked = match walk_files(ws, base, &WalkOptions::default()) {
+                Ok(walked) => walked,
+                Err(err) => return Some(Err(err)),
+            };
             (walked, old.stamps.clone())
         } else if let Some(rescan) = old.stamps.as_ref().and_then(|s| {
             let known: Vec<&str> = old
@@ -191,7 +242,10 @@ impl SymbolIndex {
             stats.relisted = Some(rescan.relisted);
             (rescan.files, Some(Arc::new(rescan.stamps)))
         } else {
-            let (walked, stamps) = dir_stamps::walk(ws, base)?;
+            let (walked, stamps) = match dir_stamps::walk(ws, base) {
+                Ok(walked) => walked,
+                Err(err) => return Some(Err(err)),
+            };
             changed |= old.stamps.as_deref() != Some(&stamps);
             (walked, Some(Arc::new(stamps)))
         };
@@ -223,6 +277,10 @@ impl SymbolIndex {
             candidates
                 .into_par_iter()
                 .map(|(file, lang)| {
+                    if asked_to_give_way() {
+                        // Dropped below: the refresh starts over after the tool call's.
+                        return (file.rel, Err(String::new()));
+                    }
                     let mtime_ns = stable_nanos(file.mtime);
                     if let Some(entry) = old.files.get(&file.rel)
                         && entry.size == file.size
@@ -265,6 +323,9 @@ impl SymbolIndex {
                 })
                 .collect()
         });
+        if asked_to_give_way() {
+            return None;
+        }
 
         for (path, result) in results {
             match result {
@@ -306,7 +367,7 @@ impl SymbolIndex {
             tracing::warn!("could not save the symbol index: {err}");
         }
         stats.elapsed = started.elapsed();
-        Ok((next, stats))
+        Some(Ok((next, stats)))
     }
 
     pub fn snapshot(&self) -> Arc<Snapshot> {
@@ -453,6 +514,32 @@ mod tests {
         // A new process reads the store and parses nothing.
         let again = SymbolIndex::new(&ws.state_dir());
         let (_, stats) = again.refresh(&ws, ws.root()).unwrap();
+        assert_eq!((stats.files, stats.parsed), (1, 0));
+    }
+
+    #[test]
+    fn a_background_refresh_gives_way_to_a_tool_call() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "def one():\n    pass\n").unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let index = SymbolIndex::new(&ws.state_dir());
+        // A tool call is waiting: the background refresh drops its work and installs nothing.
+        index.give_way.store(true, Ordering::Release);
+        assert!(index.refresh_in_turn(&ws, ws.root(), true).is_none());
+        assert!(index.snapshot().files.is_empty());
+        // The tool call's own refresh is not asked to give way.
+        let (snap, stats) = index
+            .refresh_in_turn(&ws, ws.root(), false)
+            .unwrap()
+            .unwrap();
+        assert_eq!((stats.files, stats.parsed), (1, 1));
+        assert_eq!(snap.files["a.py"].symbols.symbols[0].name, "one");
+        // Once the flag is down, the background refresh finds the index fresh.
+        index.give_way.store(false, Ordering::Release);
+        let (_, stats) = index
+            .refresh_in_turn(&ws, ws.root(), true)
+            .unwrap()
+            .unwrap();
         assert_eq!((stats.files, stats.parsed), (1, 0));
     }
 
