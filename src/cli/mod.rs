@@ -125,7 +125,9 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             if std::env::var_os("CODE_INTEL_NO_WARMUP").is_none() {
                 ctx.embedder.start();
             }
-            let runtime = tokio::runtime::Builder::new_multi_thread()
+            // One thread for the protocol: tools run on the blocking pool, and every hop
+            // between runtime workers was a thread wake-up inside each call's latency.
+            let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
             runtime.block_on(crate::mcp::Server::new(ctx).serve_stdio())?;

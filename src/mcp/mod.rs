@@ -53,7 +53,9 @@ impl Server {
     /// Serves MCP on stdin/stdout until the client disconnects.
     pub async fn serve_stdio(self) -> anyhow::Result<()> {
         crate::tools::sync_index::start_background(self.ctx.clone());
-        let service = self.serve(rmcp::transport::stdio()).await?;
+        // Pipes (how MCP clients start servers) are driven by the IO reactor; plain stdio
+        // would hand every read and write to the blocking pool, a thread switch per message.
+        let service = self.serve(rmcp::transport::stdio_pipes()).await?;
         service.waiting().await?;
         Ok(())
     }
@@ -180,11 +182,25 @@ impl ServerHandler for Server {
             let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
         }
         let result = match outcome {
-            Ok(value) => CallToolResult::structured(value),
-            Err(err) => CallToolResult::structured_error(err.to_json()),
+            Ok(value) => structured(value, false),
+            Err(err) => structured(err.to_json(), true),
         };
         Ok(result.into())
     }
+}
+
+/// A tool result carrying `value` as `structuredContent` and as JSON text (for clients that
+/// read only `content`). rmcp's own constructors write the text through `Display`, which is
+/// about twice as slow as `serde_json::to_string` on large answers.
+fn structured(value: Value, is_error: bool) -> CallToolResult {
+    let text = serde_json::to_string(&value).unwrap_or_else(|_| value.to_string());
+    let mut result = if is_error {
+        CallToolResult::error(vec![rmcp::model::ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)])
+    };
+    result.structured_content = Some(value);
+    result
 }
 
 /// Forwards a tool's progress reports to the client as `notifications/progress` for `token`,
