@@ -407,7 +407,8 @@ fn collect_by_walk(
             defines_function = collect_matches(lang, plan, &mut anchored, node, text, raws);
         }
         let descend = reach.max_start_depth.is_none_or(|max| depth < max)
-            && (reach.inside_functions || !defines_function);
+            && (reach.inside_functions || !defines_function)
+            && may_define(lang, node, text);
         if descend && walk.goto_first_child() {
             depth += 1;
             continue;
@@ -423,6 +424,35 @@ fn collect_by_walk(
             depth -= 1;
         }
     }
+}
+
+/// Whether a definition can lie below `node`. PHP declares everything with a keyword, so a
+/// statement whose text has none of them holds no definition, and the walk need not step
+/// through it: data files (Symfony's Intl tables are one `return [...]` of thousands of
+/// elements) otherwise cost as much as all the classes of a project. A keyword inside a string
+/// or `Foo::class` only means the statement is walked.
+fn may_define(lang: &LanguageDef, node: Node, text: &str) -> bool {
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    static PHP_KEYWORDS: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
+        [
+            "function",
+            "class",
+            "interface",
+            "trait",
+            "enum",
+            "const",
+            "namespace",
+        ]
+        .into_iter()
+        .map(Finder::new)
+        .collect()
+    });
+    if lang.id != "php" || !node.kind().ends_with("_statement") {
+        return true;
+    }
+    let code = &text.as_bytes()[node.start_byte()..node.end_byte()];
+    PHP_KEYWORDS.iter().any(|k| k.find(code).is_some())
 }
 
 /// Turns the matches of `query` run from `node` into raw definitions; returns whether one of
@@ -944,6 +974,20 @@ enum Color { Red }
             }
         }
         assert!(languages.len() >= 8, "{languages:?}");
+    }
+
+    /// PHP statements with no declaring keyword are stepped over; guarded functions and
+    /// anonymous classes' methods, whose statements have one, are still found.
+    #[test]
+    fn php_statements_without_a_declaring_keyword_hide_nothing() {
+        let lang = crate::lang::detect("helpers.php").unwrap();
+        let text = "<?php\n$table = ['aa' => 'Afar', 'ab' => ['x' => 1]];\nif (!function_exists('money')) {\n    function money(int $cents): string { return ''; }\n}\nreturn ['names' => $table, 'handler' => new class { public function handle() {} }];\n";
+        let parsed = syntax::parse(lang, text);
+        let root = parsed.tree.as_ref().unwrap().root_node();
+        let found = symbols_in_tree(lang, root, text, Reach::ALL);
+        assert_eq!(found, by_whole_tree_query(lang, root, text, Reach::ALL));
+        let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["money", "handle"]);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::lang::LanguageDef;
 use crate::syntax::{self, KindNames, node_text};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::sync::LazyLock;
 use tree_sitter::Node;
 
 pub(crate) struct Imports {
@@ -489,6 +490,58 @@ struct Visit<'t> {
     grandparent: Option<Node<'t>>,
 }
 
+/// Named nodes whose subtrees never hold a reference: comments, literals that cannot
+/// interpolate code, and PHP's `$variable` (whose `name` is never a class). The walk steps over
+/// every node it enters, so not entering these saves a large share of it (PHP code is mostly
+/// variables and strings).
+fn opaque(lang: &str, kind: &str) -> bool {
+    match lang {
+        "php" => matches!(
+            kind,
+            "variable_name" | "string" | "comment" | "integer" | "float" | "boolean" | "null"
+        ),
+        "python" => matches!(kind, "comment" | "integer" | "float"),
+        "typescript" | "tsx" | "javascript" => {
+            matches!(kind, "string" | "comment" | "number" | "regex")
+        }
+        "java" => matches!(
+            kind,
+            "string_literal"
+                | "line_comment"
+                | "block_comment"
+                | "decimal_integer_literal"
+                | "character_literal"
+        ),
+        "go" => matches!(
+            kind,
+            "interpreted_string_literal" | "raw_string_literal" | "comment" | "int_literal"
+        ),
+        "rust" => matches!(
+            kind,
+            "string_literal" | "raw_string_literal" | "line_comment" | "block_comment"
+        ),
+        _ => false,
+    }
+}
+
+/// Whether a PHP statement's text can hold a reference at all. Inside a function body, every
+/// rule above needs one of these in the text: `new` (instantiation, anonymous classes), `::`
+/// (static calls and constants), `instanceof`, `\\` (qualified names), `catch`, `function` or
+/// `fn` (closure parameter and return types). Most statements have none, and a byte search is
+/// far cheaper than stepping through their nodes; a false alarm (`renew`, a string) only costs
+/// the walk.
+fn php_may_refer(node: Node, text: &str) -> bool {
+    use memchr::memmem::Finder;
+    static NEEDLES: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
+        ["::", "new", "instanceof", "catch", "fn", "function"]
+            .into_iter()
+            .map(Finder::new)
+            .collect()
+    });
+    let code = &text.as_bytes()[node.start_byte()..node.end_byte()];
+    memchr::memchr(b'\\', code).is_some() || NEEDLES.iter().any(|n| n.find(code).is_some())
+}
+
 /// Byte ranges whose nodes a reference walk leaves out, sorted and merged so that asking
 /// whether a node lies inside one is a binary search (the walk asks for every node, and a large
 /// class skips one body per method).
@@ -587,7 +640,10 @@ fn visit_ref(
         parent,
         grandparent,
     } = visit;
-    if skip.covers(node.start_byte(), node.end_byte()) {
+    if opaque(lang, kind)
+        || skip.covers(node.start_byte(), node.end_byte())
+        || (lang == "php" && kind.ends_with("_statement") && !php_may_refer(node, text))
+    {
         return false;
     }
     // Kinds are looked up only where a rule needs them: this runs for every named node.
@@ -920,6 +976,42 @@ mod tests {
         assert_eq!(r.resolve("C").unwrap(), "crate::money::Currency");
         assert_eq!(r.resolve("fmt::Display").unwrap(), "std::fmt::Display");
         assert_eq!(r.resolve("Local").unwrap(), "crate::report::Local");
+    }
+
+    /// Every kind of reference a PHP method body can hold is found, although statements with
+    /// none of the telltale keywords and literals are stepped over.
+    #[test]
+    fn php_body_references_survive_the_statement_filter() {
+        let text = "<?php\nnamespace App;\nuse App\\Models\\Order;\nclass Checkout {\n    public function run($x) {\n        $label = 'new Ghost';\n        $total = $x->sum() + 1;\n        $order = new Order();\n        Cart::clear();\n        $code = Status::PAID;\n        if ($x instanceof Invoice) { return; }\n        \\Psr\\Log\\Logger::log($total);\n        try { $order->save(); } catch (PaymentFailed $e) {}\n        $f = fn(Coupon $c): Discount => $c->apply();\n        return $label;\n    }\n}\n";
+        let language = by_id("php").unwrap();
+        let parsed = crate::syntax::parse(language, text);
+        let root = parsed.tree.as_ref().unwrap().root_node();
+        let imports = Imports::read(language, root, text, "app/Checkout.php", &[]);
+        let mut method = root;
+        while method.kind() != "method_declaration" {
+            let mut cursor = method.walk();
+            method = method
+                .named_children(&mut cursor)
+                .find(|c| {
+                    c.start_byte() <= text.find("public").unwrap()
+                        && text.find("public").unwrap() < c.end_byte()
+                })
+                .unwrap();
+        }
+        let refs = imports.references(method, text, &SkipRanges::default());
+        assert_eq!(
+            refs,
+            [
+                "App\\Models\\Order",
+                "App\\Cart",
+                "App\\Status",
+                "App\\Invoice",
+                "Psr\\Log\\Logger",
+                "App\\PaymentFailed",
+                "App\\Coupon",
+                "App\\Discount",
+            ]
+        );
     }
 
     #[test]
