@@ -515,14 +515,62 @@ impl<'a> TextTokens<'a> {
 /// Words a thread's cache keeps before starting over (16 MB at most).
 const MAX_CACHED_WORDS: usize = 1 << 20;
 
+/// Slots of the small front table of [`WordCounts`] (16 bytes each: 128 KB, within L2).
+const FRONT_SLOTS: usize = 1 << 13;
+
 /// Counts by a 64-bit hash of the word: no allocation per word. Storing millions of small
 /// strings fragmented the heap enough to slow tree-sitter's own allocations down by half; a
 /// hash collision (about one in 10^13 pairs at this size) would only misjudge one word.
-type WordCache = (usize, HashMap<u64, u32, BuildHasherDefault<PreHashed>>);
+///
+/// A project's words run to hundreds of thousands, so a lookup in `all` mostly misses the CPU
+/// caches, and it happens for every word of every chunk counted. Code repeats a few words
+/// (`$this->`, `return`, `=`, `{`) most of the time: a direct-mapped front table that stays in
+/// cache answers those, and `all` is asked only for the rest.
+struct WordCounts {
+    /// The tokenizer the counts are for (its address).
+    owner: usize,
+    /// `(hash, tokens)` by the hash's low bits; `u32::MAX` tokens marks an empty slot.
+    front: Box<[(u64, u32)]>,
+    all: HashMap<u64, u32, BuildHasherDefault<PreHashed>>,
+}
+
+impl WordCounts {
+    fn new() -> WordCounts {
+        WordCounts {
+            owner: 0,
+            front: vec![(0, u32::MAX); FRONT_SLOTS].into_boxed_slice(),
+            all: HashMap::default(),
+        }
+    }
+
+    fn clear(&mut self, owner: usize) {
+        self.owner = owner;
+        self.front.fill((0, u32::MAX));
+        self.all.clear();
+    }
+
+    fn get(&mut self, hash: u64) -> Option<u32> {
+        let slot = (hash ^ (hash >> 29)) as usize % FRONT_SLOTS;
+        match self.front[slot] {
+            (h, n) if h == hash && n != u32::MAX => Some(n),
+            _ => {
+                let n = *self.all.get(&hash)?;
+                self.front[slot] = (hash, n);
+                Some(n)
+            }
+        }
+    }
+
+    fn insert(&mut self, hash: u64, tokens: u32) {
+        let slot = (hash ^ (hash >> 29)) as usize % FRONT_SLOTS;
+        self.front[slot] = (hash, tokens);
+        self.all.insert(hash, tokens);
+    }
+}
 
 thread_local! {
     // Keyed by the tokenizer's address so two loaded tokenizers never share counts.
-    static WORDS: RefCell<WordCache> = RefCell::new((0, HashMap::default()));
+    static WORDS: RefCell<WordCounts> = RefCell::new(WordCounts::new());
 }
 
 /// The cache's keys are hashes already: hashing them again with SipHash cost more than the
@@ -548,30 +596,28 @@ impl Hasher for PreHashed {
 /// Runs `f` with this thread's word cache for `tokenizer` (emptied when it grows too large).
 fn with_cache<R>(
     tokenizer: &Arc<tokenizers::Tokenizer>,
-    f: impl FnOnce(&mut HashMap<u64, u32, BuildHasherDefault<PreHashed>>) -> R,
+    f: impl FnOnce(&mut WordCounts) -> R,
 ) -> R {
     let key = Arc::as_ptr(tokenizer) as usize;
     WORDS.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let (owner, cache) = &mut *cell;
-        if *owner != key || cache.len() > MAX_CACHED_WORDS {
-            *owner = key;
-            cache.clear();
+        let mut cache = cell.borrow_mut();
+        if cache.owner != key || cache.all.len() > MAX_CACHED_WORDS {
+            cache.clear(key);
         }
-        f(cache)
+        f(&mut cache)
     })
 }
 
 /// Tokens of one word (no model space inside), through the cache.
 fn cached_word_len(
-    cache: &mut HashMap<u64, u32, BuildHasherDefault<PreHashed>>,
+    cache: &mut WordCounts,
     tokenizer: &tokenizers::Tokenizer,
     pieces: Option<&Pieces>,
     word: &str,
 ) -> usize {
     let hash = fnv1a(word.as_bytes());
-    match cache.get(&hash) {
-        Some(n) => *n as usize,
+    match cache.get(hash) {
+        Some(n) => n as usize,
         None => {
             let n = word_len(tokenizer, pieces, word);
             cache.insert(hash, n as u32);
@@ -982,6 +1028,25 @@ fn estimate(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_counts_answer_from_the_front_table_or_behind_it() {
+        let mut counts = WordCounts::new();
+        assert_eq!(counts.get(42), None);
+        counts.insert(42, 3);
+        assert_eq!(counts.get(42), Some(3));
+        // Another hash in the same front slot takes it over; both are still answered.
+        let rival = 42 + FRONT_SLOTS as u64 * (1 << 30);
+        let slot = |h: u64| (h ^ (h >> 29)) as usize % FRONT_SLOTS;
+        assert_eq!(slot(rival), slot(42));
+        counts.insert(rival, 7);
+        assert_eq!(counts.get(42), Some(3));
+        assert_eq!(counts.get(rival), Some(7));
+        // A hash equal to an empty slot's placeholder is not mistaken for a count.
+        assert_eq!(counts.get(0), None);
+        counts.clear(1);
+        assert_eq!((counts.get(42), counts.owner), (None, 1));
+    }
 
     /// The model's whole tokenizer, as the embedder loads it: the reference for counts.
     fn whole_tokenizer(counter: &TokenCounter) -> tokenizers::Tokenizer {
