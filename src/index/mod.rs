@@ -12,6 +12,7 @@
 pub mod chunks;
 pub mod dir_stamps;
 pub mod embedding_queue;
+mod freshness;
 pub mod maintenance;
 pub mod map_store;
 pub mod outlines;
@@ -26,11 +27,11 @@ pub use lazy::LazySymbols;
 
 use crate::analysis::analyze_source;
 use crate::workspace::watch::{TreeWatch, WatchedRefresh};
-use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
+use crate::workspace::{WalkOptions, Workspace, walk_files};
 use dir_stamps::stable_nanos;
+use freshness::{Fate, Seen, Stamped, refresh_file};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,17 +41,6 @@ use std::time::Duration;
 /// Bumped whenever the stored layout or the extraction rules change; older stores are rebuilt.
 const FORMAT_VERSION: u32 = 3;
 const STORE_FILE: &str = "symbols.bin";
-
-/// What a refresh did with one file.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Fate {
-    /// Size and mtime unchanged: the entry is reused as is.
-    Kept,
-    /// Read and hashed again, same content: the symbols are reused.
-    Rehashed,
-    /// New content: parsed.
-    Parsed,
-}
 
 /// A walked file's fate in a refresh: its entry and what was done, or why it was skipped.
 type FileOutcome = Result<(Arc<FileEntry>, Fate), String>;
@@ -64,6 +54,25 @@ pub struct FileEntry {
     pub sha256: [u8; 32],
     pub lossy: bool,
     pub symbols: LazySymbols,
+}
+
+impl Stamped for FileEntry {
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn mtime_ns(&self) -> u128 {
+        self.mtime_ns
+    }
+    fn sha256(&self) -> [u8; 32] {
+        self.sha256
+    }
+    fn restamped(self, size: u64, mtime_ns: u128) -> FileEntry {
+        FileEntry {
+            size,
+            mtime_ns,
+            ..self
+        }
+    }
 }
 
 /// A file the index did not parse, and why (reported, never silently dropped).
@@ -282,44 +291,25 @@ impl SymbolIndex {
                         return (file.rel, Err(String::new()));
                     }
                     let mtime_ns = stable_nanos(file.mtime);
-                    if let Some(entry) = old.files.get(&file.rel)
-                        && entry.size == file.size
-                        && entry.mtime_ns == mtime_ns
-                        && mtime_ns != 0
-                    {
-                        return (file.rel, Ok((entry.clone(), Fate::Kept)));
-                    }
-                    if file.size > max_bytes {
-                        return (
-                            file.rel,
-                            Err(format!(
-                                "larger than max_file_bytes ({} > {max_bytes})",
-                                file.size
-                            )),
-                        );
-                    }
-                    let source = match read_source(&file.abs, &file.rel, max_bytes) {
-                        Ok(source) => source,
-                        Err(err) => return (file.rel, Err(err.message)),
-                    };
-                    let sha256: [u8; 32] = Sha256::digest(source.text.as_bytes()).into();
-                    if let Some(entry) = old.files.get(&file.rel).filter(|e| e.sha256 == sha256) {
-                        let touched = FileEntry {
-                            size: file.size,
-                            mtime_ns,
-                            ..(**entry).clone()
-                        };
-                        return (file.rel, Ok((Arc::new(touched), Fate::Rehashed)));
-                    }
-                    let symbols = analyze_source(lang, &source.text);
-                    let entry = FileEntry {
+                    let seen = Seen {
+                        abs: &file.abs,
+                        rel: &file.rel,
                         size: file.size,
                         mtime_ns,
-                        sha256,
-                        lossy: source.lossy,
-                        symbols: LazySymbols::new(symbols),
                     };
-                    (file.rel, Ok((Arc::new(entry), Fate::Parsed)))
+                    let outcome = refresh_file(
+                        old.files.get(&file.rel),
+                        seen,
+                        max_bytes,
+                        |source, sha256| FileEntry {
+                            size: file.size,
+                            mtime_ns,
+                            sha256,
+                            lossy: source.lossy,
+                            symbols: LazySymbols::new(analyze_source(lang, &source.text)),
+                        },
+                    );
+                    (file.rel, outcome)
                 })
                 .collect()
         });

@@ -21,6 +21,7 @@
 //! Stored as JSON rather than bincode because outlines skip empty optional fields when
 //! serialised, which only a self-describing format reads back.
 
+use super::freshness::{Fate, Seen, Stamped, refresh_file};
 use crate::analysis::outline::{FileOutline, outline_source};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::workspace::watch::{TreeWatch, WatchedRefresh};
@@ -67,6 +68,25 @@ pub struct OutlineEntry {
     pub lines: usize,
     pub lossy: bool,
     pub outline: Arc<FileOutline>,
+}
+
+impl Stamped for OutlineEntry {
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn mtime_ns(&self) -> u128 {
+        self.mtime_ns
+    }
+    fn sha256(&self) -> [u8; 32] {
+        self.sha256
+    }
+    fn restamped(self, size: u64, mtime_ns: u128) -> OutlineEntry {
+        OutlineEntry {
+            size,
+            mtime_ns,
+            ..self
+        }
+    }
 }
 
 /// A manifest's content, for module resolution.
@@ -140,17 +160,6 @@ pub struct OutlineIndex {
     dirty: AtomicBool,
     /// Directory watches (long-running servers only, see [`OutlineIndex::watch_changes`]).
     watched: WatchedRefresh,
-}
-
-/// What a refresh did with one file.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Fate {
-    /// Size and mtime unchanged: the entry is reused as is.
-    Kept,
-    /// Read and hashed again, same content: the outline is reused.
-    Rehashed,
-    /// New content: parsed.
-    Parsed,
 }
 
 type Outcome = Result<(Arc<OutlineEntry>, Fate), String>;
@@ -344,45 +353,26 @@ impl OutlineIndex {
         let results: Vec<(String, Outcome)> = candidates
             .into_par_iter()
             .map(|(file, lang)| {
-                let mtime_ns = file.mtime_ns;
-                if let Some(entry) = old.files.get(&file.rel)
-                    && entry.size == file.size
-                    && entry.mtime_ns == mtime_ns
-                    && mtime_ns != 0
-                {
-                    return (file.rel, Ok((entry.clone(), Fate::Kept)));
-                }
-                if file.size > max_bytes {
-                    return (
-                        file.rel,
-                        Err(format!(
-                            "larger than max_file_bytes ({} > {max_bytes})",
-                            file.size
-                        )),
-                    );
-                }
-                let source = match read_source(&file.abs, &file.rel, max_bytes) {
-                    Ok(source) => source,
-                    Err(err) => return (file.rel, Err(err.message)),
-                };
-                let sha256: [u8; 32] = Sha256::digest(source.text.as_bytes()).into();
-                if let Some(entry) = old.files.get(&file.rel).filter(|e| e.sha256 == sha256) {
-                    let touched = OutlineEntry {
-                        size: file.size,
-                        mtime_ns,
-                        ..(**entry).clone()
-                    };
-                    return (file.rel, Ok((Arc::new(touched), Fate::Rehashed)));
-                }
-                let entry = OutlineEntry {
+                let seen = Seen {
+                    abs: &file.abs,
+                    rel: &file.rel,
                     size: file.size,
-                    mtime_ns,
-                    sha256,
-                    lines: source.line_count(),
-                    lossy: source.lossy,
-                    outline: Arc::new(outline_source(lang, &source.text)),
+                    mtime_ns: file.mtime_ns,
                 };
-                (file.rel, Ok((Arc::new(entry), Fate::Parsed)))
+                let outcome = refresh_file(
+                    old.files.get(&file.rel),
+                    seen,
+                    max_bytes,
+                    |source, sha256| OutlineEntry {
+                        size: file.size,
+                        mtime_ns: file.mtime_ns,
+                        sha256,
+                        lines: source.line_count(),
+                        lossy: source.lossy,
+                        outline: Arc::new(outline_source(lang, &source.text)),
+                    },
+                );
+                (file.rel, outcome)
             })
             .collect();
 
