@@ -1,13 +1,56 @@
 #!/usr/bin/env bash
-# Set up a fresh machine and show code-intel at work on the example Laravel shop: the same
-# tools an MCP client calls, from the shell.
+# Set up a fresh machine and show code-intel at work on the example Laravel shop, from the shell
+# (the same tools an MCP client calls): code tools, semantic search in Japanese and English, and
+# a phase-gated session whose write gate refuses an edit until the file has been explored.
+# The shop is copied to a temporary directory, so the demo leaves the repository untouched.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh
-bin="${CARGO_TARGET_DIR:-target}/debug/code-intel"
-root=fixtures/laravel-shop
-show() { echo; echo "\$ code-intel call $1 '$2' --root $root"; "$bin" call "$1" "$2" --root "$root" --pretty | head -n "${3:-40}"; }
-show find_definitions '{"symbol": "Product", "kind": "class"}'
-show find_references '{"symbol": "CartService", "max_results": 5}'
-show get_function_at_line '{"file_path": "app/Services/CheckoutService.php", "line": 40}' 25
-show search_text '{"pattern": "Schema::create", "max_results": 5}'
+bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/code-intel"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp -r fixtures/laravel-shop "$work/shop"
+root="$work/shop"
+
+show() {
+  echo
+  echo "\$ code-intel call $1 '$2'"
+  "$bin" call "$1" "$2" --root "$root" --pretty | head -n "${3:-30}"
+}
+# What Claude Code's PreToolUse hook does before an edit or a shell command.
+hook() {
+  local tool="$1" input="$2"
+  echo
+  echo "\$ echo '{\"tool_name\": \"$tool\", \"tool_input\": $input, ...}' | code-intel hook pre-tool-use"
+  set +e
+  printf '{"hook_event_name": "PreToolUse", "cwd": "%s", "tool_name": "%s", "tool_input": %s}' \
+    "$root" "$tool" "$input" | "$bin" hook pre-tool-use
+  local code=$?
+  set -e
+  if [[ $code == 0 ]]; then echo "-> allowed (exit 0)"; else echo "-> refused (exit $code; Claude Code shows the reason above to the model)"; fi
+}
+
+echo "== Code tools"
+show find_definitions '{"symbol": "Product", "kind": "class"}' 20
+show find_references '{"symbol": "CartService", "max_results": 5}' 25
+
+echo
+echo "== Semantic search (the index is built on the first call)"
+show sync_index '{}' 20
+show semantic_search '{"query": "クーポンの割引と消費税と送料をカートの小計に適用する処理", "n_results": 3}' 40
+show semantic_search '{"query": "where is stock reserved when an order is placed", "n_results": 3}' 40
+
+echo
+echo "== A phase-gated session: no edit before the code is understood"
+"$bin" init --root "$root" >/dev/null
+show start_session '{"intent": "MODIFY", "query": "クーポンの割引額が小計を超えないように修正したい"}' 8
+show set_query_frame '{"target_feature": {"value": "クーポンの割引", "quote": "クーポンの割引額"}, "desired_action": {"value": "割引額が小計を超えないようにする", "quote": "小計を超えないように修正したい"}}' 12
+hook Edit '{"file_path": "'"$root"'/app/Services/PricingService.php", "old_string": "a", "new_string": "b"}'
+hook Bash '{"command": "sed -i s/min/max/ app/Services/PricingService.php"}'
+show find_definitions '{"symbol": "PricingService"}' 12
+show find_references '{"symbol": "discountFor"}' 12
+show get_function_at_line '{"file_path": "app/Services/PricingService.php", "line": 58}' 16
+show submit_understanding '{"symbols_identified": ["PricingService", "PricingService.discountFor", "Coupon"], "entry_points": ["PricingService.breakdown"], "files_analyzed": ["app/Services/PricingService.php", "app/Models/Coupon.php"], "patterns": ["the discount is computed in discountFor and applied in breakdown"]}' 25
+hook Edit '{"file_path": "'"$root"'/app/Services/PricingService.php", "old_string": "a", "new_string": "b"}'
+hook Bash '{"command": "rg -n discountFor app | head -5"}'
+hook Bash '{"command": "sed -i s/a/b/ app/Models/User.php"}'

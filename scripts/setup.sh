@@ -12,10 +12,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 log() { echo "[setup] $*" >&2; }
 
 # System packages: gcc/g++ build the tree-sitter grammars; protoc is needed by the vector
-# store's build (LanceDB).
+# store's build (LanceDB); mold links the large binaries in seconds (optional: the linker
+# wrapper in scripts/build/ falls back to the default linker without it).
 need_apt=()
 command -v protoc >/dev/null 2>&1 || need_apt+=(protobuf-compiler)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc g++)
+command -v mold >/dev/null 2>&1 || need_apt+=(mold)
 if [[ ${#need_apt[@]} -gt 0 && "${SKIP_APT:-0}" != 1 ]]; then
   log "installing ${need_apt[*]}"
   sudo_cmd=""

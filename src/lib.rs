@@ -27,6 +27,7 @@ pub mod relevance;
 pub mod router;
 pub mod search;
 pub mod session;
+pub mod shell;
 pub mod store;
 pub mod syntax;
 pub mod timing;

@@ -10,7 +10,8 @@ pub struct InitArgs {
     /// Project root (default: the current directory).
     #[arg(long)]
     root: Option<PathBuf>,
-    /// The command Claude Code runs for the server and the hook (default: this binary's path).
+    /// The command Claude Code runs for the server and the hooks (default: `code-intel` when
+    /// that is this binary on PATH, else this binary's absolute path).
     #[arg(long)]
     command: Option<String>,
     /// Print the report as JSON.
@@ -20,13 +21,17 @@ pub struct InitArgs {
 
 #[derive(Subcommand)]
 pub enum HookEvent {
-    /// Claude Code PreToolUse hook for Edit|Write|MultiEdit|NotebookEdit: reads the hook JSON on
-    /// stdin; exit 2 with the reason on stderr when the session's write gate denies the edit.
+    /// Claude Code PreToolUse hook for Edit|Write|MultiEdit|NotebookEdit|Bash: reads the hook
+    /// JSON on stdin; exit 2 with the reason on stderr when the session's write gate denies the
+    /// edit or the shell command.
     PreToolUse {
         /// Answer with the JSON `permissionDecision: "deny"` form on stdout (exit 0) instead.
         #[arg(long)]
         json: bool,
     },
+    /// Claude Code Stop hook: once per finished session that edited files without an outcome,
+    /// asks the agent to call record_outcome (`{"decision": "block", "reason": …}` on stdout).
+    Stop,
 }
 
 pub fn run_init(args: InitArgs) -> anyhow::Result<i32> {
@@ -34,8 +39,14 @@ pub fn run_init(args: InitArgs) -> anyhow::Result<i32> {
         Some(root) => root,
         None => std::env::current_dir()?,
     };
-    let command = args.command.unwrap_or_else(init::command_path);
+    let (command, note) = match args.command {
+        Some(command) => (command, None),
+        None => init::command_path(),
+    };
     let report = init::init(&root, &command)?;
+    if let Some(note) = note {
+        eprintln!("code-intel init: note: {note}");
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
@@ -55,10 +66,12 @@ pub fn run_init(args: InitArgs) -> anyhow::Result<i32> {
 }
 
 pub fn run_hook(event: HookEvent) -> anyhow::Result<i32> {
-    let HookEvent::PreToolUse { json } = event;
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
-    let (code, stdout, stderr) = hook::run(&input, json);
+    let (code, stdout, stderr) = match event {
+        HookEvent::PreToolUse { json } => hook::run(&input, json),
+        HookEvent::Stop => hook::run_stop(&input),
+    };
     std::io::stdout().write_all(stdout.as_bytes())?;
     std::io::stderr().write_all(stderr.as_bytes())?;
     Ok(code)

@@ -5,7 +5,11 @@
 //! | `.code-intel/config.json` | adds the seed's default keys that are missing; existing values stay |
 //! | `.mcp.json` | adds a `code-intel` server entry if there is none |
 //! | `.claude/commands/code.md` | writes the /code workflow unless the user has their own file |
-//! | `.claude/settings.json` | adds the `PreToolUse` hook (Edit/Write/MultiEdit/NotebookEdit) if absent |
+//! | `.claude/settings.json` | adds the `PreToolUse` hook (Edit/Write/MultiEdit/NotebookEdit/Bash) and the `Stop` hook if absent; widens an older matcher |
+//!
+//! The binary is named as `code-intel` when that name on `PATH` is this binary, so the files can
+//! be committed and work on every teammate's machine; otherwise by its absolute path, and the
+//! report says so.
 //!
 //! A file that is not valid JSON is never rewritten (the user may be mid-edit); it is reported.
 //! Running init twice changes nothing the second time.
@@ -16,8 +20,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
-/// The Claude Code tools whose edits the hook gates.
-pub const HOOK_MATCHER: &str = "Edit|Write|MultiEdit|NotebookEdit";
+/// The Claude Code tools whose edits the hook gates (`super::hook::GATED_TOOLS`, joined).
+pub const HOOK_MATCHER: &str = "Edit|Write|MultiEdit|NotebookEdit|Bash";
 
 /// The seed's `config.json` (seed 004, "config.json 完全版") plus the session's
 /// `strict_write_gate`. `search_weights` are this server's measured defaults: the seed's
@@ -70,13 +74,32 @@ pub struct InitReport {
     pub files: Vec<FileReport>,
 }
 
-/// How Claude Code should start this binary: its absolute path when known.
-pub fn command_path() -> String {
-    std::env::current_exe()
+/// The binary's name on `PATH`.
+pub const COMMAND_NAME: &str = "code-intel";
+
+/// How Claude Code should start this binary: `code-intel` when that name on `PATH` is this
+/// binary (portable: the written files can be committed), else its absolute path, with a note.
+pub fn command_path() -> (String, Option<String>) {
+    let this = std::env::current_exe()
         .ok()
-        .and_then(|p| p.canonicalize().ok())
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| "code-intel".to_string())
+        .and_then(|p| p.canonicalize().ok());
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(COMMAND_NAME))
+            .find(|candidate| candidate.is_file())
+            .and_then(|p| p.canonicalize().ok())
+    });
+    match (this, on_path) {
+        (Some(this), Some(found)) if this == found => (COMMAND_NAME.to_string(), None),
+        (Some(this), _) => (
+            this.display().to_string(),
+            Some(format!(
+                "`{COMMAND_NAME}` on PATH is not this binary, so the files name {}; that path is this machine's only: run `cargo install --path .` and init again before committing them",
+                this.display()
+            )),
+        ),
+        (None, _) => (COMMAND_NAME.to_string(), None),
+    }
 }
 
 fn shell_quote(s: &str) -> String {
@@ -135,38 +158,32 @@ pub fn init(root: &Path, command: &str) -> anyhow::Result<InitReport> {
     // 3. The /code command.
     files.push(write_command(&root)?);
 
-    // 4. The PreToolUse hook.
-    let hook_command = format!("{} hook pre-tool-use", shell_quote(command));
+    // 4. The hooks: the write gate before tools run, the outcome request when the agent stops.
+    let quoted = shell_quote(command);
     files.push(merge_json(
         &root,
         &root.join(".claude/settings.json"),
         |existing| {
             let hooks = object_at(existing, "hooks");
-            let list = hooks.entry("PreToolUse").or_insert_with(|| json!([]));
-            let Value::Array(list) = list else {
-                return (
-                    false,
-                    Some("hooks.PreToolUse is not a list; left alone".to_string()),
-                );
-            };
-            let ours = |v: &Value| {
-                v["hooks"].as_array().is_some_and(|hs| {
-                    hs.iter().any(|h| {
-                        h["command"].as_str().is_some_and(|c| {
-                            c == hook_command
-                                || (c.contains("hook pre-tool-use") && c.contains("code-intel"))
-                        })
-                    })
-                })
-            };
-            if list.iter().any(ours) {
-                return (false, None);
-            }
-            list.push(json!({
-                "matcher": HOOK_MATCHER,
-                "hooks": [{"type": "command", "command": hook_command}],
-            }));
-            (true, None)
+            let gate = ensure_hook(
+                hooks,
+                "PreToolUse",
+                Some(HOOK_MATCHER),
+                &format!("{quoted} hook pre-tool-use"),
+                "hook pre-tool-use",
+            );
+            let stop = ensure_hook(
+                hooks,
+                "Stop",
+                None,
+                &format!("{quoted} hook stop"),
+                "hook stop",
+            );
+            let note = [gate.1, stop.1].into_iter().flatten().collect::<Vec<_>>();
+            (
+                gate.0 || stop.0,
+                (!note.is_empty()).then(|| note.join("; ")),
+            )
         },
     )?);
 
@@ -174,6 +191,49 @@ pub fn init(root: &Path, command: &str) -> anyhow::Result<InitReport> {
         root: root.display().to_string(),
         files,
     })
+}
+
+/// Adds a command hook for `event` unless code-intel's one (`marker` in its command) is there;
+/// an existing one with another matcher gets this matcher (an older init gated fewer tools).
+/// Returns whether anything changed and a note when the event's entry could not be read.
+fn ensure_hook(
+    hooks: &mut Map<String, Value>,
+    event: &str,
+    matcher: Option<&str>,
+    command: &str,
+    marker: &str,
+) -> (bool, Option<String>) {
+    let list = hooks.entry(event).or_insert_with(|| json!([]));
+    let Value::Array(list) = list else {
+        return (
+            false,
+            Some(format!("hooks.{event} is not a list; left alone")),
+        );
+    };
+    let ours = |v: &Value| {
+        v["hooks"].as_array().is_some_and(|hs| {
+            hs.iter().any(|h| {
+                h["command"].as_str().is_some_and(|c| {
+                    c == command || (c.contains(marker) && c.contains(COMMAND_NAME))
+                })
+            })
+        })
+    };
+    if let Some(existing) = list.iter_mut().find(|v| ours(v)) {
+        return match matcher {
+            Some(m) if existing["matcher"] != m => {
+                existing["matcher"] = json!(m);
+                (true, None)
+            }
+            _ => (false, None),
+        };
+    }
+    let mut entry = json!({"hooks": [{"type": "command", "command": command}]});
+    if let Some(m) = matcher {
+        entry["matcher"] = json!(m);
+    }
+    list.push(entry);
+    (true, None)
 }
 
 /// The object under `key` of `value` (created when missing or not an object).
@@ -282,6 +342,11 @@ mod tests {
     }
 
     #[test]
+    fn the_matcher_names_every_gated_tool() {
+        assert_eq!(HOOK_MATCHER, super::super::hook::GATED_TOOLS.join("|"));
+    }
+
+    #[test]
     fn init_is_idempotent_and_merges() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -340,12 +405,29 @@ mod tests {
             hooks[1]["hooks"][0]["command"],
             "'/opt/code intel/code-intel' hook pre-tool-use"
         );
+        let stop = settings["hooks"]["Stop"].as_array().unwrap();
+        assert_eq!(
+            stop[0]["hooks"][0]["command"],
+            "'/opt/code intel/code-intel' hook stop"
+        );
+        assert!(stop[0].get("matcher").is_none());
 
         let second = init(root, "/opt/code intel/code-intel").unwrap();
         assert!(
             second.files.iter().all(|f| f.action == Action::Unchanged),
             "{:?}",
             actions(&second)
+        );
+
+        // An older init gated only the editor tools: its matcher is widened to Bash.
+        let mut old = read(".claude/settings.json");
+        old["hooks"]["PreToolUse"][1]["matcher"] = json!("Edit|Write|MultiEdit|NotebookEdit");
+        std::fs::write(root.join(".claude/settings.json"), old.to_string()).unwrap();
+        let upgraded = init(root, "/opt/code intel/code-intel").unwrap();
+        assert_eq!(upgraded.files[3].action, Action::Updated);
+        assert_eq!(
+            read(".claude/settings.json")["hooks"]["PreToolUse"][1]["matcher"],
+            HOOK_MATCHER
         );
 
         // A user's own command file and a broken settings file are left alone.

@@ -130,8 +130,12 @@ fn hook_decisions_on_real_hook_input() {
             true,
         ),
         (
-            "not an edit tool",
-            claude_input(&root(&ready), "Bash", json!({"command": "rm -rf src"})),
+            "not a gated tool",
+            claude_input(
+                &root(&ready),
+                "Read",
+                json!({"file_path": "src/config/loader.py"}),
+            ),
             true,
         ),
         (
@@ -238,4 +242,164 @@ fn hook_exit_codes_and_output_forms() {
 /// Code sends it, so the variable is not needed.
 fn run_with_root(input: &str, json_output: bool) -> (i32, String, String) {
     hook::run(input, json_output)
+}
+
+#[test]
+fn shell_commands_go_through_the_gate() {
+    let ready = project_in(Some(Phase::Ready), "{}");
+    let exploring = project_in(Some(Phase::Exploration), "{}");
+    let idle = project_in(None, "{}");
+    let root = |d: &tempfile::TempDir| d.path().canonicalize().unwrap();
+    // The hook's cwd is the project's src/ (see claude_input).
+    let bash = |d: &tempfile::TempDir, command: &str| {
+        claude_input(
+            &root(d),
+            "Bash",
+            json!({"command": command, "description": "test", "timeout": 120000}),
+        )
+    };
+    let cases: Vec<(&str, String, bool, &str)> = vec![
+        (
+            "search while exploring",
+            bash(&exploring, "rg -n 'def login' . | head -20"),
+            true,
+            "",
+        ),
+        (
+            "git log while exploring",
+            bash(&exploring, "git log --oneline -5 -- auth/service.py"),
+            true,
+            "",
+        ),
+        (
+            "sed -i while exploring",
+            bash(&exploring, "sed -i 's/pass/return 1/' auth/service.py"),
+            false,
+            "src/auth/service.py",
+        ),
+        (
+            "heredoc while exploring",
+            bash(&exploring, "cat > auth/new.py <<'EOF'\nx = 1\nEOF"),
+            false,
+            "src/auth/new.py",
+        ),
+        (
+            "inline python while exploring",
+            bash(&exploring, "python3 -c \"open('auth/service.py','w')\""),
+            false,
+            "python3 -c",
+        ),
+        (
+            "nested bash -c while exploring",
+            bash(&exploring, "bash -c 'cd .. && echo x >> docs/a.md'"),
+            false,
+            "docs/a.md",
+        ),
+        (
+            "write outside the project",
+            bash(&exploring, "git diff > /tmp/review.diff"),
+            true,
+            "",
+        ),
+        (
+            "commit while exploring",
+            bash(&exploring, "git add -A && git commit -m wip"),
+            true,
+            "",
+        ),
+        (
+            "sed -i on an explored file in READY",
+            bash(&ready, "sed -i 's/pass/return 1/' auth/service.py"),
+            true,
+            "",
+        ),
+        (
+            "sed -i on an unexplored file in READY",
+            bash(&ready, "sed -i 's/a/b/' config/loader.py"),
+            false,
+            "add_explored_files",
+        ),
+        (
+            "mv of an unexplored file in READY",
+            bash(&ready, "mv config/loader.py auth/loader.py"),
+            false,
+            "src/config/loader.py",
+        ),
+        (
+            "new doc in an explored directory in READY",
+            bash(&ready, "cd .. && printf '# Login' > docs/login.md"),
+            true,
+            "",
+        ),
+        (
+            "inline python in READY",
+            bash(&ready, "python3 -c 'print(1)'"),
+            true,
+            "",
+        ),
+        ("no active session", bash(&idle, "rm -rf config"), true, ""),
+    ];
+    for (name, input, allowed, mention) in cases {
+        let decision =
+            hook::decide(&input, None, Path::new("/")).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decision == Decision::Allow, allowed, "{name}: {decision:?}");
+        if let Decision::Deny(reason) = decision {
+            assert!(
+                reason.contains("shell command is blocked"),
+                "{name}: {reason}"
+            );
+            assert!(reason.contains(mention), "{name}: {reason}");
+        }
+    }
+    // Denied shell writes are in the session's record; commands that write nothing gated are not.
+    let calls = SessionStore::new(&root(&exploring).join(".code-intel"))
+        .calls("session_test_1")
+        .unwrap();
+    let bash_calls: Vec<bool> = calls
+        .iter()
+        .filter(|c| c.source == "hook" && c.tool == "Bash")
+        .map(|c| c.ok)
+        .collect();
+    assert_eq!(bash_calls, [false, false, false, false]);
+}
+
+#[test]
+fn stop_hook_asks_for_the_outcome_once() {
+    let ready = project_in(Some(Phase::Ready), "{}");
+    let root = ready.path().canonicalize().unwrap();
+    let stop = json!({
+        "session_id": "4f1c2a9e-8d6b-4c1e-9f2a-3b5d7e9a1c20",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": root.display().to_string(),
+        "hook_event_name": "Stop",
+        "stop_hook_active": false,
+    })
+    .to_string();
+    // No edit yet: nothing to ask.
+    assert_eq!(hook::run_stop(&stop), (0, String::new(), String::new()));
+    let edit = claude_input(
+        &root,
+        "Edit",
+        json!({"file_path": root.join("src/auth/service.py").display().to_string()}),
+    );
+    assert_eq!(
+        hook::decide(&edit, None, Path::new("/")).unwrap(),
+        Decision::Allow
+    );
+    let (code, stdout, _) = hook::run_stop(&stop);
+    assert_eq!(code, 0);
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["decision"], "block");
+    assert!(out["reason"].as_str().unwrap().contains("record_outcome"));
+    // Once per session: the second stop ends normally, and so does a stop Claude Code marks
+    // as already continuing.
+    assert_eq!(hook::run_stop(&stop), (0, String::new(), String::new()));
+    let active = stop.replace("\"stop_hook_active\":false", "\"stop_hook_active\":true");
+    assert_eq!(hook::run_stop(&active), (0, String::new(), String::new()));
+    let (code, _, stderr) = hook::run_stop("not json");
+    assert_eq!(
+        code, 0,
+        "a broken Stop input never keeps the agent from stopping"
+    );
+    assert!(stderr.contains("not Stop JSON"));
 }

@@ -83,21 +83,28 @@ impl Server {
     }
 }
 
+/// The server's instructions to the client's model. Claude Code cuts instructions and tool
+/// descriptions at 2 KB (tested below).
+pub const INSTRUCTIONS: &str = "code-intel answers questions about this codebase: search_text (ripgrep), search_files, \
+     find_definitions, find_references, get_symbols, analyze_structure, get_function_at_line; \
+     analyze_file, search_symbol, analyze_project, get_dependencies (seed 002's analysis \
+     tools) and repo_pack. Paths are relative to the project root; lines are 1-based. For changes, follow the `code` \
+     prompt: start_session begins a phase-gated session in which the server checks your \
+     understanding and gates writes (get_session_status shows the phase and next step).";
+
+/// Claude Code's cut-off for tool descriptions and server instructions, in bytes.
+pub const CLIENT_TEXT_LIMIT: usize = 2048;
+
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder()
+        ServerConfig::new(
+            ServerCapabilities::builder()
                 .enable_tools()
                 .enable_prompts()
-                .build())
-            .with_server_info(Implementation::new("code-intel", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "code-intel answers questions about this codebase: search_text (ripgrep), search_files, \
-                 find_definitions, find_references, get_symbols, analyze_structure, get_function_at_line; \
-                 analyze_file, search_symbol, analyze_project, get_dependencies (seed 002's analysis \
-                 tools) and repo_pack. Paths are relative to the project root; lines are 1-based. For changes, follow the `code` \
-                 prompt: start_session begins a phase-gated session in which the server checks your \
-                 understanding and gates writes (get_session_status shows the phase and next step).",
-            )
+                .build(),
+        )
+        .with_server_info(Implementation::new("code-intel", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -225,4 +232,26 @@ fn progress_sink(
         let _ = tx.send(param);
     });
     (sink, task)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_fit_claude_codes_cap() {
+        assert!(
+            INSTRUCTIONS.len() <= CLIENT_TEXT_LIMIT,
+            "{} bytes",
+            INSTRUCTIONS.len()
+        );
+        for tool in crate::tools::TOOLS {
+            assert!(
+                tool.description.len() <= CLIENT_TEXT_LIMIT,
+                "{}: {} bytes",
+                tool.name,
+                tool.description.len()
+            );
+        }
+    }
 }

@@ -11,6 +11,9 @@
 //!   `validate_semantic_reason`, the 3-tier rule.
 //! - [`gate`]: the v3.9 tool/phase matrix the server enforces on its own tools.
 //! - [`write_gate`]: `validate_write_target` and the recovery options.
+//! - [`failure_check`]: seed 000's Step 0, a request that says the last change failed.
+//! - [`hooks`]: the write gate as Claude Code's hooks ask it, for editor tools and for shell
+//!   commands (through [`crate::shell`]), and the outcome request when the agent stops.
 //! - [`lookup`]: symbol existence from the symbol index (an unknown name is a hallucination)
 //!   and code-evidence checks against a symbol's source.
 //! - [`store`]: persistence under `.code-intel/sessions/` with atomic writes and a lock file,
@@ -25,7 +28,9 @@
 //! (seed 003: "探索ノルマ増加"); a verified short-circuit hint lowers it (seed 004: "EXPLORATION
 //! を一部スキップ可能"); code evidence must name something in the symbol's own code.
 
+pub mod failure_check;
 pub mod gate;
+pub mod hooks;
 pub mod lookup;
 pub mod rules;
 pub mod service;

@@ -380,7 +380,70 @@ pub struct StartOutput {
     pub sync_status: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_session: Option<String>,
+    /// Seed 000's Step 0: the previous session, when it ended without an outcome or the request
+    /// says its change failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_session: Option<PreviousSession>,
     pub next_step: String,
+}
+
+/// The previous session as `start_session` found it (Step 0, 失敗チェック).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PreviousSession {
+    pub session_id: String,
+    pub phase: Phase,
+    /// Edits the write gate let through in it.
+    pub edits: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// The request says the previous change failed, and that failure is now recorded.
+    pub failure_recorded: bool,
+    pub note: String,
+}
+
+/// Step 0: reports a previous session left without an outcome, and records its failure when
+/// the new request says the change did not work (before the new session replaces it).
+fn failure_check(env: &Env, query: &str) -> ToolResult<Option<PreviousSession>> {
+    let Some(last) = env.sessions.store.latest().map_err(store_error)? else {
+        return Ok(None);
+    };
+    let failed = super::failure_check::reports_failure(query);
+    if last.outcome.is_some() && !failed {
+        return Ok(None);
+    }
+    let edits = super::hooks::edits(&env.calls(&last.session_id));
+    let mut report = PreviousSession {
+        session_id: last.session_id.clone(),
+        phase: last.phase,
+        edits,
+        outcome: last.outcome,
+        failure_recorded: false,
+        note: String::new(),
+    };
+    report.note = match (last.outcome, failed) {
+        (None, true) => {
+            record_outcome(
+                env,
+                Some(&last.session_id),
+                Outcome::Failure,
+                Some("recorded by start_session: the next request reports that this session's change did not work".into()),
+                Some(query.to_string()),
+            )?;
+            report.failure_recorded = true;
+            report.outcome = Some(Outcome::Failure);
+            "the request says the previous change did not work: its failure is recorded (record_outcome failure, with the request as trigger_message)".into()
+        }
+        (Some(outcome), _) => format!(
+            "the request says the previous change did not work, but that session already has outcome {}; if it was wrong, call record_outcome with session_id {} and outcome failure",
+            outcome.as_str(),
+            last.session_id
+        ),
+        (None, false) => format!(
+            "the previous session ended without an outcome ({edits} edit(s)); if its change was checked, call record_outcome with session_id {}",
+            last.session_id
+        ),
+    };
+    Ok(Some(report))
 }
 
 pub fn start_session(env: &Env, intent: &str, query: &str) -> ToolResult<StartOutput> {
@@ -451,6 +514,7 @@ pub fn start_session(env: &Env, intent: &str, query: &str) -> ToolResult<StartOu
         &stamp,
     );
     state.shortcircuit = hint.clone();
+    let previous_session = failure_check(env, query)?;
     let previous = env.sessions.store.create(&state).map_err(store_error)?;
     Ok(StartOutput {
         session_id: id,
@@ -460,6 +524,7 @@ pub fn start_session(env: &Env, intent: &str, query: &str) -> ToolResult<StartOu
         shortcircuit_hint: hint,
         sync_status: json!({"symbols": symbols_status, "map": map_status}),
         superseded_session: previous,
+        previous_session,
         next_step: "fill the slots with the extraction_prompt and call set_query_frame".into(),
     })
 }
@@ -1500,70 +1565,4 @@ pub fn get_session_analysis(
 pub fn get_improvement_insights(env: &Env, limit: usize) -> ToolResult<crate::memory::Insights> {
     crate::memory::improvement_insights(&env.sessions.memory, limit)
         .map_err(|e| ToolError::internal(e.to_string()))
-}
-
-// ---------------------------------------------------------------------------------------------
-// The Claude Code hook
-
-/// The hook's verdict on one edit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HookVerdict {
-    pub allowed: bool,
-    pub file: String,
-    pub session_id: Option<String>,
-    /// Why it is denied, with the recovery options, as the agent will read it.
-    pub reason: Option<String>,
-}
-
-/// Asks the active session's write gate about a Claude Code edit and records the attempt in the
-/// session's call record (source `hook`).
-pub fn hook_pre_tool_use(env: &Env, tool_name: &str, file_path: &str) -> ToolResult<HookVerdict> {
-    let allow_new = tool_name == "Write";
-    let out = check_write_target(env, None, file_path, allow_new)?;
-    let reason = (!out.allowed).then(|| {
-        let mut text = format!(
-            "code-intel write gate: {} is blocked. {}",
-            out.file,
-            out.error.clone().unwrap_or_default()
-        );
-        if let Some(options) = &out.recovery_options {
-            text.push_str("\nRecovery options (code-intel MCP tools):");
-            if let Some(map) = options.as_object() {
-                for (name, option) in map {
-                    let description = option["description"].as_str().unwrap_or("");
-                    let example = if option["example"].is_null() {
-                        String::new()
-                    } else {
-                        format!(" e.g. {}", option["example"])
-                    };
-                    text.push_str(&format!("\n- {name}: {description}{example}"));
-                }
-            }
-        }
-        text
-    });
-    if let Some(session_id) = &out.session_id {
-        let (_, stamp) = now();
-        let call = ToolCall {
-            tool: tool_name.to_string(),
-            args: json!({"file_path": file_path}),
-            files: vec![out.file.clone()],
-            result_files: vec![],
-            at: stamp,
-            phase: out.phase.unwrap_or(Phase::Exploration),
-            ok: out.allowed,
-            error_code: (!out.allowed).then(|| "WRITE_BLOCKED".to_string()),
-            duration_ms: 0,
-            source: "hook".into(),
-        };
-        if let Err(err) = env.sessions.store.record_call(session_id, &call) {
-            tracing::warn!("could not record the hook call: {err}");
-        }
-    }
-    Ok(HookVerdict {
-        allowed: out.allowed,
-        file: out.file,
-        session_id: out.session_id,
-        reason,
-    })
 }

@@ -74,6 +74,12 @@ pub fn parse_with_host(lang: &'static LanguageDef, text: &str) -> (Parsed, Optio
     }
 }
 
+/// Parses a shell command (bash). `None` only when the grammar cannot load; a command with
+/// syntax errors still gets its partial tree.
+pub fn parse_shell(text: &str) -> Option<Tree> {
+    parse_with(tree_sitter_bash::LANGUAGE.into(), text, None).0
+}
+
 fn parse_with(
     grammar: tree_sitter::Language,
     text: &str,

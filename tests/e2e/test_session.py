@@ -258,9 +258,10 @@ async def test_init_and_the_pre_tool_use_hook(open_client, fresh_fixture, server
     assert {f["action"] for f in again["files"]} == {"unchanged"}
     settings = json.loads((root / ".claude/settings.json").read_text())
     hook = settings["hooks"]["PreToolUse"][0]
-    assert hook["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
+    assert hook["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash"
     command = hook["hooks"][0]["command"]
     assert command.endswith("hook pre-tool-use")
+    assert settings["hooks"]["Stop"][0]["hooks"][0]["command"].endswith("hook stop")
     mcp = json.loads((root / ".mcp.json").read_text())
     assert mcp["mcpServers"]["code-intel"]["args"] == ["serve"]
 
@@ -287,3 +288,32 @@ async def test_init_and_the_pre_tool_use_hook(open_client, fresh_fixture, server
     assert run_hook("Write", root / "src/orderly/auth/new_helper.py").returncode == 0
     assert run_hook("Write", root / "src/orderly/billing/invoice.py").returncode == 2
     assert run_hook("NotebookEdit", root / "notebooks/analysis.ipynb").returncode == 2
+
+    # Shell commands: the same gate, through the parsed command.
+    def run_bash(command: str, *extra: str):
+        payload = json.loads(hook_input(root, "Bash", root))
+        payload["tool_input"] = {"command": command, "description": "e2e"}
+        return subprocess.run(
+            [str(server_bin), "hook", "pre-tool-use", *extra],
+            input=json.dumps(payload), capture_output=True, text=True, timeout=30,
+        )
+
+    assert run_bash("rg -n verify_password src | head -5").returncode == 0
+    assert run_bash("sed -i 's/a/b/' src/orderly/auth/service.py").returncode == 0
+    blocked = run_bash("cd src/orderly && sed -i 's/a/b/' config/loader.py")
+    assert blocked.returncode == 2, blocked
+    assert "src/orderly/config/loader.py" in blocked.stderr and "add_explored_files" in blocked.stderr
+    heredoc = run_bash("cat > src/orderly/billing/invoice.py <<'EOF'\nx = 1\nEOF")
+    assert heredoc.returncode == 2 and "src/orderly/billing/invoice.py" in heredoc.stderr
+
+    # The Stop hook asks once for the outcome of a session that edited files.
+    stop_input = json.dumps({"session_id": "9d1f6c3a", "transcript_path": "/tmp/t.jsonl",
+                             "cwd": str(root), "hook_event_name": "Stop", "stop_hook_active": False})
+    def run_stop():
+        return subprocess.run([str(server_bin), "hook", "stop"], input=stop_input,
+                              capture_output=True, text=True, timeout=30)
+    first_stop = run_stop()
+    assert first_stop.returncode == 0 and json.loads(first_stop.stdout)["decision"] == "block"
+    assert "record_outcome" in json.loads(first_stop.stdout)["reason"]
+    second_stop = run_stop()
+    assert second_stop.returncode == 0 and second_stop.stdout == ""
