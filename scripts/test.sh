@@ -12,6 +12,7 @@ cargo test --locked
 
 echo "== end-to-end (MCP Python SDK over stdio)" >&2
 cargo build --locked --bins
+CODE_INTEL_CLAUDE="${CODE_INTEL_CLAUDE:-${CODE_INTEL_CLAUDE_DIR:-$HOME/.cache/code-intel/claude-code}/node_modules/.bin/claude}" \
 CODE_INTEL_BIN="$(cd "$target" && pwd)/debug/code-intel" "$venv/bin/python" -m pytest -q tests/e2e
 
 echo "== evaluation runner self-tests" >&2

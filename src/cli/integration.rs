@@ -14,6 +14,10 @@ pub struct InitArgs {
     /// that is this binary on PATH, else this binary's absolute path).
     #[arg(long)]
     command: Option<String>,
+    /// Write a Claude Code plugin into DIR instead (server, hooks and /code command for every
+    /// repository a team opens), leaving the project alone.
+    #[arg(long, value_name = "DIR")]
+    plugin: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -43,7 +47,10 @@ pub fn run_init(args: InitArgs) -> anyhow::Result<i32> {
         Some(command) => (command, None),
         None => init::command_path(),
     };
-    let report = init::init(&root, &command)?;
+    let report = match &args.plugin {
+        Some(dir) => init::plugin(dir, &command)?,
+        None => init::init(&root, &command)?,
+    };
     if let Some(note) = note {
         eprintln!("code-intel init: note: {note}");
     }

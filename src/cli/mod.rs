@@ -153,6 +153,12 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
                     }
                 },
             };
+            // A server has loaded the model long before the first search; a one-shot process
+            // would answer lexically before it loads, so it waits a moment (as `search` does).
+            if tool == "semantic_search" {
+                ctx.semantic
+                    .wait_for_model(std::time::Duration::from_secs(30));
+            }
             let code = match dispatch(&ctx, &tool, args) {
                 Ok(value) => {
                     print_json(&value, pretty)?;

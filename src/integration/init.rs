@@ -303,6 +303,72 @@ fn merge_json(
     })
 }
 
+/// `code-intel init --plugin DIR`: the same integration as a Claude Code plugin a team installs
+/// once for every repository: `.claude-plugin/plugin.json`, the server in `.mcp.json`, both
+/// hooks in `hooks/hooks.json` and the /code command in `commands/code.md`. Every file is
+/// generated; a second run rewrites only what changed.
+pub fn plugin(dir: &Path, command: &str) -> anyhow::Result<InitReport> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    let dir = dir.canonicalize()?;
+    let quoted = shell_quote(command);
+    let hook = |subcommand: &str| json!({"type": "command", "command": format!("{quoted} hook {subcommand}")});
+    let manifest = json!({
+        "name": COMMAND_NAME,
+        "version": env!("CARGO_PKG_VERSION"),
+        "description": env!("CARGO_PKG_DESCRIPTION"),
+        "license": env!("CARGO_PKG_LICENSE"),
+        "author": {"name": "code-intel"},
+        "keywords": ["code-search", "mcp", "write-gate"],
+    });
+    let servers = json!({"mcpServers": {COMMAND_NAME: {"command": command, "args": ["serve"]}}});
+    let hooks = json!({
+        "description": "code-intel write gate (edits and shell writes only to explored files) and outcome request",
+        "hooks": {
+            "PreToolUse": [{"matcher": HOOK_MATCHER, "hooks": [hook("pre-tool-use")]}],
+            "Stop": [{"hooks": [hook("stop")]}],
+        }
+    });
+    let readme = format!(
+        "# code-intel for Claude Code\n\n{}.\n\nThis plugin adds the `code-intel` MCP server (run as `{command} serve` in each project), \
+         the write-gate hook (edits and shell writes only to files explored in the session), the outcome \
+         request when a session ends, and the `/code` command (the phase-gated workflow). The binary must be \
+         on `PATH` (`cargo install --path .` in the code-intel repository).\n",
+        env!("CARGO_PKG_DESCRIPTION")
+    );
+    let pretty =
+        |v: &Value| -> anyhow::Result<String> { Ok(serde_json::to_string_pretty(v)? + "\n") };
+    let files = vec![
+        write_generated(&dir, ".claude-plugin/plugin.json", &pretty(&manifest)?)?,
+        write_generated(&dir, ".mcp.json", &pretty(&servers)?)?,
+        write_generated(&dir, "hooks/hooks.json", &pretty(&hooks)?)?,
+        write_generated(&dir, "commands/code.md", &workflow::command_markdown())?,
+        write_generated(&dir, "README.md", &readme)?,
+    ];
+    Ok(InitReport {
+        root: dir.display().to_string(),
+        files,
+    })
+}
+
+/// Writes a file code-intel owns entirely, reporting whether it changed.
+fn write_generated(dir: &Path, rel: &str, content: &str) -> anyhow::Result<FileReport> {
+    let path = dir.join(rel);
+    let action = match std::fs::read_to_string(&path) {
+        Ok(current) if current == content => Action::Unchanged,
+        Ok(_) => Action::Updated,
+        Err(_) => Action::Created,
+    };
+    if action != Action::Unchanged {
+        write_atomic(&path, content.as_bytes())?;
+    }
+    Ok(FileReport {
+        file: rel.to_string(),
+        action,
+        note: None,
+    })
+}
+
 fn write_command(root: &Path) -> anyhow::Result<FileReport> {
     let path: PathBuf = root.join(".claude/commands/code.md");
     let shown = ".claude/commands/code.md".to_string();
@@ -339,6 +405,35 @@ mod tests {
             .iter()
             .map(|f| (f.file.clone(), f.action.clone()))
             .collect()
+    }
+
+    #[test]
+    fn a_plugin_holds_the_server_the_hooks_and_the_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("plugin");
+        let first = plugin(&out, "code-intel").unwrap();
+        assert!(first.files.iter().all(|f| f.action == Action::Created));
+        let read = |p: &str| {
+            serde_json::from_str::<Value>(&std::fs::read_to_string(out.join(p)).unwrap()).unwrap()
+        };
+        assert_eq!(read(".claude-plugin/plugin.json")["name"], "code-intel");
+        assert_eq!(
+            read(".mcp.json")["mcpServers"]["code-intel"]["args"][0],
+            "serve"
+        );
+        let hooks = read("hooks/hooks.json");
+        assert_eq!(hooks["hooks"]["PreToolUse"][0]["matcher"], HOOK_MATCHER);
+        assert_eq!(
+            hooks["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "code-intel hook stop"
+        );
+        assert!(
+            std::fs::read_to_string(out.join("commands/code.md"))
+                .unwrap()
+                .contains("$ARGUMENTS")
+        );
+        let second = plugin(&out, "code-intel").unwrap();
+        assert!(second.files.iter().all(|f| f.action == Action::Unchanged));
     }
 
     #[test]
