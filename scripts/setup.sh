@@ -28,6 +28,15 @@ if [[ ${#need_apt[@]} -gt 0 && "${SKIP_APT:-0}" != 1 ]]; then
   fi
 fi
 
+# The build starts now and runs while the rest is fetched (most of that is waiting on the
+# network); its output goes to a log so the two do not interleave. One build serves the binary,
+# the unit tests and the end-to-end suite. CODE_INTEL_BUILD_FLAGS adds cargo flags (--timings).
+build_log="$(mktemp)"
+log "building in the background (log: $build_log)"
+build_start=$(date +%s)
+cargo build --locked --bins --tests ${CODE_INTEL_BUILD_FLAGS:-} >"$build_log" 2>&1 &
+build_pid=$!
+
 # The Python MCP client for the end-to-end suite, pinned.
 venv="${CODE_INTEL_VENV:-$HOME/.cache/code-intel/venv-e2e}"
 stamp="$venv/.requirements"
@@ -61,6 +70,13 @@ if [[ -x scripts/model/provision.sh ]]; then
   bash scripts/model/provision.sh >&2
 fi
 
-log "building"
-cargo build --locked --bins --tests
+log "waiting for the build"
+if ! wait "$build_pid"; then
+  cat "$build_log" >&2
+  log "error: the build failed (log above)"
+  exit 1
+fi
+tail -n 1 "$build_log" >&2
+log "build finished after $(( $(date +%s) - build_start )) s"
+rm -f "$build_log"
 log "ready"

@@ -607,3 +607,43 @@ fn two_servers_on_one_project_lose_nothing() {
         "every call recorded once"
     );
 }
+
+/// Seed 000's Step 0: a request that says the last change did not work records that session's
+/// failure before the new session starts; a plain new request only reports the open session.
+#[test]
+fn step_zero_records_the_previous_failure() {
+    let (_dir, ctx) = scenario_project();
+    let first = reach_ready(&ctx);
+    let follow_up = ok(
+        &ctx,
+        "start_session",
+        json!({"intent": "MODIFY", "query": "ログインがまだ動かない。パスワードが空でも通ってしまう"}),
+    );
+    let previous = &follow_up["previous_session"];
+    assert_eq!(previous["session_id"], first.as_str(), "{follow_up}");
+    assert_eq!(previous["failure_recorded"], true);
+    assert_eq!(previous["outcome"], "failure");
+    let outcomes = std::fs::read_to_string(ctx.ws.state_dir().join("logs/outcomes.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(outcomes.lines().last().unwrap()).unwrap();
+    assert_eq!(last["outcome"], "failure");
+    assert_eq!(last["session_id"], first.as_str());
+    assert!(
+        last["trigger_message"]
+            .as_str()
+            .unwrap()
+            .contains("まだ動かない")
+    );
+
+    // A new request that reports nothing: the open session is named, nothing is recorded.
+    let second = follow_up["session_id"].as_str().unwrap().to_string();
+    let plain = ok(
+        &ctx,
+        "start_session",
+        json!({"intent": "IMPLEMENT", "query": "注文一覧をCSVで出力したい"}),
+    );
+    assert_eq!(plain["previous_session"]["session_id"], second.as_str());
+    assert_eq!(plain["previous_session"]["failure_recorded"], false);
+    assert!(plain["previous_session"].get("outcome").is_none());
+    let after = std::fs::read_to_string(ctx.ws.state_dir().join("logs/outcomes.jsonl")).unwrap();
+    assert_eq!(after.lines().count(), outcomes.lines().count());
+}
