@@ -403,3 +403,57 @@ fn stop_hook_asks_for_the_outcome_once() {
     );
     assert!(stderr.contains("not Stop JSON"));
 }
+
+/// Every gated tool, in every phase: writes to an explored file pass only in READY; read-only
+/// shell commands pass in every phase.
+#[test]
+fn every_gated_tool_in_every_phase() {
+    for phase in [
+        Phase::Exploration,
+        Phase::Semantic,
+        Phase::Verification,
+        Phase::Ready,
+    ] {
+        let project = project_in(Some(phase), "{}");
+        let root = project.path().canonicalize().unwrap();
+        let explored = root.join("src/auth/service.py").display().to_string();
+        let inputs = [
+            (
+                "Edit",
+                json!({"file_path": explored, "old_string": "pass", "new_string": "x"}),
+            ),
+            (
+                "Write",
+                json!({"file_path": explored, "content": "x = 1\n"}),
+            ),
+            ("MultiEdit", json!({"file_path": explored, "edits": []})),
+            (
+                "NotebookEdit",
+                json!({"notebook_path": explored, "new_source": "1"}),
+            ),
+            (
+                "Bash",
+                json!({"command": "sed -i 's/pass/x/' auth/service.py"}),
+            ),
+        ];
+        for (tool, tool_input) in inputs {
+            let decision =
+                hook::decide(&claude_input(&root, tool, tool_input), None, Path::new("/")).unwrap();
+            assert_eq!(
+                decision == Decision::Allow,
+                phase == Phase::Ready,
+                "{tool} in {phase:?}: {decision:?}"
+            );
+        }
+        let read = claude_input(
+            &root,
+            "Bash",
+            json!({"command": "rg -n login . && git status"}),
+        );
+        assert_eq!(
+            hook::decide(&read, None, Path::new("/")).unwrap(),
+            Decision::Allow,
+            "{phase:?}"
+        );
+    }
+}
