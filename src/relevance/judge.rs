@@ -46,7 +46,13 @@ pub struct Candidate {
     pub context: SymbolContext,
     /// The definition's source lines.
     pub code: String,
+    /// The other definitions of the same file (not its class, not its own members): a symbol
+    /// that a sibling beats for the term is usually the neighbour of the right one.
+    pub siblings: Vec<SymbolContext>,
 }
+
+/// Siblings kept per candidate.
+const MAX_SIBLINGS: usize = 24;
 
 impl Candidate {
     /// The candidate for `symbol`, defined in `file` (text `source`, symbols `file_symbols`).
@@ -59,9 +65,28 @@ impl Candidate {
             .take(end - start)
             .collect::<Vec<_>>()
             .join("\n");
+        let encloses = |outer: &Symbol, inner: &Symbol| {
+            inner.scope.as_deref().is_some_and(|scope| {
+                scope == outer.qualified_name
+                    || scope == outer.name
+                    || scope.starts_with(&format!("{}.", outer.qualified_name))
+            })
+        };
+        let siblings = file_symbols
+            .iter()
+            .filter(|s| s.kind.is_callable() || s.kind.as_str() == "class")
+            .filter(|s| {
+                !(s.line == symbol.line && s.name == symbol.name)
+                    && !encloses(s, symbol)
+                    && !encloses(symbol, s)
+            })
+            .take(MAX_SIBLINGS)
+            .map(|s| SymbolContext::new(file, s, source).with_members(s, file_symbols))
+            .collect();
         Candidate {
             context: SymbolContext::new(file, symbol, source).with_members(symbol, file_symbols),
             code,
+            siblings,
         }
     }
 
@@ -310,6 +335,12 @@ pub struct Signals {
     pub dense: f32,
     /// Calibrated dense score against the description plus the body's strings and calls.
     pub dense_evidence: f32,
+    /// Calibrated dense score of the term against the symbol's name (and its class's) as
+    /// words, both embedded as requests.
+    pub dense_name: f32,
+    /// Best described dense score among the other definitions of the same file (`None` when
+    /// the file has no other).
+    pub sibling_top: Option<f32>,
     /// Upper decile of the calibrated dense scores of the project's background sample.
     pub background_top: f32,
     /// Share of the background sample whose dense score is below this symbol's best.
@@ -359,6 +390,11 @@ impl Signals {
             self.lex_body,
             if self.has_keys { 0.0 } else { 1.0 },
             ja,
+            // Margin over the file's best other definition (none: as if level with it).
+            self.sibling_top
+                .map_or(0.0, |top| logit(self.dense) - logit(top)),
+            if self.sibling_top.is_some() { 0.0 } else { 1.0 },
+            logit(self.dense_name),
         ]
     }
 
@@ -377,10 +413,13 @@ impl Signals {
 }
 
 /// Number of features in [`Signals::features`].
-pub const FEATURES: usize = 10;
+pub const FEATURES: usize = 13;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
-const WEIGHTS: [f32; FEATURES] = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
-const BIAS: f32 = 0.0;
+const WEIGHTS: [f32; FEATURES] = [
+    -0.2802, 0.1301, 0.3921, -0.0078, 0.0834, -0.0463, 0.0574, 0.6310, 0.4443, 0.1916, 0.1142,
+    -0.0135, 0.1278,
+];
+const BIAS: f32 = -0.7635;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
@@ -392,6 +431,9 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "lex_body",
     "no_keys",
     "japanese",
+    "sibling_margin",
+    "no_siblings",
+    "dense_name",
 ];
 
 /// A verdict on one claimed symbol: the best of its definitions.
@@ -478,12 +520,33 @@ impl<'a> Judge<'a> {
             texts.push(c.context.text());
             texts.push(c.evidence_text());
         }
+        let mut sibling_ranges = Vec::new();
+        for c in candidates {
+            let start = texts.len();
+            texts.extend(c.siblings.iter().map(SymbolContext::text));
+            sibling_ranges.push(start..texts.len());
+        }
+        let own_end = texts.len();
         for b in background {
             texts.push(b.context.text());
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let scores = self.relevance.score_many(term, &refs)?;
-        let (own, bg) = scores.split_at(2 * candidates.len());
+        let (own, bg) = scores.split_at(own_end);
+        // The name alone, as words, on the request side: siblings share a file's path and doc
+        // style, their names are what differs.
+        let names: Vec<String> = candidates
+            .iter()
+            .map(|c| {
+                let mut words = super::identifier_words(&c.context.name);
+                if let Some(scope) = &c.context.scope {
+                    words.extend(super::identifier_words(scope));
+                }
+                words.join(" ")
+            })
+            .collect();
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let name_scores = self.relevance.score_nl_many(term, &name_refs)?;
         let mut bg: Vec<f32> = bg.to_vec();
         bg.sort_by(f32::total_cmp);
         let top = if bg.is_empty() {
@@ -499,6 +562,11 @@ impl<'a> Judge<'a> {
             .map(|(i, c)| {
                 let (dense, dense_evidence) = (own[2 * i], own[2 * i + 1]);
                 let best = dense.max(dense_evidence);
+                let siblings = &own[sibling_ranges[i].clone()];
+                let sibling_top = siblings
+                    .iter()
+                    .copied()
+                    .fold(None, |a: Option<f32>, s| Some(a.map_or(s, |a| a.max(s))));
                 let rank = if bg.is_empty() {
                     0.5
                 } else {
@@ -514,6 +582,8 @@ impl<'a> Judge<'a> {
                 Signals {
                     dense,
                     dense_evidence,
+                    dense_name: name_scores[i],
+                    sibling_top,
                     background_top: top,
                     rank,
                     lex_name: keys.coverage(&Bag::of(&name_text)),
