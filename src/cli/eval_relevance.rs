@@ -33,9 +33,13 @@ pub struct EvalRelevanceArgs {
     #[arg(long)]
     pub repos: Option<PathBuf>,
     /// Score with the described dense signal alone (the judge before code evidence and the
-    /// project background), to compare against.
-    #[arg(long)]
+    /// project background), whatever the session tools use.
+    #[arg(long, conflicts_with = "fitted")]
     pub description_only: bool,
+    /// Score with the fitted combination of every signal (code evidence, project background,
+    /// lexical bridges), whatever the session tools use.
+    #[arg(long)]
+    pub fitted: bool,
     /// Write every pair's signals and score as JSON lines to this file (for fitting the judge
     /// on the dev split).
     #[arg(long)]
@@ -145,6 +149,8 @@ fn figures(scored: &[&Scored]) -> Figures {
 #[derive(Debug, Serialize)]
 struct Report {
     judge: String,
+    /// Whether this is the mode the session tools use.
+    session_mode: bool,
     /// Figures by group: `all`, `split=…`, `lang=…`, `split/lang=…`, `repo=…`, `class=…`.
     groups: BTreeMap<String, Figures>,
     /// Pairs whose symbol the index does not know (scored 0).
@@ -205,10 +211,13 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
         bail!("no pair of split {} in {}", args.split, args.file.display());
     }
 
+    // By default the judge exactly as the session tools run it.
     let mode = if args.description_only {
         Mode::DescriptionOnly
+    } else if args.fitted {
+        Mode::Fitted
     } else {
-        Mode::Full
+        judge::SESSION_MODE
     };
     let mut features_out = match &args.features {
         Some(path) => Some(std::io::BufWriter::new(
@@ -298,9 +307,12 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
         .collect();
     let report = Report {
         judge: match mode {
-            Mode::Full => "judge".into(),
-            Mode::DescriptionOnly => "description only".into(),
+            Mode::Fitted => {
+                "fitted combination (code evidence, project background, lexical bridges)".into()
+            }
+            Mode::DescriptionOnly => "described dense score".into(),
         },
+        session_mode: mode == judge::SESSION_MODE,
         groups,
         unresolved,
         latency_ms_10_symbols: latency,
@@ -373,7 +385,12 @@ fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow:
 
 fn print_report(report: &Report) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    writeln!(out, "relevance judge: {}", report.judge)?;
+    let session = if report.session_mode {
+        " (what the session tools use)"
+    } else {
+        ""
+    };
+    writeln!(out, "relevance judge: {}{session}", report.judge)?;
     writeln!(
         out,
         "{:<34} {:>5} {:>5} {:>8} {:>6} {:>9} {:>8} {:>8} {:>8}",

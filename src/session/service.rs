@@ -334,10 +334,16 @@ impl Env<'_> {
         if candidates.is_empty() {
             return Ok(0.0);
         }
-        let background =
-            judge::project_background(self.ws.root(), snapshot, &|f| self.read_text(f));
+        // The background only matters to the fitted combination.
+        let background = match judge::SESSION_MODE {
+            judge::Mode::Fitted => {
+                judge::project_background(self.ws.root(), snapshot, &|f| self.read_text(f))
+            }
+            judge::Mode::DescriptionOnly => Arc::new(Vec::new()),
+        };
         let relevance = self.relevance();
         Ok(Judge::new(relevance.as_ref())
+            .with_mode(judge::SESSION_MODE)
             .verdict(term, candidates, &background)?
             .score)
     }
