@@ -18,9 +18,13 @@
 //!   words from [`glossary`] — occur in the symbol's name, its path, its doc and its body.
 //!
 //! [`Signals::combine`] weighs them with a logistic model fitted on the development split of
-//! `tests/eval/relevance/pairs.jsonl` (`code-intel eval-relevance --features` dumps the signals)
-//! for the real model only: the weights mean nothing for another scorer, so with any other
-//! scorer (the fake of the logic tests) the judge's score is the scorer's own.
+//! `tests/eval/relevance/pairs.jsonl` (`code-intel eval-relevance --features` dumps the signals,
+//! `tests/eval/relevance/fit_judge.py` fits and prints what each signal group adds) for the real
+//! model only: the weights mean nothing for another scorer, so with any other scorer (the fake
+//! of the logic tests) the judge's score is the scorer's own.
+//!
+//! The session tools run the judge in [`SESSION_MODE`], which is still the described dense score
+//! alone: see there for why, and `bench/README.md` ("Relevance judge") for the figures.
 
 use super::{Relevance, RelevanceError, SymbolContext};
 use crate::analysis::Symbol;

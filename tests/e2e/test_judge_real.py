@@ -45,7 +45,7 @@ async def explore(client) -> None:
     assert any(r["file"].endswith("crud.py") for r in refs["references"]), refs
 
 
-# The judge the session tools use scores the login route about 0.47 against 「ログイン処理」 (gray,
+# The judge the session tools use scores the login route about 0.55 against 「ログイン処理」 (gray,
 # not a fact), so this exploration still detours through SEMANTIC. The fitted combination of
 # code evidence, project background and lexical bridges (`code-intel eval-relevance --fitted`)
 # does not lift it either (0.46). Strict: the day it passes, the marker must go.
