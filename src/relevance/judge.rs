@@ -639,6 +639,61 @@ mod tests {
         assert_eq!(keys.coverage(&Bag::of("read_config")), 0.0);
     }
 
+    fn candidate(file: &str, source: &str, name: &str) -> Candidate {
+        let lang = crate::lang::detect(file).unwrap();
+        let symbols = crate::analysis::analyze_source(lang, source).symbols;
+        let symbol = symbols.iter().find(|s| s.name == name).unwrap();
+        Candidate::new(file, symbol, source, &symbols)
+    }
+
+    const SOURCE: &str = "class AuthService:\n    \"\"\"Handles user login.\"\"\"\n\n    def login(self, email):\n        return self.check(email)\n\n    def logout(self):\n        pass\n\n\ndef load_config(path):\n    return open(path)\n";
+
+    #[test]
+    fn another_scorer_than_the_fitted_model_is_taken_as_it_is() {
+        let fake = crate::relevance::FakeRelevance::new()
+            .with("login", "def login", 0.9)
+            .with("login", "class authservice", 0.7);
+        let judge = Judge::new(&fake);
+        let login = candidate("auth.py", SOURCE, "login");
+        let class = candidate("auth.py", SOURCE, "AuthService");
+        let verdict = judge.verdict("login", &[class, login], &[]).unwrap();
+        assert_eq!(verdict.score, 0.9);
+        assert_eq!(verdict.signals, None);
+        let none = judge.verdict("login", &[], &[]).unwrap();
+        assert_eq!(none.score, 0.0);
+    }
+
+    #[test]
+    fn siblings_leave_out_the_class_and_its_members() {
+        let login = candidate("auth.py", SOURCE, "login");
+        let names: Vec<&str> = login.siblings.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["logout", "load_config"]);
+        let class = candidate("auth.py", SOURCE, "AuthService");
+        let names: Vec<&str> = class.siblings.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["load_config"]);
+    }
+
+    #[test]
+    fn the_background_sample_is_spread_and_skips_tests() {
+        let lang = crate::lang::detect("a.py").unwrap();
+        let many: String = (0..200)
+            .map(|i| format!("def f{i}():\n    pass\n"))
+            .collect();
+        let symbols = crate::analysis::analyze_source(lang, &many).symbols;
+        let tests = symbols.clone();
+        let sample = background_sample(
+            [
+                ("src/a.py", symbols.as_slice()),
+                ("tests/test_a.py", tests.as_slice()),
+            ]
+            .into_iter(),
+        );
+        assert_eq!(sample.len(), BACKGROUND_SIZE);
+        assert!(sample.iter().all(|(f, _)| f == "src/a.py"));
+        assert_eq!(sample[0].1.name, "f0");
+        assert!(sample.last().unwrap().1.name.as_str() > "f190");
+    }
+
     #[test]
     fn body_digest_keeps_strings_and_calls() {
         let code = "@router.post(\"/login/access-token\")\ndef login_access_token(form):\n    user = crud.authenticate(session=s, email=form.username)\n    if not user:\n        raise HTTPException(status_code=400, detail=\"Incorrect email or password\")\n";
