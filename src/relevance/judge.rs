@@ -80,9 +80,8 @@ impl Candidate {
             .iter()
             .filter(|s| s.kind.is_callable() || s.kind.as_str() == "class")
             .filter(|s| {
-                !(s.line == symbol.line && s.name == symbol.name)
-                    && !encloses(s, symbol)
-                    && !encloses(symbol, s)
+                let itself = s.line == symbol.line && s.name == symbol.name;
+                !(itself || encloses(s, symbol) || encloses(symbol, s))
             })
             .take(MAX_SIBLINGS)
             .map(|s| SymbolContext::new(file, s, source).with_members(s, file_symbols))
