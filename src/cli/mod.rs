@@ -1,6 +1,7 @@
 //! The command line: clap arguments turned into the same library calls the MCP server makes.
 
 mod chunks;
+mod eval_relevance;
 mod integration;
 mod model;
 mod semantic;
@@ -93,6 +94,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// How well the relevance judge separates labelled request-term → symbol pairs on real
+    /// repositories: accuracy of the 3-tier verdict, AUC, unrelated pairs at FACT, relevant
+    /// pairs kept, per split, term language, repository and class; and the judge's latency.
+    EvalRelevance(eval_relevance::EvalRelevanceArgs),
     /// Retrieval evaluation: NDCG@10 and Recall@5 of lexical, vector and hybrid search over a
     /// queries file (JSON lines: root, query, lang, relevant).
     #[command(hide = true)]
@@ -210,6 +215,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             };
             semantic::eval(&queries, &modes, fusion, verbose, json)
         }
+        Command::EvalRelevance(args) => eval_relevance::run(args),
         Command::Tools => {
             let mut out = std::io::stdout().lock();
             for tool in TOOLS {

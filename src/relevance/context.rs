@@ -21,6 +21,8 @@ const MAX_MEMBERS: usize = 12;
 pub struct SymbolContext {
     pub name: String,
     pub kind: String,
+    /// Enclosing class, namespace or module (`AuthService` for `AuthService.login`).
+    pub scope: Option<String>,
     pub file: String,
     pub signature: String,
     pub doc: Option<String>,
@@ -34,6 +36,7 @@ impl SymbolContext {
         SymbolContext {
             name: symbol.name.clone(),
             kind: symbol.kind.as_str().to_string(),
+            scope: symbol.scope.clone(),
             file: file.to_string(),
             signature: symbol.signature.clone(),
             doc: doc_comment(source, symbol),

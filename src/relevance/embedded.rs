@@ -8,7 +8,8 @@
 //! [`EmbedRelevance::wait`], then reports `Unavailable` with the loader's reason.
 
 use super::{Relevance, RelevanceError};
-use crate::embed::{Calibration, EmbedError, Embedder, EmbedderHandle, cosine};
+use crate::embed::{Calibration, EmbedError, Embedder, EmbedderHandle, Vector, cosine};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,7 +19,14 @@ pub struct EmbedRelevance {
     wait: Duration,
     /// The calibration for the loaded model (computed once: it embeds the background passages).
     calibration: Mutex<Option<(String, Arc<Calibration>)>>,
+    /// Passage vectors by text, for the model named first. The judge scores every request
+    /// against the same project background and the same candidates again and again; embedding
+    /// a passage is what costs (tens of milliseconds), a lookup costs nothing.
+    passages: Mutex<(String, HashMap<String, Vector>)>,
 }
+
+/// Passage vectors kept before the cache starts over (384 floats each: about 6 MB).
+const MAX_CACHED_PASSAGES: usize = 4096;
 
 impl EmbedRelevance {
     /// Session checks are interactive but need the model; they wait this long for a load in
@@ -30,7 +38,60 @@ impl EmbedRelevance {
             handle,
             wait: Self::DEFAULT_WAIT,
             calibration: Mutex::new(None),
+            passages: Mutex::new((String::new(), HashMap::new())),
         }
+    }
+
+    /// Vectors of `texts` on the passage side, from the cache where it has them; the rest are
+    /// embedded in one batch and kept.
+    fn passage_vectors(
+        &self,
+        embedder: &dyn Embedder,
+        texts: &[&str],
+    ) -> Result<Vec<Vector>, EmbedError> {
+        let missing: Vec<&str> = {
+            let mut cache = self.passages.lock().unwrap_or_else(|p| p.into_inner());
+            if cache.0 != embedder.model_id() {
+                *cache = (embedder.model_id().to_string(), HashMap::new());
+            }
+            let mut missing: Vec<&str> = Vec::new();
+            for t in texts {
+                if !cache.1.contains_key(*t) && !missing.contains(t) {
+                    missing.push(t);
+                }
+            }
+            missing
+        };
+        let fresh = if missing.is_empty() {
+            Vec::new()
+        } else {
+            embedder.embed_passages(&missing)?
+        };
+        let mut cache = self.passages.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.1.len() + fresh.len() > MAX_CACHED_PASSAGES {
+            cache.1.clear();
+        }
+        let mut fresh_by_text: HashMap<&str, Vector> = missing.into_iter().zip(fresh).collect();
+        let mut out = Vec::with_capacity(texts.len());
+        for t in texts {
+            let v = match cache.1.get(*t) {
+                Some(v) => v.clone(),
+                None => {
+                    // A repeated text was inserted at its first occurrence; one that another
+                    // thread's clearing dropped since the first look is embedded again.
+                    let v = match fresh_by_text.remove(*t) {
+                        Some(v) => v,
+                        None => embedder.embed_passages(&[t])?.pop().ok_or_else(|| {
+                            EmbedError::Inference("the model returned no vector".into())
+                        })?,
+                    };
+                    cache.1.insert(t.to_string(), v.clone());
+                    v
+                }
+            };
+            out.push(v);
+        }
+        Ok(out)
     }
 
     pub fn with_wait(mut self, wait: Duration) -> EmbedRelevance {
@@ -98,7 +159,9 @@ impl Relevance for EmbedRelevance {
         }
         let (embedder, calibration) = self.model()?;
         let query = embedder.embed_query(nl).map_err(unavailable)?;
-        let passages = embedder.embed_passages(contexts).map_err(unavailable)?;
+        let passages = self
+            .passage_vectors(embedder.as_ref(), contexts)
+            .map_err(unavailable)?;
         let scorer = calibration.scorer(&query);
         Ok(passages
             .iter()

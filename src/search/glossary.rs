@@ -324,26 +324,37 @@ const ENTRIES: &[(&str, &[&str])] = &[
 /// inside a longer match is ignored (ログ inside ログイン is not "log").
 pub fn expand(query: &str) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
-    if !query.chars().any(super::lexical::is_cjk) {
-        return out;
-    }
-    let mut matches: Vec<(usize, usize, &'static [&'static str])> = Vec::new();
-    for (japanese, english) in ENTRIES {
-        for (start, _) in query.match_indices(japanese) {
-            matches.push((start, start + japanese.len(), english));
-        }
-    }
-    for &(start, end, english) in &matches {
-        let covered = matches
-            .iter()
-            .any(|&(s, e, _)| s <= start && end <= e && (e - s) > (end - start));
-        if covered {
-            continue;
-        }
+    for (_, english) in expand_groups(query) {
         for term in english {
             if !out.contains(term) {
                 out.push(term);
             }
+        }
+    }
+    out
+}
+
+/// The Japanese words of `query` the glossary knows, each with its English renderings, in the
+/// glossary's order and without repeats; a match inside a longer match is left out. Unlike
+/// [`expand`], this keeps which renderings stand for the same word, so a caller can ask how many
+/// of the request's words a text covers rather than how many renderings it happens to contain.
+pub fn expand_groups(query: &str) -> Vec<(&'static str, &'static [&'static str])> {
+    let mut out: Vec<(&'static str, &'static [&'static str])> = Vec::new();
+    if !query.chars().any(super::lexical::is_cjk) {
+        return out;
+    }
+    let mut matches: Vec<(usize, usize, &'static str, &'static [&'static str])> = Vec::new();
+    for (japanese, english) in ENTRIES {
+        for (start, _) in query.match_indices(japanese) {
+            matches.push((start, start + japanese.len(), japanese, english));
+        }
+    }
+    for &(start, end, japanese, english) in &matches {
+        let covered = matches
+            .iter()
+            .any(|&(s, e, _, _)| s <= start && end <= e && (e - s) > (end - start));
+        if !covered && !out.iter().any(|(j, _)| *j == japanese) {
+            out.push((japanese, english));
         }
     }
     out

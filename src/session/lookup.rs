@@ -187,6 +187,21 @@ const KEYWORDS: &[&str] = &[
     "void",
 ];
 
+/// Names that occur in most functions of any project (parameters, temporaries, accessors):
+/// finding one in a symbol's code shows nothing about what the symbol does.
+const GENERIC_NAMES: &[&str] = &[
+    "get", "set", "data", "value", "values", "result", "args", "kwargs", "obj", "err", "ctx",
+    "len", "list", "dict", "key", "item", "items", "name", "type", "init", "main", "run", "tmp",
+];
+
+/// Whether a cited name is specific enough to count as evidence: three characters or more, not
+/// a keyword, not one of [`GENERIC_NAMES`].
+fn is_telling(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    let lower = lower.trim_start_matches(['_', '$']);
+    lower.len() >= 3 && !KEYWORDS.contains(&lower) && !GENERIC_NAMES.contains(&lower)
+}
+
 fn identifier_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -299,8 +314,7 @@ pub fn check_evidence(
     let (names, phrases) = evidence_terms(evidence);
     let mut check = EvidenceCheck::default();
     for name in names {
-        if symbol_parts.contains(&name.as_str()) || KEYWORDS.contains(&name.to_lowercase().as_str())
-        {
+        if symbol_parts.contains(&name.as_str()) || !is_telling(&name) {
             continue;
         }
         if contains_identifier(code, &name) {
@@ -312,7 +326,10 @@ pub fn check_evidence(
     let code_lower = code.to_lowercase();
     for phrase in phrases {
         let lower = phrase.to_lowercase();
-        if symbol_parts.iter().any(|p| p.eq_ignore_ascii_case(&phrase)) {
+        if symbol_parts.iter().any(|p| p.eq_ignore_ascii_case(&phrase))
+            || phrase.chars().count() < 2
+            || (phrase.is_ascii() && !is_telling(&phrase))
+        {
             continue;
         }
         if code_lower.contains(&lower) && !check.verified.contains(&phrase) {
@@ -350,6 +367,13 @@ mod tests {
             ("AuthService.authenticate() does it", &[], &["authenticate"]),
             ("ConfigLoader.load() reads settings", &[], &[]),
             ("the password is hashed", &[], &[]),
+            // Names every function has prove nothing, even when they are in the code.
+            (
+                "it reads `email` and returns `user`, see `self` and `get()`",
+                &["email", "user"],
+                &[],
+            ),
+            ("uses `id`, `data` and `result`; \"get\"", &[], &[]),
         ];
         for (evidence, verified, unknown) in cases {
             let exists: &dyn Fn(&str) -> bool = if evidence.contains("ConfigLoader") {

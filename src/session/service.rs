@@ -25,7 +25,8 @@ use crate::query_frame::{
     validate_slot,
 };
 use crate::relevance::{
-    Relevance, RelevanceError, SHORTCIRCUIT_THRESHOLD, SharedRelevance, SymbolContext, Unavailable,
+    Candidate, Judge, Relevance, RelevanceError, SHORTCIRCUIT_THRESHOLD, SharedRelevance,
+    Unavailable, judge,
 };
 use crate::router::{ExecutionPlan, PlanContext, create_plan};
 use crate::workspace::{Workspace, read_source};
@@ -33,7 +34,7 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -304,51 +305,47 @@ impl Env<'_> {
         lookup::find_symbol(snapshot, name)
     }
 
-    /// Context texts (with member names) and code spans of definitions, files read once each.
-    fn contexts(&self, snapshot: &Snapshot, defs: &[SymbolDef]) -> Vec<(SymbolContext, String)> {
-        let mut sources: BTreeMap<String, Option<String>> = BTreeMap::new();
-        defs.iter()
-            .filter_map(|d| {
-                let source = sources
-                    .entry(d.file.clone())
-                    .or_insert_with(|| {
-                        read_source(
-                            &self.ws.root().join(&d.file),
-                            &d.file,
-                            self.ws.config.max_file_bytes,
-                        )
-                        .ok()
-                        .map(|s| s.text)
-                    })
-                    .clone()?;
-                let file_symbols = snapshot
-                    .files
-                    .get(&d.file)
-                    .map(|e| e.symbols.symbols.as_slice())
-                    .unwrap_or(&[]);
-                let context = SymbolContext::new(&d.file, &d.symbol, &source)
-                    .with_members(&d.symbol, file_symbols);
-                Some((context, lookup::symbol_code(&source, &d.symbol)))
-            })
-            .collect()
+    /// Reads a project file for the judge (`None` when it cannot be read as text).
+    fn read_text(&self, file: &str) -> Option<String> {
+        read_source(
+            &self.ws.root().join(file),
+            file,
+            self.ws.config.max_file_bytes,
+        )
+        .ok()
+        .map(|s| s.text)
     }
 
-    /// Best calibrated relevance of `term` to any definition of a symbol.
+    /// The judge's candidates (description, code) for definitions, files read once each.
+    fn contexts(&self, snapshot: &Snapshot, defs: &[SymbolDef]) -> Vec<Candidate> {
+        let defs: Vec<(&str, &crate::analysis::Symbol)> =
+            defs.iter().map(|d| (d.file.as_str(), &d.symbol)).collect();
+        judge::candidates(snapshot, &defs, &|f| self.read_text(f))
+    }
+
+    /// The judge's calibrated relevance of `term` to a symbol (the best of its definitions),
+    /// against this project's background.
     fn similarity(
         &self,
+        snapshot: &Snapshot,
         term: &str,
-        contexts: &[(SymbolContext, String)],
+        candidates: &[Candidate],
     ) -> Result<f32, RelevanceError> {
-        if contexts.is_empty() {
+        if candidates.is_empty() {
             return Ok(0.0);
         }
-        let texts: Vec<String> = contexts.iter().map(|(c, _)| c.text()).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        Ok(self
-            .relevance()
-            .score_many(term, &refs)?
-            .into_iter()
-            .fold(0.0, f32::max))
+        // The background only matters to the fitted combination.
+        let background = match judge::SESSION_MODE {
+            judge::Mode::Fitted => {
+                judge::project_background(self.ws.root(), snapshot, &|f| self.read_text(f))
+            }
+            judge::Mode::DescriptionOnly => Arc::new(Vec::new()),
+        };
+        let relevance = self.relevance();
+        Ok(Judge::new(relevance.as_ref())
+            .with_mode(judge::SESSION_MODE)
+            .verdict(term, candidates, &background)?
+            .score)
     }
 
     fn calls(&self, id: &str) -> Vec<ToolCall> {
@@ -709,7 +706,7 @@ pub fn submit_understanding(
     for (symbol, defs) in &defs_by_symbol {
         let similarity = match (&term, &report.relevance_unavailable) {
             (Some(term), None) if !defs.is_empty() => {
-                match env.similarity(term, &env.contexts(&snapshot, defs)) {
+                match env.similarity(&snapshot, term, &env.contexts(&snapshot, defs)) {
                     Ok(s) => Some(s),
                     Err(err) => {
                         report.relevance_unavailable = Some(err.to_string());
@@ -823,7 +820,7 @@ pub fn validate_symbol_relevance(
         let similarity = if defs.is_empty() || relevance_note.is_some() {
             None
         } else {
-            match env.similarity(target, &env.contexts(&snapshot, &defs)) {
+            match env.similarity(&snapshot, target, &env.contexts(&snapshot, &defs)) {
                 Ok(s) => Some(s),
                 Err(err) => {
                     relevance_note = Some(err.to_string());
@@ -913,10 +910,12 @@ pub fn confirm_symbol_relevance(
             continue;
         }
         let contexts = env.contexts(&snapshot, &defs);
-        let similarity = env.similarity(&term, &contexts).map_err(relevance_error)?;
+        let similarity = env
+            .similarity(&snapshot, &term, &contexts)
+            .map_err(relevance_error)?;
         let code: String = contexts
             .iter()
-            .map(|(_, code)| code.as_str())
+            .map(|c| c.code.as_str())
             .collect::<Vec<_>>()
             .join("\n");
         let mut parts: Vec<&str> = symbol
@@ -1074,7 +1073,7 @@ pub fn submit_verification(
                 let contexts = env.contexts(&snapshot, &defs);
                 let code: String = contexts
                     .iter()
-                    .map(|(_, c)| c.as_str())
+                    .map(|c| c.code.as_str())
                     .collect::<Vec<_>>()
                     .join("\n");
                 let exists = |n: &str| lookup::name_exists(&snapshot, n);
@@ -1084,7 +1083,7 @@ pub fn submit_verification(
                         .is_empty();
                 symbol_files = files_of(&defs);
                 if let Some(term) = &term {
-                    similarity = env.similarity(term, &contexts).ok();
+                    similarity = env.similarity(&snapshot, term, &contexts).ok();
                 }
             } else if let Some(file) = &h.file {
                 let text = read_source(

@@ -1,0 +1,426 @@
+//! `code-intel eval-relevance FILE`: how well the relevance judge separates labelled
+//! request-term → symbol pairs on real repositories (`tests/eval/relevance/pairs.jsonl`).
+//!
+//! Each pair's symbol is found in its repository's symbol index as the session tools find it
+//! (`session::lookup::find_symbol`), and scored by the same judge with the same project
+//! background. A pair is counted right when a relevant symbol is kept (score ≥ 0.3: FACT or
+//! gray) and an unrelated one rejected (< 0.3); unrelated pairs above 0.6 (FACT) are reported on
+//! their own, being the costliest error. The split of each repository (`dev` / `heldout`) comes
+//! from `repos.json` next to the pairs file.
+
+use crate::index::SymbolIndex;
+use crate::relevance::embedded::{EmbedRelevance, project_embedder};
+use crate::relevance::judge::{self, Candidate, FEATURE_NAMES, Judge, Mode};
+use crate::relevance::{FACT_THRESHOLD, REJECT_THRESHOLD};
+use crate::session::lookup;
+use crate::workspace::{Workspace, read_source};
+use anyhow::{Context as _, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct EvalRelevanceArgs {
+    /// The labelled pairs (JSON lines: repo, term, term_lang, symbol, relevant, class).
+    pub file: PathBuf,
+    /// Which repositories' pairs to score: dev, heldout or all.
+    #[arg(long, default_value = "all")]
+    pub split: String,
+    /// Where the repositories are checked out (`<DIR>/<repo>`; default $RELEVANCE_REPOS or
+    /// /tmp/relevance-repos).
+    #[arg(long)]
+    pub repos: Option<PathBuf>,
+    /// Score with the described dense signal alone (the judge before code evidence and the
+    /// project background), whatever the session tools use.
+    #[arg(long, conflicts_with = "fitted")]
+    pub description_only: bool,
+    /// Score with the fitted combination of every signal (code evidence, project background,
+    /// lexical bridges), whatever the session tools use.
+    #[arg(long)]
+    pub fitted: bool,
+    /// Write every pair's signals and score as JSON lines to this file (for fitting the judge
+    /// on the dev split).
+    #[arg(long)]
+    pub features: Option<PathBuf>,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct Pair {
+    repo: String,
+    term: String,
+    term_lang: String,
+    symbol: String,
+    relevant: bool,
+    class: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Manifest {
+    repos: Vec<RepoEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RepoEntry {
+    name: String,
+    split: String,
+}
+
+/// One scored pair.
+struct Scored {
+    score: f32,
+    relevant: bool,
+    keys: Vec<String>,
+}
+
+/// Figures of one group of pairs.
+#[derive(Debug, Serialize)]
+pub struct Figures {
+    pub pairs: usize,
+    pub relevant: usize,
+    /// Share of pairs on the right side of 0.3.
+    pub accuracy: f64,
+    /// Probability that a relevant pair outscores an unrelated one (ties count half).
+    pub auc: Option<f64>,
+    /// Unrelated pairs scored above 0.6.
+    pub unrelated_at_fact: usize,
+    /// Share of relevant pairs scored ≥ 0.3 (kept: FACT or gray).
+    pub relevant_kept: Option<f64>,
+    /// Share of relevant pairs scored above 0.6.
+    pub relevant_fact: Option<f64>,
+    /// Share of unrelated pairs scored below 0.3.
+    pub unrelated_rejected: Option<f64>,
+}
+
+fn figures(scored: &[&Scored]) -> Figures {
+    let rel: Vec<f32> = scored
+        .iter()
+        .filter(|s| s.relevant)
+        .map(|s| s.score)
+        .collect();
+    let unrel: Vec<f32> = scored
+        .iter()
+        .filter(|s| !s.relevant)
+        .map(|s| s.score)
+        .collect();
+    let right = rel.iter().filter(|s| **s >= REJECT_THRESHOLD).count()
+        + unrel.iter().filter(|s| **s < REJECT_THRESHOLD).count();
+    let share = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
+    let auc = (!rel.is_empty() && !unrel.is_empty()).then(|| {
+        let mut wins = 0.0;
+        for r in &rel {
+            for u in &unrel {
+                wins += if r > u {
+                    1.0
+                } else if r == u {
+                    0.5
+                } else {
+                    0.0
+                };
+            }
+        }
+        wins / (rel.len() * unrel.len()) as f64
+    });
+    Figures {
+        pairs: scored.len(),
+        relevant: rel.len(),
+        accuracy: share(right, scored.len()).unwrap_or(0.0),
+        auc,
+        unrelated_at_fact: unrel.iter().filter(|s| **s > FACT_THRESHOLD).count(),
+        relevant_kept: share(
+            rel.iter().filter(|s| **s >= REJECT_THRESHOLD).count(),
+            rel.len(),
+        ),
+        relevant_fact: share(
+            rel.iter().filter(|s| **s > FACT_THRESHOLD).count(),
+            rel.len(),
+        ),
+        unrelated_rejected: share(
+            unrel.iter().filter(|s| **s < REJECT_THRESHOLD).count(),
+            unrel.len(),
+        ),
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    judge: String,
+    /// Whether this is the mode the session tools use.
+    session_mode: bool,
+    /// Figures by group: `all`, `split=…`, `lang=…`, `split/lang=…`, `repo=…`, `class=…`.
+    groups: BTreeMap<String, Figures>,
+    /// Pairs whose symbol the index does not know (scored 0).
+    unresolved: Vec<String>,
+    /// Milliseconds for a verdict on 10 symbols, warm (median of 5 rounds).
+    latency_ms_10_symbols: Option<f64>,
+}
+
+pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let pairs: Vec<Pair> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .with_context(|| format!("{} line {}", args.file.display(), i + 1))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let manifest_path = args.file.with_file_name("repos.json");
+    let manifest: Manifest =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).with_context(|| {
+            format!(
+                "cannot read {} (the repositories' splits)",
+                manifest_path.display()
+            )
+        })?)
+        .with_context(|| format!("{} is not a repos manifest", manifest_path.display()))?;
+    let split_of: BTreeMap<&str, &str> = manifest
+        .repos
+        .iter()
+        .map(|r| (r.name.as_str(), r.split.as_str()))
+        .collect();
+    if !["dev", "heldout", "all"].contains(&args.split.as_str()) {
+        bail!("--split is dev, heldout or all, not {}", args.split);
+    }
+    let repos_dir = args
+        .repos
+        .clone()
+        .or_else(|| std::env::var_os("RELEVANCE_REPOS").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("/tmp/relevance-repos"));
+
+    let mut by_repo: BTreeMap<&str, Vec<&Pair>> = BTreeMap::new();
+    for p in &pairs {
+        let Some(split) = split_of.get(p.repo.as_str()) else {
+            bail!(
+                "repository {} is not in {}",
+                p.repo,
+                manifest_path.display()
+            );
+        };
+        if args.split == "all" || args.split == *split {
+            by_repo.entry(p.repo.as_str()).or_default().push(p);
+        }
+    }
+    if by_repo.is_empty() {
+        bail!("no pair of split {} in {}", args.split, args.file.display());
+    }
+
+    // By default the judge exactly as the session tools run it.
+    let mode = if args.description_only {
+        Mode::DescriptionOnly
+    } else if args.fitted {
+        Mode::Fitted
+    } else {
+        judge::SESSION_MODE
+    };
+    let mut features_out = match &args.features {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+        )),
+        None => None,
+    };
+    let mut relevance: Option<EmbedRelevance> = None;
+    let mut scored: Vec<Scored> = Vec::new();
+    let mut unresolved = Vec::new();
+    let mut latency = None;
+    for (repo, repo_pairs) in &by_repo {
+        let root = repos_dir.join(repo);
+        if !root.is_dir() {
+            bail!(
+                "{} is missing: check the repositories out with tests/eval/relevance/fetch_repos.sh",
+                root.display()
+            );
+        }
+        let project = Project::open(&root)?;
+        let relevance = relevance.get_or_insert_with(|| {
+            EmbedRelevance::new(project_embedder(&project.ws))
+                .with_wait(std::time::Duration::from_secs(120))
+        });
+        let judge = Judge::new(&*relevance).with_mode(mode);
+        let started = Instant::now();
+        for p in repo_pairs {
+            let candidates = project.candidates(&p.symbol);
+            if candidates.is_empty() {
+                unresolved.push(format!("{}: {}", p.repo, p.symbol));
+            }
+            let background = project.background();
+            let verdict = judge.verdict(&p.term, &candidates, &background)?;
+            if let Some(out) = features_out.as_mut() {
+                let signals = judge.signals(&p.term, &candidates, &background)?;
+                let best = signals
+                    .iter()
+                    .max_by(|a, b| a.combine().total_cmp(&b.combine()));
+                let line = serde_json::json!({
+                    "repo": p.repo, "split": split_of[p.repo.as_str()], "term": p.term,
+                    "term_lang": p.term_lang, "symbol": p.symbol, "class": p.class,
+                    "relevant": p.relevant, "score": verdict.score,
+                    "features": best.map(|s| s.features().to_vec()),
+                    "feature_names": FEATURE_NAMES,
+                });
+                writeln!(out, "{line}")?;
+            }
+            let split = split_of[p.repo.as_str()];
+            scored.push(Scored {
+                score: verdict.score,
+                relevant: p.relevant,
+                keys: vec![
+                    "all".into(),
+                    format!("split={split}"),
+                    format!("lang={}", p.term_lang),
+                    format!("split/lang={split}/{}", p.term_lang),
+                    format!("repo={}", p.repo),
+                    format!("class={}", p.class),
+                ],
+            });
+        }
+        if !args.json {
+            eprintln!(
+                "{repo}: {} pairs in {:.1}s",
+                repo_pairs.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+        if latency.is_none() {
+            latency = Some(measure_latency(&project, &judge, repo_pairs)?);
+        }
+    }
+    if let Some(mut out) = features_out {
+        out.flush()?;
+    }
+
+    let mut keys: Vec<String> = scored.iter().flat_map(|s| s.keys.clone()).collect();
+    keys.sort();
+    keys.dedup();
+    let groups: BTreeMap<String, Figures> = keys
+        .into_iter()
+        .map(|k| {
+            let members: Vec<&Scored> = scored.iter().filter(|s| s.keys.contains(&k)).collect();
+            (k, figures(&members))
+        })
+        .collect();
+    let report = Report {
+        judge: match mode {
+            Mode::Fitted => {
+                "fitted combination (code evidence, project background, lexical bridges)".into()
+            }
+            Mode::DescriptionOnly => "described dense score".into(),
+        },
+        session_mode: mode == judge::SESSION_MODE,
+        groups,
+        unresolved,
+        latency_ms_10_symbols: latency,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_report(&report)?;
+    }
+    Ok(0)
+}
+
+/// One repository opened as the server opens it: workspace, fresh symbol index, file reader.
+struct Project {
+    ws: Workspace,
+    snapshot: std::sync::Arc<crate::index::Snapshot>,
+}
+
+impl Project {
+    fn open(root: &Path) -> anyhow::Result<Project> {
+        let ws = Workspace::open(root)?;
+        let (snapshot, _) = SymbolIndex::new(&ws.state_dir())
+            .refresh(&ws, ws.root())
+            .map_err(|e| anyhow::anyhow!("indexing {}: {e}", root.display()))?;
+        Ok(Project { ws, snapshot })
+    }
+
+    fn read(&self, file: &str) -> Option<String> {
+        read_source(
+            &self.ws.root().join(file),
+            file,
+            self.ws.config.max_file_bytes,
+        )
+        .ok()
+        .map(|s| s.text)
+    }
+
+    fn candidates(&self, symbol: &str) -> Vec<Candidate> {
+        let defs = lookup::find_symbol(&self.snapshot, symbol);
+        let defs: Vec<(&str, &crate::analysis::Symbol)> =
+            defs.iter().map(|d| (d.file.as_str(), &d.symbol)).collect();
+        judge::candidates(&self.snapshot, &defs, &|f| self.read(f))
+    }
+
+    fn background(&self) -> std::sync::Arc<Vec<Candidate>> {
+        judge::project_background(self.ws.root(), &self.snapshot, &|f| self.read(f))
+    }
+}
+
+/// Milliseconds for a verdict on 10 symbols of one term, warm (the model loaded, the project's
+/// background embedded), as `validate_symbol_relevance` asks: median of 5 rounds.
+fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow::Result<f64> {
+    let term = &pairs[0].term;
+    let symbols: Vec<&str> = pairs.iter().map(|p| p.symbol.as_str()).take(10).collect();
+    let round = || -> anyhow::Result<f64> {
+        let started = Instant::now();
+        for symbol in &symbols {
+            let candidates = project.candidates(symbol);
+            judge.verdict(term, &candidates, &project.background())?;
+        }
+        Ok(started.elapsed().as_secs_f64() * 1000.0)
+    };
+    round()?;
+    let mut times = (0..5)
+        .map(|_| round())
+        .collect::<anyhow::Result<Vec<f64>>>()?;
+    times.sort_by(f64::total_cmp);
+    Ok(times[2])
+}
+
+fn print_report(report: &Report) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let session = if report.session_mode {
+        " (what the session tools use)"
+    } else {
+        ""
+    };
+    writeln!(out, "relevance judge: {}{session}", report.judge)?;
+    writeln!(
+        out,
+        "{:<34} {:>5} {:>5} {:>8} {:>6} {:>9} {:>8} {:>8} {:>8}",
+        "group", "pairs", "rel", "accuracy", "AUC", "unrel>0.6", "rel kept", "rel>0.6", "unrel<.3"
+    )?;
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+    for (key, f) in &report.groups {
+        writeln!(
+            out,
+            "{:<34} {:>5} {:>5} {:>8} {:>6} {:>9} {:>8} {:>8} {:>8}",
+            key,
+            f.pairs,
+            f.relevant,
+            format!("{:.3}", f.accuracy),
+            f.auc.map_or("-".to_string(), |a| format!("{a:.3}")),
+            f.unrelated_at_fact,
+            pct(f.relevant_kept),
+            pct(f.relevant_fact),
+            pct(f.unrelated_rejected),
+        )?;
+    }
+    if !report.unresolved.is_empty() {
+        writeln!(
+            out,
+            "unresolved symbols (scored 0): {}",
+            report.unresolved.join(", ")
+        )?;
+    }
+    if let Some(ms) = report.latency_ms_10_symbols {
+        writeln!(out, "latency: a verdict on 10 symbols, warm: {ms:.1} ms")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,141 @@
+"""The relevance judge on a project this repository did not write: the back end of
+fastapi/full-stack-fastapi-template (vendored under fixtures/fastapi-template, MIT).
+
+A Japanese request about the login, explored the way a careful agent would (the login route,
+the function that checks the credentials, the password hash check, each found with the code
+tools), must reach READY without a detour through SEMANTIC; a symbol of another feature and a
+symbol that does not exist must still be refused. Scores come from the provisioned
+multilingual-e5-small model (scripts/model/provision.sh), as in test_session.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+QUERY = "ログイン処理を修正したい"
+FRAME = {
+    "target_feature": {"value": "ログイン処理", "quote": "ログイン処理"},
+    "desired_action": {"value": "修正", "quote": "修正したい"},
+}
+LOGIN_SYMBOLS = ["login_access_token", "authenticate", "verify_password"]
+UNDERSTANDING = {
+    "symbols_identified": LOGIN_SYMBOLS,
+    "entry_points": ["login_access_token"],
+    "files_analyzed": [
+        "backend/app/api/routes/login.py",
+        "backend/app/crud.py",
+        "backend/app/core/security.py",
+    ],
+    "patterns": ["the route calls crud.authenticate, which checks the hash with security.verify_password"],
+}
+
+
+async def explore(client) -> None:
+    """What an agent does to find the login code: search, then definitions and references."""
+    found = await client.ok("search_text", {"pattern": "login"})
+    assert any("routes/login.py" in m["file"] for m in found["matches"]), found
+    for symbol in LOGIN_SYMBOLS:
+        defs = await client.ok("find_definitions", {"symbol": symbol})
+        assert defs["definitions"], f"{symbol}: {defs}"
+    refs = await client.ok("find_references", {"symbol": "authenticate"})
+    assert any("routes/login.py" in r["file"] for r in refs["references"]), refs
+    refs = await client.ok("find_references", {"symbol": "verify_password"})
+    assert any(r["file"].endswith("crud.py") for r in refs["references"]), refs
+
+
+# The judge the session tools use scores the login route about 0.55 against 「ログイン処理」 (gray,
+# not a fact), so this exploration still detours through SEMANTIC. The fitted combination of
+# code evidence, project background and lexical bridges (`code-intel eval-relevance --fitted`)
+# does not lift it either (0.46). Strict: the day it passes, the marker must go.
+@pytest.mark.xfail(strict=True, reason="the login route is not yet a FACT for 「ログイン処理」 (issue 16)")
+async def test_a_japanese_login_request_explored_right_reaches_ready(open_client, fresh_fixture):
+    root = fresh_fixture("fastapi-template")
+    async with open_client(root) as client:
+        await client.ok("start_session", {"intent": "MODIFY", "query": QUERY})
+        frame = await client.ok("set_query_frame", FRAME)
+        assert [s["slot"] for s in frame["valid_slots"]] == list(FRAME), frame
+        await explore(client)
+
+        understood = await client.ok("submit_understanding", UNDERSTANDING)
+        scores = {s["symbol"]: s["similarity"] for s in understood["symbols_with_confidence"]}
+        print(f"submit_understanding similarities: {scores}")
+        assert understood["phase"] == "READY", understood
+        assert scores["login_access_token"] > 0.6, scores
+
+
+async def test_the_login_symbols_are_approved_with_code_evidence(open_client, fresh_fixture):
+    root = fresh_fixture("fastapi-template")
+    async with open_client(root) as client:
+        await client.ok("start_session", {"intent": "MODIFY", "query": QUERY})
+        await client.ok("set_query_frame", FRAME)
+        await explore(client)
+
+        checked = await client.ok(
+            "validate_symbol_relevance",
+            {"target_feature": "ログイン処理", "symbols_identified": LOGIN_SYMBOLS + ["create_item"]},
+        )
+        ranked = [s["symbol"] for s in checked["embedding_suggestions"]]
+        print(f"validate_symbol_relevance: {checked['embedding_suggestions']}")
+        # The route and the credential check rank above another feature's symbol. (The hash
+        # helper, verify_password, says nothing of logging in by itself and is not asserted.)
+        assert ranked.index("create_item") > max(
+            ranked.index("login_access_token"), ranked.index("authenticate")
+        ), ranked
+
+        confirm = await client.ok(
+            "confirm_symbol_relevance",
+            {
+                "relevant_symbols": ["login_access_token", "authenticate"],
+                "code_evidence": "login_access_token calls `crud.authenticate(session, email, password)` "
+                "and raises 「Incorrect email or password」; authenticate calls `get_user_by_email` "
+                "and `verify_password`",
+            },
+        )
+        by_symbol = {r["symbol"]: r for r in confirm["results"]}
+        print(f"confirm: { {s: r['similarity'] for s, r in by_symbol.items()} }")
+        assert all(r["approved"] for r in by_symbol.values()), confirm
+        assert by_symbol["login_access_token"]["status"] == "FACT"
+        assert "authenticate" in by_symbol["login_access_token"]["verified_names"]
+        assert "verify_password" in by_symbol["authenticate"]["verified_names"]
+
+
+async def test_wrong_and_invented_symbols_are_still_refused(open_client, fresh_fixture):
+    root = fresh_fixture("fastapi-template")
+    async with open_client(root) as client:
+        await client.ok("start_session", {"intent": "MODIFY", "query": QUERY})
+        await client.ok("set_query_frame", FRAME)
+        await explore(client)
+
+        confirm = await client.ok(
+            "confirm_symbol_relevance",
+            {
+                "relevant_symbols": ["create_item", "LoginManager"],
+                "code_evidence": "create_item calls `Item.model_validate` and `session.commit`; "
+                "`LoginManager.login()` checks the password",
+            },
+        )
+        wrong, invented = confirm["results"]
+        print(f"confirm: create_item {wrong['similarity']:.3f}")
+        assert wrong["symbol"] == "create_item" and wrong["status"] == "REJECTED", wrong
+        assert wrong["similarity"] < 0.3 and wrong["approved"] is False
+        # Citing names that really are in create_item's code does not lift a rejection.
+        assert "model_validate" in wrong["verified_names"]
+        assert invented["symbol"] == "LoginManager" and invented["status"] == "REJECTED"
+        assert "does not exist" in invented["reinvestigation_guidance"]["reason"]
+
+        # Only another feature's symbols: the session is not READY on them.
+        understood = await client.ok(
+            "submit_understanding",
+            {
+                "symbols_identified": ["create_item", "read_items", "Item"],
+                "entry_points": ["create_item"],
+                "files_analyzed": ["backend/app/crud.py", "backend/app/api/routes/items.py", "backend/app/models.py"],
+                "patterns": ["routes call crud helpers"],
+            },
+        )
+        scores = {s["symbol"]: s["similarity"] for s in understood["symbols_with_confidence"]}
+        print(f"unrelated understanding: {understood['phase']} {scores}")
+        assert understood["phase"] != "READY", understood
+        assert all(s <= 0.6 for s in scores.values()), scores
