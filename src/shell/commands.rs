@@ -656,11 +656,11 @@ fn sed_script_writes(script: &str) -> Vec<Effect> {
         let command = line.trim_start().trim_start_matches(|c: char| {
             c.is_ascii_digit() || matches!(c, ',' | '$' | '!' | ' ' | '{' | '}')
         });
-        let command = if command.starts_with('/') {
+        let command = if let Some(address) = command.strip_prefix('/') {
             // `/re/w file`: skip the address.
-            command[1..]
+            address
                 .find('/')
-                .map_or("", |end| &command[end + 2..])
+                .map_or("", |end| &address[end + 1..])
                 .trim_start()
         } else {
             command
@@ -1625,7 +1625,7 @@ fn formatter(name: &str, args: &[Word]) -> Vec<Effect> {
                     "--version",
                     "-d",
                 ],
-            ) && !(name == "shfmt" && !p.has(Some('w'), &["--write"]))
+            ) && (name != "shfmt" || p.has(Some('w'), &["--write"]))
         }
         "yapf" | "autopep8" | "clang-format" => p.has(Some('i'), &["--in-place"]),
         "gofmt" | "goimports" => p.has(Some('w'), &[]),

@@ -372,10 +372,10 @@ fn unescape(text: &str) -> String {
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         if c == '\\' {
-            if let Some(next) = chars.next() {
-                if next != '\n' {
-                    out.push(next);
-                }
+            if let Some(next) = chars.next()
+                && next != '\n'
+            {
+                out.push(next);
             }
         } else {
             out.push(c);
