@@ -13,7 +13,7 @@ use crate::relevance::embedded::{EmbedRelevance, project_embedder};
 use crate::relevance::judge::{self, Candidate, FEATURE_NAMES, Judge, Mode};
 use crate::relevance::{FACT_THRESHOLD, REJECT_THRESHOLD};
 use crate::session::lookup;
-use crate::workspace::{Workspace, read_source};
+use crate::workspace::Workspace;
 use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -340,25 +340,15 @@ impl Project {
         Ok(Project { ws, snapshot })
     }
 
-    fn read(&self, file: &str) -> Option<String> {
-        read_source(
-            &self.ws.root().join(file),
-            file,
-            self.ws.config.max_file_bytes,
-        )
-        .ok()
-        .map(|s| s.text)
-    }
-
     fn candidates(&self, symbol: &str) -> Vec<Candidate> {
         let defs = lookup::find_symbol(&self.snapshot, symbol);
         let defs: Vec<(&str, &crate::analysis::Symbol)> =
             defs.iter().map(|d| (d.file.as_str(), &d.symbol)).collect();
-        judge::candidates(&self.snapshot, &defs, &|f| self.read(f))
+        judge::candidates(&self.snapshot, &defs, &|f| self.ws.read_text(f))
     }
 
     fn background(&self) -> std::sync::Arc<Vec<Candidate>> {
-        judge::project_background(self.ws.root(), &self.snapshot, &|f| self.read(f))
+        judge::project_background(self.ws.root(), &self.snapshot, &|f| self.ws.read_text(f))
     }
 }
 

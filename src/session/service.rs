@@ -305,22 +305,11 @@ impl Env<'_> {
         lookup::find_symbol(snapshot, name)
     }
 
-    /// Reads a project file for the judge (`None` when it cannot be read as text).
-    fn read_text(&self, file: &str) -> Option<String> {
-        read_source(
-            &self.ws.root().join(file),
-            file,
-            self.ws.config.max_file_bytes,
-        )
-        .ok()
-        .map(|s| s.text)
-    }
-
     /// The judge's candidates (description, code) for definitions, files read once each.
     fn contexts(&self, snapshot: &Snapshot, defs: &[SymbolDef]) -> Vec<Candidate> {
         let defs: Vec<(&str, &crate::analysis::Symbol)> =
             defs.iter().map(|d| (d.file.as_str(), &d.symbol)).collect();
-        judge::candidates(snapshot, &defs, &|f| self.read_text(f))
+        judge::candidates(snapshot, &defs, &|f| self.ws.read_text(f))
     }
 
     /// The judge's calibrated relevance of `term` to a symbol (the best of its definitions),
@@ -337,7 +326,7 @@ impl Env<'_> {
         // The background only matters to the fitted combination.
         let background = match judge::SESSION_MODE {
             judge::Mode::Fitted => {
-                judge::project_background(self.ws.root(), snapshot, &|f| self.read_text(f))
+                judge::project_background(self.ws.root(), snapshot, &|f| self.ws.read_text(f))
             }
             judge::Mode::DescriptionOnly => Arc::new(Vec::new()),
         };

@@ -51,6 +51,14 @@ impl Workspace {
         &self.root
     }
 
+    /// A project file's text (`rel` relative to the root), or `None` when it cannot be read as
+    /// text within `max_file_bytes`: for callers that skip what they cannot read.
+    pub fn read_text(&self, rel: &str) -> Option<String> {
+        source::read_source(&self.root().join(rel), rel, self.config.max_file_bytes)
+            .ok()
+            .map(|s| s.text)
+    }
+
     /// Directory for code-intel's own per-project state (`.code-intel/`).
     pub fn state_dir(&self) -> PathBuf {
         self.root.join(crate::config::STATE_DIR)

@@ -3,6 +3,7 @@
 # recorded commits, from git mirrors brought in by the search tool's `fetch`
 # (github:<owner>/<name> -> $MIRROR_DIR/<owner>+<name>/repo). Their code stays outside this
 # repository: it goes to $EVAL_REPOS (default /tmp/eval-repos).
+# Other sets reuse it: REPOS_JSON names another repos.json (relevance/fetch_repos.sh does).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 EVAL_REPOS="${EVAL_REPOS:-/tmp/eval-repos}"
@@ -34,5 +35,5 @@ done < <(python3 -c '
 import json, sys
 for r in json.load(open(sys.argv[1]))["repos"]:
     print(r["name"], r["source"], r["commit"], sep="\t")
-' "$here/real/repos.json")
+' "${REPOS_JSON:-$here/real/repos.json}")
 exit "$missing"

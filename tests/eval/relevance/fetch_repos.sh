@@ -1,38 +1,8 @@
 #!/usr/bin/env bash
 # Checks out the real repositories of the relevance dev set (tests/eval/relevance/repos.json) at
-# their recorded commits, from git mirrors brought in by the search tool's `fetch`
-# (github:<owner>/<name> -> $MIRROR_DIR/<owner>+<name>/repo). Their code stays outside this
-# repository: it goes to $RELEVANCE_REPOS (default /tmp/relevance-repos).
+# their recorded commits into $RELEVANCE_REPOS (default /tmp/relevance-repos), with the retrieval
+# set's checkout script (mirrors from the search tool's `fetch`, then `git archive`).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-RELEVANCE_REPOS="${RELEVANCE_REPOS:-/tmp/relevance-repos}"
-MIRROR_DIR="${MIRROR_DIR:-/work/.mirror}"
-missing=0
-while IFS=$'\t' read -r name source commit; do
-  slug="${source#github:}"
-  mirror="$MIRROR_DIR/${slug/\//+}/repo"
-  dest="$RELEVANCE_REPOS/$name"
-  if [ -f "$dest/.eval-commit" ] && [ "$(cat "$dest/.eval-commit")" = "$commit" ]; then
-    echo "ok       $name ($commit)"
-    continue
-  fi
-  if [ ! -d "$mirror" ]; then
-    echo "MISSING  $name: no mirror at $mirror - run the search tool: fetch $source" >&2
-    missing=1
-    continue
-  fi
-  if ! git --git-dir="$mirror" cat-file -e "$commit^{commit}" 2>/dev/null; then
-    echo "MISSING  $name: mirror $mirror lacks commit $commit (newer snapshot?)" >&2
-    missing=1
-    continue
-  fi
-  rm -rf "$dest" && mkdir -p "$dest"
-  git --git-dir="$mirror" archive "$commit" | tar -x -C "$dest"
-  echo "$commit" > "$dest/.eval-commit"
-  echo "checked  $name ($commit, $(find "$dest" -type f | wc -l) files)"
-done < <(python3 -c '
-import json, sys
-for r in json.load(open(sys.argv[1]))["repos"]:
-    print(r["name"], r["source"], r["commit"], sep="\t")
-' "$here/repos.json")
-exit "$missing"
+REPOS_JSON="$here/repos.json" EVAL_REPOS="${RELEVANCE_REPOS:-/tmp/relevance-repos}" \
+  exec bash "$here/../fetch_repos.sh"
