@@ -4,7 +4,7 @@
 //! Every gated attempt is recorded in the session's call record (source `hook`), allowed or not,
 //! so the session analysis sees edits made outside the MCP tools.
 
-use super::service::{CheckWriteOutput, Env, check_write_target, store_error};
+use super::service::{Env, check_write_target, store_error};
 use super::state::{Phase, SessionState, ToolCall};
 use super::write_gate::recovery_options;
 use crate::error::ToolResult;
@@ -79,32 +79,25 @@ pub fn shell_command(env: &Env, command: &str, effects: &Effects) -> ToolResult<
         });
     }
 
+    // The session is read once for the whole command, not once per target.
+    let active: Option<SessionState> = env.sessions.store().active().map_err(store_error)?;
     let mut problems = Vec::new();
     let mut options: Option<Value> = None;
-    let mut session: Option<(String, Phase)> = None;
-    for file in &files {
-        let out: CheckWriteOutput = check_write_target(env, None, file, true)?;
-        if let (Some(id), Some(phase)) = (&out.session_id, out.phase) {
-            session = Some((id.clone(), phase));
-        }
-        if !out.allowed {
-            problems.push(format!(
-                "- it writes {}: {}",
-                out.file,
-                out.error.unwrap_or_default()
-            ));
-            options = options.or(out.recovery_options);
+    if let Some(session) = &active {
+        for file in &files {
+            let exists = env.ws.root().join(file).exists();
+            let decision = session.check_write(file, exists, true);
+            if !decision.allowed {
+                problems.push(format!(
+                    "- it writes {}: {}",
+                    decision.file,
+                    decision.error.unwrap_or_default()
+                ));
+                options = options.or(decision.recovery_options);
+            }
         }
     }
-    let active = match &session {
-        Some(_) => session.clone(),
-        None => env
-            .sessions
-            .store()
-            .active()
-            .map_err(store_error)?
-            .map(|s: SessionState| (s.session_id, s.phase)),
-    };
+    let active = active.map(|s| (s.session_id, s.phase));
     let strict = env.sessions.settings().strict_write_gate;
     match &active {
         Some((_, phase)) if *phase != Phase::Ready => {
