@@ -2,8 +2,9 @@
 //! request-term → symbol pairs on real repositories (`tests/eval/relevance/pairs.jsonl`).
 //!
 //! Each pair's symbol is found in its repository's symbol index as the session tools find it
-//! (`session::lookup::find_symbol`), and scored by the same judge with the same project
-//! background. A pair is counted right when a relevant symbol is kept (score ≥ 0.3: FACT or
+//! (`session::lookup::find_symbol`, narrowed to the pair's file as `submit_understanding`
+//! narrows a name defined twice to the files the agent read), and scored by the same judge
+//! with the same project background. A pair is counted right when a relevant symbol is kept (score ≥ 0.3: FACT or
 //! gray) and an unrelated one rejected (< 0.3); unrelated pairs above 0.6 (FACT) are reported on
 //! their own, being the costliest error. The split of each repository (`dev` / `heldout`) comes
 //! from `repos.json` next to the pairs file.
@@ -55,6 +56,10 @@ struct Pair {
     term: String,
     term_lang: String,
     symbol: String,
+    /// The file of the definition the label is about: an agent names the files it read, and
+    /// the session judges a name defined twice by the definition in those files.
+    #[serde(default)]
+    file: Option<String>,
     relevant: bool,
     class: String,
 }
@@ -246,7 +251,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
         let judge = Judge::new(&*relevance).with_mode(mode);
         let started = Instant::now();
         for p in repo_pairs {
-            let candidates = project.candidates(&p.symbol);
+            let candidates = project.candidates(&p.symbol, p.file.as_deref());
             if candidates.is_empty() {
                 unresolved.push(format!("{}: {}", p.repo, p.symbol));
             }
@@ -340,8 +345,9 @@ impl Project {
         Ok(Project { ws, snapshot })
     }
 
-    fn candidates(&self, symbol: &str) -> Vec<Candidate> {
-        let defs = lookup::find_symbol(&self.snapshot, symbol);
+    fn candidates(&self, symbol: &str, file: Option<&str>) -> Vec<Candidate> {
+        let files: Vec<String> = file.into_iter().map(String::from).collect();
+        let defs = lookup::in_files(lookup::find_symbol(&self.snapshot, symbol), &files);
         let defs: Vec<(&str, &crate::analysis::Symbol)> =
             defs.iter().map(|d| (d.file.as_str(), &d.symbol)).collect();
         judge::candidates(&self.snapshot, &defs, &|f| self.ws.read_text(f))
@@ -360,7 +366,7 @@ fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow:
     let round = || -> anyhow::Result<f64> {
         let started = Instant::now();
         for symbol in &symbols {
-            let candidates = project.candidates(symbol);
+            let candidates = project.candidates(symbol, None);
             judge.verdict(term, &candidates, &project.background())?;
         }
         Ok(started.elapsed().as_secs_f64() * 1000.0)

@@ -76,6 +76,23 @@ pub fn find_symbol(snapshot: &Snapshot, name: &str) -> Vec<SymbolDef> {
     found
 }
 
+/// The definitions among `defs` that lie in `files` (files, or directories ending in `/`, as the
+/// agent reported reading them), or all of `defs` when none does. A name with several
+/// definitions (`init`, `index`, `create_user`) means the one the agent read: judging the best
+/// of all of them would let a same-named function elsewhere speak for it.
+pub fn in_files(defs: Vec<SymbolDef>, files: &[String]) -> Vec<SymbolDef> {
+    let read = |file: &str| {
+        files.iter().any(|f| match f.strip_suffix('/') {
+            Some(dir) => file.starts_with(&format!("{dir}/")),
+            None => f == file,
+        })
+    };
+    if defs.len() < 2 || !defs.iter().any(|d| read(&d.file)) {
+        return defs;
+    }
+    defs.into_iter().filter(|d| read(&d.file)).collect()
+}
+
 /// Up to `limit` existing names close to `name` (same letters ignoring case, or one contains the
 /// other), for "did you mean".
 pub fn near_names(snapshot: &Snapshot, name: &str, limit: usize) -> Vec<String> {
@@ -385,6 +402,27 @@ mod tests {
             assert_eq!(got.verified, *verified, "{evidence}");
             assert_eq!(got.unknown, *unknown, "{evidence}");
         }
+    }
+
+    #[test]
+    fn a_name_defined_twice_means_the_definition_in_the_files_read() {
+        let lang = crate::lang::detect("a.py").unwrap();
+        let symbol = crate::analysis::analyze_source(lang, "def init():\n    pass\n").symbols[0].clone();
+        let def = |file: &str| SymbolDef {
+            file: file.into(),
+            symbol: symbol.clone(),
+        };
+        let files = |defs: &[SymbolDef]| defs.iter().map(|d| d.file.clone()).collect::<Vec<_>>();
+        let defs = vec![def("app/pre_start.py"), def("app/initial_data.py")];
+        let read = |f: &[&str]| f.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            files(&in_files(defs.clone(), &read(&["app/initial_data.py"]))),
+            ["app/initial_data.py"]
+        );
+        // A directory read covers its files; nothing read in common keeps every definition.
+        assert_eq!(files(&in_files(defs.clone(), &read(&["app/"]))).len(), 2);
+        assert_eq!(files(&in_files(defs.clone(), &read(&["other.py"]))).len(), 2);
+        assert_eq!(files(&in_files(defs, &[])).len(), 2);
     }
 
     #[test]

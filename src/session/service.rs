@@ -692,6 +692,10 @@ pub fn submit_understanding(
     }
 
     let term = state.query_frame.target_term().map(String::from);
+    let defs_by_symbol: Vec<(String, Vec<SymbolDef>)> = defs_by_symbol
+        .into_iter()
+        .map(|(symbol, defs)| (symbol, lookup::in_files(defs, &rel_files)))
+        .collect();
     for (symbol, defs) in &defs_by_symbol {
         let similarity = match (&term, &report.relevance_unavailable) {
             (Some(term), None) if !defs.is_empty() => {
