@@ -360,9 +360,78 @@ pub fn expand_groups(query: &str) -> Vec<(&'static str, &'static [&'static str])
     out
 }
 
+/// Words that name no feature of their own (ログイン処理 is the login, as ログイン機能 is): a
+/// rendering leaves them out, as it leaves out every word the glossary does not know, because
+/// "process" or "handle" would match any code a little.
+const LIGHT_WORDS: &[&str] = &["処理"];
+
+/// `query` rendered in English words, for a model that matches English to English better than
+/// Japanese to English: each Japanese word the glossary knows becomes its first rendering, in the
+/// order the words occur, and ASCII words (`JWT`, `API`) are kept. `None` when the query has no
+/// Japanese or no word the glossary knows, so a rendering never stands for words it dropped
+/// wholesale.
+pub fn render(query: &str) -> Option<String> {
+    if !query.chars().any(super::lexical::is_cjk) {
+        return None;
+    }
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let groups = expand_groups(query);
+    for (japanese, english) in &groups {
+        for (start, _) in query.match_indices(japanese) {
+            let end = start + japanese.len();
+            if spans.iter().any(|&(s, e)| s <= start && end <= e) {
+                continue;
+            }
+            spans.push((start, end));
+            if LIGHT_WORDS.contains(japanese) {
+                continue;
+            }
+            if let Some(first) = english.first() {
+                words.push((start, first));
+            }
+        }
+    }
+    if words.is_empty() {
+        return None;
+    }
+    let mut start = None;
+    for (i, c) in query.char_indices().chain([(query.len(), ' ')]) {
+        match (c.is_ascii_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words.push((s, &query[s..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    words.sort_by_key(|(at, _)| *at);
+    let mut out: Vec<&str> = Vec::new();
+    for (_, w) in words {
+        if out.last() != Some(&w) {
+            out.push(w);
+        }
+    }
+    Some(out.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn japanese_terms_render_in_english_word_order() {
+        assert_eq!(render("ログイン処理").as_deref(), Some("login"));
+        assert_eq!(render("データ処理"), None);
+        assert_eq!(
+            render("パスワードの変更").as_deref(),
+            Some("password change")
+        );
+        assert_eq!(render("JWTトークン認証").as_deref(), Some("JWT token auth"));
+        assert_eq!(render("login"), None);
+        assert_eq!(render("ほげほげ"), None);
+    }
 
     #[test]
     fn japanese_requests_gain_english_terms() {

@@ -407,7 +407,8 @@ mod tests {
     #[test]
     fn a_name_defined_twice_means_the_definition_in_the_files_read() {
         let lang = crate::lang::detect("a.py").unwrap();
-        let symbol = crate::analysis::analyze_source(lang, "def init():\n    pass\n").symbols[0].clone();
+        let symbol =
+            crate::analysis::analyze_source(lang, "def init():\n    pass\n").symbols[0].clone();
         let def = |file: &str| SymbolDef {
             file: file.into(),
             symbol: symbol.clone(),
@@ -421,7 +422,10 @@ mod tests {
         );
         // A directory read covers its files; nothing read in common keeps every definition.
         assert_eq!(files(&in_files(defs.clone(), &read(&["app/"]))).len(), 2);
-        assert_eq!(files(&in_files(defs.clone(), &read(&["other.py"]))).len(), 2);
+        assert_eq!(
+            files(&in_files(defs.clone(), &read(&["other.py"]))).len(),
+            2
+        );
         assert_eq!(files(&in_files(defs, &[])).len(), 2);
     }
 

@@ -135,6 +135,7 @@ def main():
         "japanese": ["japanese"],
         "file siblings": ["sibling_margin", "no_siblings"],
         "dense (name as words)": ["dense_name"],
+        "dense (English rendering)": ["dense_rendered"],
     }
     print("leave-one-dev-repo-out (AUC, accuracy@0.3, relevant kept, unrelated>0.6):")
     print("  all signals          %.3f %.3f %.3f %d" % evaluate(rows, everything, names))
