@@ -60,8 +60,8 @@ pub struct Config {
     /// `search_text` still searches them.
     #[schemars(range(min = 1))]
     pub max_file_bytes: u64,
-    /// Wall-clock limit for one tool call, in seconds.
-    #[schemars(range(min = 1))]
+    /// Wall-clock limit for one tool call, in seconds (`0` times every call out, which only
+    /// tests want).
     pub tool_timeout_secs: u64,
 
     // ---- the semantic index (seed 004) ----
@@ -289,8 +289,22 @@ pub fn load(root: &Path) -> (Config, ConfigReport) {
     (report.finish(config, Some(&clean)), report)
 }
 
-/// Checks what the schema cannot: `source_dirs` name directories inside the project.
+/// Checks what the schema cannot: `exclude_patterns` are globs the walker accepts (one it
+/// refuses would fail every walk), `source_dirs` name directories inside the project.
 fn check_paths(root: &Path, config: &mut Config, report: &mut ConfigReport) {
+    let mut globs = Vec::new();
+    for (i, pattern) in config.exclude_patterns.iter().enumerate() {
+        let bare = pattern.strip_prefix('!').unwrap_or(pattern);
+        let mut builder = ignore::overrides::OverrideBuilder::new(root);
+        match builder.add(&format!("!{bare}")) {
+            Ok(_) => globs.push(pattern.clone()),
+            Err(err) => report.problem(
+                &format!("$.exclude_patterns[{i}]"),
+                format!("{pattern:?} is not a valid glob ({err}); it is left out"),
+            ),
+        }
+    }
+    config.exclude_patterns = globs;
     let mut kept = Vec::new();
     for (i, dir) in config.source_dirs.iter().enumerate() {
         let path = format!("$.source_dirs[{i}]");

@@ -87,7 +87,7 @@ fn a_misspelt_key_names_the_key_it_resembles() {
 #[test]
 fn out_of_range_and_unavailable_values_are_refused() {
     let (config, problems) = load_text(
-        r#"{"chunk_max_tokens": 9000, "auto_purge_days": 0, "tool_timeout_secs": 0,
+        r#"{"chunk_max_tokens": 9000, "auto_purge_days": 0, "max_chunks": 0,
             "embedding_model": "codebert-base", "chunk_strategy": "line",
             "embedding_query_precision": "fp16", "sync_ttl_hours": -1}"#,
     );
@@ -96,7 +96,7 @@ fn out_of_range_and_unavailable_values_are_refused() {
         [
             "$.chunk_max_tokens: 9000 is above the maximum 512; the default 512 applies",
             "$.auto_purge_days: 0 is below the minimum 1; the default 30 applies",
-            "$.tool_timeout_secs: 0 is below the minimum 1; the default 60 applies",
+            "$.max_chunks: 0 is below the minimum 1; the default 200000 applies",
             "$.embedding_model: \"codebert-base\" is not available; available: \"multilingual-e5-small\", \"intfloat/multilingual-e5-small\"; the default \"multilingual-e5-small\" applies",
             "$.chunk_strategy: unknown variant `line`, expected `ast` or `lines`; the default \"ast\" applies",
             "$.embedding_query_precision: unknown variant `fp16`, expected `int8` or `fp32`; the default \"int8\" applies",
@@ -176,6 +176,13 @@ fn source_dirs_must_be_inside_the_project() {
     );
     assert!(problems[0].contains("does not exist"), "{problems:?}");
     assert_eq!(config.source_dirs, ["app", "lib"]);
+}
+
+#[test]
+fn invalid_exclude_globs_are_left_out() {
+    let (config, problems) = load_text(r#"{"exclude_patterns": ["*.gen.py", "src/[broken"]}"#);
+    assert_eq!(paths(&problems), ["$.exclude_patterns[1]"]);
+    assert_eq!(config.exclude_patterns, ["*.gen.py"]);
 }
 
 #[test]

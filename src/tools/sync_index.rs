@@ -14,7 +14,9 @@ pub const DESCRIPTION: &str = "Sync the semantic index with the workspace: re-in
 since the last sync (SHA-256 fingerprints), then embed new chunks. The lexical index is usable as soon as the first \
 phase ends; embedding continues in the background if it does not finish within the call. Sends progress \
 notifications when the request has a progress token. Returns added/modified/deleted counts, chunks, embedding \
-state and timings. Usually not needed: the server syncs at start and search results flag files changed since indexing.";
+state and timings. A sync longer than sync_timeout_seconds (config.json, default 30) returns early with `background` \
+saying it goes on in the background. Usually not needed: the server syncs at start and search results flag files \
+changed since indexing.";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
