@@ -216,8 +216,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -236,10 +236,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// serde's message, said in terms of the file: "expected an integer, found the string "abc"".
 fn type_message(serde_message: &str, schema: &Value, value: &Value) -> String {
-    if serde_message.starts_with("invalid type") {
-        if let Some(expected) = expected(schema) {
-            return format!("expected {expected}, found {}", describe(value));
-        }
+    if serde_message.starts_with("invalid type")
+        && let Some(expected) = expected(schema)
+    {
+        return format!("expected {expected}, found {}", describe(value));
     }
     serde_message.to_string()
 }
