@@ -50,7 +50,7 @@ struct Walk<'a> {
     problems: &'a mut Vec<ConfigProblem>,
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
     fn problem(&mut self, keys: &[String], index: Option<usize>, message: String) {
         let mut path = String::from("$");
         for key in keys {

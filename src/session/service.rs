@@ -32,7 +32,7 @@ use crate::router::{ExecutionPlan, PlanContext, create_plan};
 use crate::workspace::{Workspace, read_source};
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
