@@ -442,7 +442,8 @@ fn dispatch(source: &Source, emitter: &split::Emitter, lines_only: bool) -> File
         return out;
     }
     if lines_only {
-        let language = lang::detect(source.file).map_or_else(|| lines::language_of(source.file), |l| l.id);
+        let language =
+            lang::detect(source.file).map_or_else(|| lines::language_of(source.file), |l| l.id);
         return done(language, "lines", lines::chunk(source, emitter), 0);
     }
     if let Some(chunks) = manifest::chunk(source, emitter) {

@@ -322,12 +322,22 @@ fn the_lines_strategy_cuts_every_file_into_line_windows() {
     )
     .unwrap();
     let cut = lines.chunk_text("src/orderly/auth/service.py", &text);
-    assert_eq!((cut.strategy.as_str(), cut.language.as_str()), ("lines", "python"));
-    assert!(cut.chunks.iter().all(|c| c.kind == ChunkKind::Lines), "{:?}", outline(&cut.chunks));
+    assert_eq!(
+        (cut.strategy.as_str(), cut.language.as_str()),
+        ("lines", "python")
+    );
+    assert!(
+        cut.chunks.iter().all(|c| c.kind == ChunkKind::Lines),
+        "{:?}",
+        outline(&cut.chunks)
+    );
     let ast = chunk("src/orderly/auth/service.py", &text);
     assert_eq!(ast.strategy, "code");
     assert!(ast.chunks.iter().any(|c| c.kind != ChunkKind::Lines));
-    let manifest = lines.chunk_text("composer.json", r#"{"name": "shop/app", "require": {"php": "^8.2"}}"#);
+    let manifest = lines.chunk_text(
+        "composer.json",
+        r#"{"name": "shop/app", "require": {"php": "^8.2"}}"#,
+    );
     assert_eq!(manifest.strategy, "lines");
 }
 

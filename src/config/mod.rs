@@ -263,7 +263,10 @@ pub fn load(root: &Path) -> (Config, ConfigReport) {
             return (report.finish(Config::default(), None), report);
         }
         Err(err) => {
-            report.problem("$", format!("cannot read the file: {err}; the defaults apply"));
+            report.problem(
+                "$",
+                format!("cannot read the file: {err}; the defaults apply"),
+            );
             return (report.finish(Config::default(), None), report);
         }
     };
@@ -281,7 +284,10 @@ pub fn load(root: &Path) -> (Config, ConfigReport) {
     let mut config = match serde_json::from_value::<Config>(clean.clone()) {
         Ok(config) => config,
         Err(err) => {
-            report.problem("$", format!("internal: the checked entries do not load ({err}); the defaults apply"));
+            report.problem(
+                "$",
+                format!("internal: the checked entries do not load ({err}); the defaults apply"),
+            );
             Config::default()
         }
     };

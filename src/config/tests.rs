@@ -120,7 +120,10 @@ fn nested_entries_and_list_items_are_checked_one_by_one() {
             "$.supported_languages[1]"
         ]
     );
-    assert!(problems[1].contains("did you mean \"vector\""), "{problems:?}");
+    assert!(
+        problems[1].contains("did you mean \"vector\""),
+        "{problems:?}"
+    );
     assert!(
         problems[2].contains("did you mean \"python\"") && problems[2].contains("\"typescript\""),
         "{problems:?}"
@@ -156,7 +159,9 @@ fn an_unreadable_file_falls_back_to_the_defaults_with_a_problem() {
     assert_eq!(config, Config::default());
     assert_eq!(report.problems.len(), 1);
     assert!(
-        report.problems[0].message.starts_with("cannot read the file"),
+        report.problems[0]
+            .message
+            .starts_with("cannot read the file"),
         "{:?}",
         report.problems
     );
@@ -168,11 +173,7 @@ fn source_dirs_must_be_inside_the_project() {
     let (config, problems) = load_text(r#"{"source_dirs": ["app", "lib", "../other", "/etc"]}"#);
     assert_eq!(
         paths(&problems),
-        [
-            "$.source_dirs[1]",
-            "$.source_dirs[2]",
-            "$.source_dirs[3]"
-        ]
+        ["$.source_dirs[1]", "$.source_dirs[2]", "$.source_dirs[3]"]
     );
     assert!(problems[0].contains("does not exist"), "{problems:?}");
     assert_eq!(config.source_dirs, ["app", "lib"]);
@@ -214,7 +215,9 @@ fn the_schema_describes_every_key_with_its_default() {
     for (key, value) in defaults.as_object().unwrap() {
         let property = &properties[key];
         assert!(
-            property["description"].as_str().is_some_and(|d| !d.is_empty()),
+            property["description"]
+                .as_str()
+                .is_some_and(|d| !d.is_empty()),
             "{key} has no description"
         );
         assert_eq!(&property["default"], value, "{key}");
@@ -253,7 +256,6 @@ fn status_tools_carry_the_problems() {
     assert_eq!(ctx.semantic.status().config_problems.len(), 1);
     let (_dir, clean) =
         crate::tools::test_support::project(&[("app/cart.py", "class Cart:\n    pass\n")]);
-    let status =
-        crate::tools::test_support::run(&clean, "get_session_status", json!({})).unwrap();
+    let status = crate::tools::test_support::run(&clean, "get_session_status", json!({})).unwrap();
     assert!(status.get("config_problems").is_none());
 }

@@ -295,12 +295,18 @@ fn range_message(value: &Value, schema: &Value) -> Option<String> {
     if let Some(min) = schema["minimum"].as_f64()
         && n < min
     {
-        return Some(format!("{value} is below the minimum {}", schema["minimum"]));
+        return Some(format!(
+            "{value} is below the minimum {}",
+            schema["minimum"]
+        ));
     }
     if let Some(max) = schema["maximum"].as_f64()
         && n > max
     {
-        return Some(format!("{value} is above the maximum {}", schema["maximum"]));
+        return Some(format!(
+            "{value} is above the maximum {}",
+            schema["maximum"]
+        ));
     }
     None
 }

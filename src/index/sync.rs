@@ -592,7 +592,7 @@ fn expired_agreements<'a>(
     // symbol index stores bare names.
     let exists = |name: &str| {
         let bare = name
-            .rsplit(|c: char| c == ':' || c == '.' || c == '\\')
+            .rsplit([':', '.', '\\'])
             .next()
             .unwrap_or(name);
         defined.contains(bare)

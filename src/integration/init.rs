@@ -475,7 +475,13 @@ mod tests {
         assert_eq!(written["max_chunks"], 200_000);
         assert_eq!(written["max_index_size_mb"], 4096);
         let parsed: Config = serde_json::from_value(written).unwrap();
-        assert_eq!(parsed, Config { json_schema: Some(SCHEMA_FILE.into()), ..Config::default() });
+        assert_eq!(
+            parsed,
+            Config {
+                json_schema: Some(SCHEMA_FILE.into()),
+                ..Config::default()
+            }
+        );
     }
 
     #[test]
@@ -532,7 +538,10 @@ mod tests {
             serde_json::to_value(crate::config::SearchWeights::default()).unwrap()
         );
         assert_eq!(config["$schema"], SCHEMA_FILE);
-        assert_eq!(read(".code-intel/config.schema.json"), crate::config::schema());
+        assert_eq!(
+            read(".code-intel/config.schema.json"),
+            crate::config::schema()
+        );
         // What init wrote loads without a problem.
         let (_, report) = crate::config::load(root);
         assert_eq!(report.problems, []);

@@ -202,9 +202,9 @@ impl ServerHandler for Server {
         {
             // A second text block: the JSON block and `structuredContent` stay the tool's
             // answer, exactly as its output schema describes.
-            result
-                .content
-                .push(rmcp::model::ContentBlock::text(format!("warning: {warning}")));
+            result.content.push(rmcp::model::ContentBlock::text(format!(
+                "warning: {warning}"
+            )));
         }
         Ok(result.into())
     }

@@ -62,14 +62,7 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
     std::thread::Builder::new()
         .name("code-intel-sync-call".into())
         .spawn(move || {
-            let result = semantic.sync(
-                &ws,
-                &symbols,
-                target,
-                force,
-                Some(Duration::ZERO),
-                &*sink,
-            );
+            let result = semantic.sync(&ws, &symbols, target, force, Some(Duration::ZERO), &*sink);
             if let Err(err) = &result {
                 tracing::warn!("sync failed: {err:#}");
             }
@@ -196,7 +189,10 @@ mod tests {
                 "app/cart.py",
                 "class Cart:\n    def total(self):\n        return 1\n",
             ),
-            ("web/cart.ts", "export function total(): number {\n  return 1;\n}\n"),
+            (
+                "web/cart.ts",
+                "export function total(): number {\n  return 1;\n}\n",
+            ),
             ("README.md", "# Shop\nA shop.\n"),
         ]);
         let out = run(&ctx, "sync_index", json!({"target": "forest"})).unwrap();
@@ -228,7 +224,9 @@ mod tests {
     #[test]
     fn old_agreements_about_vanished_symbols_are_purged() {
         let agreement = |symbol: &str, created: &str| {
-            format!("---\nnl_term: cart {symbol}\nsymbol: {symbol}\ncreated_at: {created}\n---\n\n## 根拠\n\n{symbol}\n")
+            format!(
+                "---\nnl_term: cart {symbol}\nsymbol: {symbol}\ncreated_at: {created}\n---\n\n## 根拠\n\n{symbol}\n"
+            )
         };
         let now = chrono::Utc::now().to_rfc3339();
         let old = "2020-01-02T03:04:05+00:00";
@@ -244,7 +242,12 @@ mod tests {
         let out = run(&ctx, "sync_index", json!({"target": "map"})).unwrap();
         assert_eq!(out["map"]["purged"], 1, "{out}");
         assert_eq!(out["map"]["agreements"], 2, "{out}");
-        let left = |name: &str| dir.path().join(".code-intel/agreements").join(name).exists();
+        let left = |name: &str| {
+            dir.path()
+                .join(".code-intel/agreements")
+                .join(name)
+                .exists()
+        };
         assert!(!left("old-gone.md"));
         assert!(left("old-kept.md") && left("new-gone.md"));
     }
@@ -259,13 +262,19 @@ mod tests {
         ]);
         let out = run(&ctx, "sync_index", json!({})).unwrap();
         assert!(
-            out["background"].as_str().unwrap().contains("sync_timeout_seconds (0 s)"),
+            out["background"]
+                .as_str()
+                .unwrap()
+                .contains("sync_timeout_seconds (0 s)"),
             "{out}"
         );
         assert!(out.get("forest").is_none(), "{out}");
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while ctx.semantic.sync_state().last_sync.is_none() {
-            assert!(std::time::Instant::now() < deadline, "the background sync never finished");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the background sync never finished"
+            );
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
         assert_eq!(ctx.semantic.sync_state().files.len(), 1);
