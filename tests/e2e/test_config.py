@@ -145,7 +145,12 @@ def test_cli_calls_warn_on_stderr_and_keep_stdout_clean(server_bin, make_project
 
 
 async def test_the_agent_is_told_in_the_first_result_and_the_status_tools(open_client, make_project):
-    config = {"max_chunks": "abc", "sync_on_strat": False, "exclude_patterns": ["app/generated_*"]}
+    config = {
+        "max_chunks": "abc",
+        "sync_on_strat": False,
+        "exclude_patterns": ["app/generated_*"],
+        "lightweight_mode": True,
+    }
     root = make_project({**APP, ".code-intel/config.json": json.dumps(config)})
     async with open_client(root, env=NO_MODEL) as client:
         first = await client.session.call_tool("search_files", {"pattern": "*.py"})
@@ -179,6 +184,7 @@ async def test_index_keys_change_what_is_indexed(open_client, make_project):
         "chunk_strategy": "lines",
         "source_dirs": ["app", "web"],
         "lightweight_mode": True,
+        "sync_on_start": False,
     }
     root = make_project({**APP, "docs/guide.md": "# Guide\n", ".code-intel/config.json": json.dumps(config)})
     async with open_client(root, env=NO_MODEL) as client:
@@ -230,7 +236,9 @@ async def test_auto_purge_days_purges_old_agreements_about_vanished_symbols(open
         ".code-intel/agreements/recent-gone.md": agreement("Vanished", recent),
     }
     for days, purged in [(10, 1), (100000, 0)]:
-        root = make_project({**files, ".code-intel/config.json": json.dumps({"auto_purge_days": days, "lightweight_mode": True})})
+        # No start-up sync: it would purge before the call that is checked.
+        config = {"auto_purge_days": days, "lightweight_mode": True, "sync_on_start": False}
+        root = make_project({**files, ".code-intel/config.json": json.dumps(config)})
         async with open_client(root, env=NO_MODEL) as client:
             outcome = await client.ok("sync_index", {"target": "map"})
         assert outcome["map"]["purged"] == purged, outcome
@@ -243,3 +251,72 @@ async def _sleep() -> None:
     import anyio
 
     await anyio.sleep(0.2)
+
+
+def _call(server_bin: Path, root: Path, tool: str, args: dict) -> dict:
+    done = run_cli(server_bin, "call", tool, json.dumps(args), "--root", str(root), env=NO_MODEL)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def _project_with(make_project, files: dict, config: dict) -> Path:
+    base = {"lightweight_mode": True, "sync_on_start": False}
+    return make_project({**files, ".code-intel/config.json": json.dumps({**base, **config})})
+
+
+def test_max_chunks_stops_the_index_and_says_so(server_bin, make_project):
+    files = {f"app/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5)}
+    capped = _call(server_bin, _project_with(make_project, files, {"max_chunks": 2}), "sync_index", {})
+    assert capped["forest"]["truncated"] is True, capped
+    assert capped["forest"]["chunks"] <= 2
+    assert any("max_chunks (2)" in s["reason"] for s in capped["forest"]["skipped"]), capped
+    full = _call(server_bin, _project_with(make_project, files, {}), "sync_index", {})
+    assert full["forest"]["truncated"] is False and full["forest"]["files"] == 5, full
+
+
+def test_chunk_max_tokens_bounds_the_chunks(server_bin, make_project):
+    body = "".join(f"    total_{i} = sum(o.amount for o in orders if o.customer_id == {i})\n" for i in range(80))
+    files = {"app/report.py": f"def build_report(orders):\n{body}    return locals()\n"}
+    small = _call(server_bin, _project_with(make_project, files, {"chunk_max_tokens": 64}), "get_chunks", {"path": "app/report.py"})
+    large = _call(server_bin, _project_with(make_project, files, {}), "get_chunks", {"path": "app/report.py"})
+    assert (small["max_tokens"], large["max_tokens"]) == (64, 512)
+    assert small["total_chunks"] > large["total_chunks"], (small["total_chunks"], large["total_chunks"])
+
+
+def test_search_weights_decide_the_ranking(server_bin, make_project):
+    files = {
+        "app/invoice_total.py": "def compute():\n    return 42\n",
+        "app/helpers.py": "".join(f"# the invoice total, part {i}\n" for i in range(20)) + "def add(a, b):\n    return a + b\n",
+    }
+    off = {"vector": 0, "keyword": 0, "definition": 0, "reference": 0, "path": 0, "map": 0}
+    tops = {}
+    for signal in ("path", "keyword"):
+        root = _project_with(make_project, files, {"search_weights": {**off, signal: 1}})
+        answer = _call(server_bin, root, "semantic_search", {"query": "invoice total", "collection": "forest"})
+        tops[signal] = answer["results"][0]["file"]
+    assert tops == {"path": "app/invoice_total.py", "keyword": "app/helpers.py"}, tops
+
+
+async def test_sync_on_start_and_sync_ttl_hours_decide_the_start_up_sync(server_bin, open_client, make_project):
+    def last_sync(root: Path):
+        state = root / ".code-intel/sync_state.json"
+        return json.loads(state.read_text())["last_sync"] if state.exists() else None
+
+    async def started(root: Path, expect_sync: bool) -> None:
+        async with open_client(root, env=NO_MODEL) as client:
+            before = last_sync(root)
+            await client.ok("get_session_status")
+            deadline = time.monotonic() + (30 if expect_sync else 3)
+            while time.monotonic() < deadline and last_sync(root) == before:
+                await _sleep()
+            assert (last_sync(root) != before) is expect_sync, (before, last_sync(root))
+
+    # Never synced: the server syncs at start unless sync_on_start is off.
+    await started(_project_with(make_project, APP, {"sync_on_start": True}), True)
+    await started(_project_with(make_project, APP, {"sync_on_start": False}), False)
+    # Synced a moment ago: a TTL of one hour skips the start-up sync, a TTL of zero does not.
+    for ttl, expect in [(1, False), (0, True)]:
+        root = _project_with(make_project, APP, {"sync_on_start": True, "sync_ttl_hours": ttl})
+        _call(server_bin, root, "sync_index", {})
+        time.sleep(1.1)  # last_sync has a resolution of one second
+        await started(root, expect)
