@@ -320,3 +320,26 @@ async def test_sync_on_start_and_sync_ttl_hours_decide_the_start_up_sync(server_
         _call(server_bin, root, "sync_index", {})
         time.sleep(1.1)  # last_sync has a resolution of one second
         await started(root, expect)
+
+
+def test_max_index_size_mb_and_memory_limit_mb_bound_the_index_and_its_batches(server_bin, make_project):
+    # 40 files of about 100 KB: 4 MB of code, far above a 1 MiB store.
+    files = {
+        f"app/m{i}.py": "".join(f"def f_{i}_{j}():\n    return {j}  # value {i} {j}\n" for j in range(2500))
+        for i in range(40)
+    }
+
+    def sync(config: dict) -> dict:
+        return _call(server_bin, _project_with(make_project, files, config), "sync_index", {"target": "forest"})["forest"]
+
+    # Small batches (memory_limit_mb 128: 16 files a commit): the size limit stops the sync
+    # after the first batch and the rest is reported.
+    small = sync({"max_index_size_mb": 1, "memory_limit_mb": 128})
+    assert small["truncated"] is True and small["files"] == 16, {k: small[k] for k in ("files", "truncated")}
+    assert sum("index limit reached" in s["reason"] for s in small["skipped"]) == 24
+    # The default budget commits all 40 files in one batch before the size is checked.
+    large = sync({"max_index_size_mb": 1})
+    assert large["truncated"] is True and large["files"] == 40
+    # 0: no size limit.
+    unbounded = sync({"max_index_size_mb": 0, "memory_limit_mb": 128})
+    assert unbounded["truncated"] is False and unbounded["files"] == 40
