@@ -591,10 +591,7 @@ fn expired_agreements<'a>(
     // A qualified name (`App\\Cart::total`, `cart.Cart.total`) counts by its last part, as the
     // symbol index stores bare names.
     let exists = |name: &str| {
-        let bare = name
-            .rsplit([':', '.', '\\'])
-            .next()
-            .unwrap_or(name);
+        let bare = name.rsplit([':', '.', '\\']).next().unwrap_or(name);
         defined.contains(bare)
     };
     Ok(old
