@@ -588,7 +588,7 @@ fn expired_agreements<'a>(
         .values()
         .flat_map(|entry| entry.symbols.symbols.iter().map(|s| s.name.as_str()))
         .collect();
-    // A qualified name (`App\\Cart::total`, `cart.Cart.total`) counts by its last part, as the
+    // A qualified name (`App\Cart::total`, `cart.Cart.total`) counts by its last part, as the
     // symbol index stores bare names.
     let exists = |name: &str| {
         let bare = name.rsplit([':', '.', '\\']).next().unwrap_or(name);
