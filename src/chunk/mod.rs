@@ -224,6 +224,9 @@ pub struct ChunkOptions {
     pub merge_below_tokens: usize,
     /// At most this many chunks per file; the rest of a huge file is left out and flagged.
     pub max_chunks_per_file: usize,
+    /// `chunk_strategy: "lines"`: every file is cut into line windows, with no syntax tree and
+    /// no framework strategy (seed 004's lightweight mode).
+    pub lines_only: bool,
 }
 
 impl Default for ChunkOptions {
@@ -232,6 +235,7 @@ impl Default for ChunkOptions {
             max_tokens: 512,
             merge_below_tokens: 48,
             max_chunks_per_file: 1000,
+            lines_only: false,
         }
     }
 }
@@ -336,6 +340,7 @@ impl Chunker {
     pub fn for_workspace(ws: &Workspace) -> Chunker {
         let opts = ChunkOptions {
             max_tokens: ws.config.chunk_max_tokens.max(64),
+            lines_only: ws.config.chunk_strategy == crate::config::ChunkStrategy::Lines,
             ..ChunkOptions::default()
         };
         let tokens =
@@ -359,7 +364,7 @@ impl Chunker {
     pub fn chunk_text(&self, file: &str, text: &str) -> FileChunks {
         let source = Source::new(file, text);
         let emitter = split::Emitter::new(&source, &self.opts, &self.tokens);
-        let mut out = dispatch(&source, &emitter);
+        let mut out = dispatch(&source, &emitter, self.opts.lines_only);
         if out.chunks.len() > self.opts.max_chunks_per_file {
             out.chunks.truncate(self.opts.max_chunks_per_file);
             out.truncated = true;
@@ -415,8 +420,8 @@ pub fn link(files: &mut [FileChunks]) {
 }
 
 /// Picks the strategy: framework files by path and content, then the registry's chunking, then
-/// line windows.
-fn dispatch(source: &Source, emitter: &split::Emitter) -> FileChunks {
+/// line windows; with `lines_only`, line windows for every file.
+fn dispatch(source: &Source, emitter: &split::Emitter, lines_only: bool) -> FileChunks {
     let done =
         |language: &str, strategy: &str, chunks: Vec<Chunk>, syntax_errors: usize| FileChunks {
             file: source.file.to_string(),
@@ -435,6 +440,11 @@ fn dispatch(source: &Source, emitter: &split::Emitter) -> FileChunks {
         );
         out.truncated = true;
         return out;
+    }
+    if lines_only {
+        let language =
+            lang::detect(source.file).map_or_else(|| lines::language_of(source.file), |l| l.id);
+        return done(language, "lines", lines::chunk(source, emitter), 0);
     }
     if let Some(chunks) = manifest::chunk(source, emitter) {
         return done("json", "manifest", chunks, 0);

@@ -308,6 +308,39 @@ fn unknown_files_become_line_windows() {
     assert_eq!(readme.chunks[0].language, "md");
 }
 
+/// `chunk_strategy: "lines"`: code, manifests and all get line windows, with the language still
+/// named; the default strategy cuts the same file at its definitions.
+#[test]
+fn the_lines_strategy_cuts_every_file_into_line_windows() {
+    let opts = ChunkOptions {
+        lines_only: true,
+        ..ChunkOptions::default()
+    };
+    let lines = Chunker::new(opts, TokenCounter::estimate("tests"));
+    let text = std::fs::read_to_string(
+        super::test_support::fixtures().join("python-service/src/orderly/auth/service.py"),
+    )
+    .unwrap();
+    let cut = lines.chunk_text("src/orderly/auth/service.py", &text);
+    assert_eq!(
+        (cut.strategy.as_str(), cut.language.as_str()),
+        ("lines", "python")
+    );
+    assert!(
+        cut.chunks.iter().all(|c| c.kind == ChunkKind::Lines),
+        "{:?}",
+        outline(&cut.chunks)
+    );
+    let ast = chunk("src/orderly/auth/service.py", &text);
+    assert_eq!(ast.strategy, "code");
+    assert!(ast.chunks.iter().any(|c| c.kind != ChunkKind::Lines));
+    let manifest = lines.chunk_text(
+        "composer.json",
+        r#"{"name": "shop/app", "require": {"php": "^8.2"}}"#,
+    );
+    assert_eq!(manifest.strategy, "lines");
+}
+
 /// The text embedded for a chunk: what it is first, then its facts, then the code.
 #[test]
 fn embedding_text_puts_identity_and_facts_before_the_code() {

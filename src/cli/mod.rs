@@ -1,6 +1,7 @@
 //! The command line: clap arguments turned into the same library calls the MCP server makes.
 
 mod chunks;
+mod config;
 mod eval_relevance;
 mod integration;
 mod model;
@@ -54,6 +55,10 @@ enum Command {
     /// Set a project up for Claude Code: .mcp.json entry, /code command, PreToolUse write-gate hook,
     /// .code-intel/config.json defaults. Idempotent; never overwrites the user's own settings.
     Init(integration::InitArgs),
+    /// Show the effective configuration (.code-intel/config.json): every value with where it
+    /// came from (default, file, environment) and every problem in the file; exit 1 when there
+    /// are problems. `code-intel config schema` prints the file's JSON Schema.
+    Config(config::ConfigArgs),
     /// Hooks Claude Code runs (registered by `init`).
     Hook {
         #[command(subcommand)]
@@ -145,6 +150,10 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             pretty,
         } => {
             let ctx = Context::open(&root_or_cwd(root)?)?;
+            // stdout is the result alone; the configuration's problems go to stderr.
+            if let Some(warning) = ctx.ws.config_report.warning() {
+                eprintln!("warning: {warning}");
+            }
             let args = match args.as_deref().map(str::trim) {
                 None | Some("") => serde_json::Value::Null,
                 Some(text) => match serde_json::from_str(text) {
@@ -182,6 +191,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Model { action } => model::run(action),
         Command::Chunks(args) => chunks::run(args),
         Command::Init(args) => integration::run_init(args),
+        Command::Config(args) => config::run(args),
         Command::Hook { event } => integration::run_hook(event),
         Command::Index { root, json, force } => {
             let ctx = Context::open(&root_or_cwd(root)?)?;

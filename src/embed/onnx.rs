@@ -84,15 +84,10 @@ pub struct E5Options {
 impl E5Options {
     /// The server's options for a project: defaults plus `embedding_query_precision`.
     pub fn from_config(config: &crate::config::Config) -> E5Options {
-        let query_precision = match config.embedding_query_precision.as_deref() {
-            Some("fp32") => Precision::Fp32,
-            Some("int8") | None => Precision::Int8,
-            Some(other) => {
-                tracing::warn!(
-                    "embedding_query_precision {other:?} is not \"int8\" or \"fp32\"; using int8"
-                );
-                Precision::Int8
-            }
+        // Any other value was refused (and reported) when the configuration was loaded.
+        let query_precision = match config.embedding_query_precision {
+            crate::config::QueryPrecision::Fp32 => Precision::Fp32,
+            crate::config::QueryPrecision::Int8 => Precision::Int8,
         };
         E5Options {
             query_precision,
@@ -647,15 +642,14 @@ mod tests {
 
     #[test]
     fn query_precision_comes_from_the_config() {
+        use crate::config::QueryPrecision;
         let cases = [
-            (None, Precision::Int8),
-            (Some("fp32"), Precision::Fp32),
-            (Some("int8"), Precision::Int8),
-            (Some("fp16"), Precision::Int8),
+            (QueryPrecision::Fp32, Precision::Fp32),
+            (QueryPrecision::Int8, Precision::Int8),
         ];
         for (value, want) in cases {
             let config = crate::config::Config {
-                embedding_query_precision: value.map(String::from),
+                embedding_query_precision: value,
                 ..crate::config::Config::default()
             };
             let options = E5Options::from_config(&config);

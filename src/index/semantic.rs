@@ -58,6 +58,13 @@ pub struct SyncOutcome {
     pub map: Option<MapReport>,
     pub embedding: EmbeddingStatus,
     pub seconds: f64,
+    /// Set when the call returned before the sync finished (`sync_timeout_seconds`): what goes
+    /// on in the background.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background: Option<String>,
+    /// Entries of `.code-intel/config.json` that do not apply as written (the rest does).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub config_problems: Vec<crate::config::ConfigProblem>,
 }
 
 /// The state of the semantic index, attached to every search answer.
@@ -76,6 +83,9 @@ pub struct IndexStatus {
     pub last_sync: Option<i64>,
     /// The last sync is older than `sync_ttl_hours` (or there was none).
     pub stale: bool,
+    /// Entries of `.code-intel/config.json` that do not apply as written (the rest does).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub config_problems: Vec<crate::config::ConfigProblem>,
 }
 
 pub struct SemanticIndex {
@@ -84,6 +94,7 @@ pub struct SemanticIndex {
     store_uri: String,
     lightweight: bool,
     memory_limit_mb: u64,
+    config_problems: Vec<crate::config::ConfigProblem>,
     ttl: Duration,
     model: EmbedderHandle,
     /// Calibrated relevance for thresholds (map short-circuit); `None` until one is installed.
@@ -122,6 +133,7 @@ impl SemanticIndex {
             store_uri,
             lightweight: cfg.lightweight_mode,
             memory_limit_mb: cfg.memory_limit_mb,
+            config_problems: ws.config_report.problems.clone(),
             ttl: Duration::from_secs_f64((cfg.sync_ttl_hours.max(0.0)) * 3600.0),
             model,
             relevance: RwLock::new(None),
@@ -266,6 +278,34 @@ impl SemanticIndex {
             embedding_running: self.queue.running.load(Ordering::Relaxed),
             last_sync: self.sync_state().last_sync,
             stale: self.needs_sync(),
+            config_problems: self.config_problems.clone(),
+        }
+    }
+
+    /// Where embedding stands now, without starting or waiting for anything (a call that
+    /// returned before its sync finished).
+    pub fn embedding_status(&self) -> EmbeddingStatus {
+        let status = self.status();
+        let pending = status.chunks.saturating_sub(status.embedded);
+        let state = if self.lightweight {
+            "disabled"
+        } else if status.model_error.is_some() {
+            "unavailable"
+        } else if status.embedding_running || pending > 0 {
+            if status.model == "ready" {
+                "running"
+            } else {
+                "waiting_for_model"
+            }
+        } else {
+            "running"
+        };
+        EmbeddingStatus {
+            state: state.into(),
+            embedded: 0,
+            pending,
+            rate: 0.0,
+            model_error: status.model_error,
         }
     }
 
@@ -309,6 +349,7 @@ impl SemanticIndex {
                     });
                     Some(sync::sync_map(
                         ws,
+                        symbols,
                         &store,
                         embed
                             .as_ref()
@@ -327,6 +368,8 @@ impl SemanticIndex {
             map,
             embedding,
             seconds: started.elapsed().as_secs_f64(),
+            background: None,
+            config_problems: Vec::new(),
         })
     }
 

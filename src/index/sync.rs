@@ -62,6 +62,9 @@ pub struct ForestReport {
     pub rebuilt: bool,
     /// `max_chunks` or `max_index_size_mb` stopped the sync before every file was indexed.
     pub truncated: bool,
+    /// `chunk_strategy` or `chunk_max_tokens` changed since the last sync, so every file was
+    /// chunked again.
+    pub rechunked: bool,
     pub skipped: Vec<Skipped>,
     pub lexical_ms: u128,
 }
@@ -83,6 +86,15 @@ struct Candidate {
     change: Change,
     /// Known when the file was hashed during detection.
     hash: Option<String>,
+}
+
+/// The chunking settings that decide what a file's chunks are; a change re-chunks everything.
+fn chunking_stamp(cfg: &crate::config::Config) -> String {
+    let strategy = match cfg.chunk_strategy {
+        crate::config::ChunkStrategy::Ast => "ast",
+        crate::config::ChunkStrategy::Lines => "lines",
+    };
+    format!("{strategy}/{}", cfg.chunk_max_tokens)
 }
 
 /// Files per store commit: bounded so a commit stays small and progress stays fine-grained.
@@ -107,10 +119,17 @@ pub fn sync_forest(
         ..ForestReport::default()
     };
     let mut state = SyncState::load(&state_dir, store.uri());
-    if force {
+    let chunking = chunking_stamp(cfg);
+    let rechunk = state
+        .chunking
+        .as_ref()
+        .is_some_and(|stamp| *stamp != chunking);
+    if force || rechunk {
         store.clear_forest()?;
         state.files.clear();
+        report.rechunked = rechunk;
     }
+    state.chunking = Some(chunking);
 
     progress(Progress {
         phase: "scan",
@@ -127,6 +146,13 @@ pub fn sync_forest(
         .into_iter()
         .filter_map(|f| {
             let kind = chunks::file_kind(&f.rel, f.size)?;
+            // `supported_languages`: code of other languages stays out (and leaves the index
+            // when the setting narrows); documentation and configuration text has no language.
+            if let FileKind::Code(lang) = kind
+                && !cfg.indexes_language(lang.id)
+            {
+                return None;
+            }
             if f.size > cfg.max_file_bytes {
                 report.skipped.push(Skipped {
                     file: f.rel.clone(),
@@ -422,6 +448,8 @@ pub struct MapReport {
     pub agreements: usize,
     pub upserted: usize,
     pub deleted: usize,
+    /// Agreements purged by `auto_purge_days` (old, and their symbols are gone).
+    pub purged: usize,
     pub skipped: Vec<Skipped>,
 }
 
@@ -429,7 +457,17 @@ pub struct MapReport {
 /// with `nl_term`, `symbol`/`symbols`, `similarity`, `session_id`; `## 根拠`/evidence and
 /// `## 関連ファイル`/files sections). `embed` turns terms into vectors when a model is ready;
 /// agreements stored without one are embedded on a later sync.
-pub fn sync_map(ws: &Workspace, store: &Store, embed: Option<EmbedTerms>) -> Result<MapReport> {
+///
+/// Agreements older than `auto_purge_days` whose symbols are all gone from the code are purged,
+/// file and row (seed 003's expiry): a fact about code that no longer exists would send the next
+/// session after it. Younger ones stay even when their symbols vanished, since a rename in
+/// progress should not cost the project what it learned.
+pub fn sync_map(
+    ws: &Workspace,
+    symbols: &SymbolIndex,
+    store: &Store,
+    embed: Option<EmbedTerms>,
+) -> Result<MapReport> {
     let dir = ws.state_dir().join("agreements");
     let mut report = MapReport::default();
     let mut parsed = Vec::new();
@@ -459,6 +497,20 @@ pub fn sync_map(ws: &Workspace, store: &Store, embed: Option<EmbedTerms>) -> Res
         .into_iter()
         .map(|a| (a.id.clone(), a))
         .collect();
+    let purged = expired_agreements(ws, symbols, parsed.iter().chain(existing.values()))?;
+    for id in &purged {
+        let file = dir.join(format!("{id}.md"));
+        match std::fs::remove_file(&file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => report.skipped.push(Skipped {
+                file: format!("{id}.md"),
+                reason: format!("expired, but could not be removed: {e}"),
+            }),
+        }
+    }
+    parsed.retain(|a| !purged.contains(&a.id));
+    report.purged = purged.len();
     let mut upserts = Vec::new();
     for mut a in parsed {
         match existing.get(&a.id) {
@@ -502,13 +554,51 @@ pub fn sync_map(ws: &Workspace, store: &Store, embed: Option<EmbedTerms>) -> Res
         .unwrap_or_default();
     let stale: Vec<String> = existing
         .keys()
-        .filter(|id| !on_disk.contains(*id) && !ids.contains(*id) && !id.starts_with("session:"))
+        .filter(|id| {
+            purged.contains(*id)
+                || (!on_disk.contains(*id) && !ids.contains(*id) && !id.starts_with("session:"))
+        })
         .cloned()
         .collect();
     report.deleted = stale.len();
     store.delete_agreements(&stale)?;
     report.agreements = store.counts()?.agreements;
     Ok(report)
+}
+
+/// Ids of the agreements older than `auto_purge_days` none of whose symbols is defined in the
+/// code any more. An agreement without a recorded time or without symbols is never purged: its
+/// age or its subject cannot be told.
+fn expired_agreements<'a>(
+    ws: &Workspace,
+    symbols: &SymbolIndex,
+    agreements: impl Iterator<Item = &'a Agreement>,
+) -> Result<BTreeSet<String>> {
+    let days = ws.config.auto_purge_days.min(365_000) as i64;
+    let cutoff = now_secs() - days * 86_400;
+    let old: Vec<&Agreement> = agreements
+        .filter(|a| a.time > 0 && a.time < cutoff && !a.symbols.is_empty())
+        .collect();
+    if old.is_empty() {
+        return Ok(BTreeSet::new());
+    }
+    let (snapshot, _) = symbols.refresh(ws, ws.root()).map_err(anyhow::Error::msg)?;
+    let defined: BTreeSet<&str> = snapshot
+        .files
+        .values()
+        .flat_map(|entry| entry.symbols.symbols.iter().map(|s| s.name.as_str()))
+        .collect();
+    // A qualified name (`App\Cart::total`, `cart.Cart.total`) counts by its last part, as the
+    // symbol index stores bare names.
+    let exists = |name: &str| {
+        let bare = name.rsplit([':', '.', '\\']).next().unwrap_or(name);
+        defined.contains(bare)
+    };
+    Ok(old
+        .into_iter()
+        .filter(|a| !a.symbols.iter().any(|s| exists(s)))
+        .map(|a| a.id.clone())
+        .collect())
 }
 
 /// Parses one agreement file. The id is the file stem.
@@ -587,10 +677,17 @@ pub fn parse_agreement(path: &Path, text: &str) -> Result<Agreement, String> {
             files.extend(list(v));
         }
     }
+    // Unix seconds (older files) or RFC 3339 (what `record_outcome` writes).
     let time = fields
         .get("time")
         .or_else(|| fields.get("created_at"))
-        .and_then(|t| t.parse::<i64>().ok())
+        .and_then(|t| {
+            t.parse::<i64>().ok().or_else(|| {
+                chrono::DateTime::parse_from_rfc3339(t)
+                    .ok()
+                    .map(|d| d.timestamp())
+            })
+        })
         .unwrap_or(0);
     Ok(Agreement {
         id,

@@ -119,7 +119,7 @@ fn with_env<T>(
     let ws = Workspace::open(&root).map_err(|e| e.to_string())?;
     let state_dir = ws.state_dir();
     let symbols = SymbolIndex::new(&state_dir);
-    let sessions = Sessions::open(&state_dir);
+    let sessions = Sessions::open(&state_dir, crate::session::SessionSettings::of(&ws));
     let env = Env {
         ws: &ws,
         symbols: &symbols,

@@ -2,7 +2,8 @@
 //!
 //! | file | what init does |
 //! |---|---|
-//! | `.code-intel/config.json` | adds the seed's default keys that are missing; existing values stay |
+//! | `.code-intel/config.json` | adds the keys of [`INIT_KEYS`] that are missing, with the server's defaults; existing values stay |
+//! | `.code-intel/config.schema.json` | the configuration's JSON Schema (regenerated), named by `$schema` |
 //! | `.mcp.json` | adds a `code-intel` server entry if there is none |
 //! | `.claude/commands/code.md` | writes the /code workflow unless the user has their own file |
 //! | `.claude/settings.json` | adds the `PreToolUse` hook (Edit/Write/MultiEdit/NotebookEdit/Bash) and the `Stop` hook if absent; widens an older matcher |
@@ -15,6 +16,7 @@
 //! Running init twice changes nothing the second time.
 
 use super::workflow;
+use crate::config::Config;
 use crate::fsutil::write_atomic;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -23,30 +25,46 @@ use std::path::{Path, PathBuf};
 /// The Claude Code tools whose edits the hook gates (`super::hook::GATED_TOOLS`, joined).
 pub const HOOK_MATCHER: &str = "Edit|Write|MultiEdit|NotebookEdit|Bash";
 
-/// The seed's `config.json` (seed 004, "config.json 完全版") plus the session's
-/// `strict_write_gate`. `search_weights` are this server's measured defaults: the seed's
-/// numbers (vector 0.4, keyword 0.2, definition 0.3) were for its weighted sum, while the
-/// ranking fuses ranks, and written out they would override the tuned defaults for good.
-/// Two seed keys are left out on purpose: `source_dirs` and
-/// `supported_languages` would narrow indexing to three directories and three languages,
-/// while this server's default is the whole repository and every language it supports.
+/// The keys `init` writes: seed 004's full `config.json` plus the session's `strict_write_gate`,
+/// each of which changes what the server does. The values are the server's own defaults
+/// ([`Config::default`]), so the written file describes what the server does anyway and can
+/// never narrow it (an index cut at the seed's 10,000 chunks, three languages, three
+/// directories). `[]` for `source_dirs` and `supported_languages` means the whole repository
+/// and every language.
+pub const INIT_KEYS: &[&str] = &[
+    "embedding_model",
+    "source_dirs",
+    "exclude_patterns",
+    "chunk_strategy",
+    "chunk_max_tokens",
+    "supported_languages",
+    "sync_ttl_hours",
+    "sync_on_start",
+    "sync_timeout_seconds",
+    "search_weights",
+    "max_chunks",
+    "max_index_size_mb",
+    "auto_purge_days",
+    "memory_limit_mb",
+    "lightweight_mode",
+    "strict_write_gate",
+];
+
+/// The schema file `init` writes next to `config.json`, which the file's `$schema` names so
+/// editors validate and complete it.
+pub const SCHEMA_FILE: &str = "config.schema.json";
+
+/// What `init` adds to `config.json` (see [`INIT_KEYS`]).
 pub fn default_config() -> Value {
-    json!({
-        "embedding_model": "multilingual-e5-small",
-        "exclude_patterns": ["**/node_modules/**", "**/__pycache__/**", "**/venv/**"],
-        "chunk_strategy": "ast",
-        "chunk_max_tokens": 512,
-        "sync_ttl_hours": 1,
-        "sync_on_start": true,
-        "sync_timeout_seconds": 30,
-        "search_weights": crate::config::SearchWeights::default(),
-        "max_chunks": 10000,
-        "max_index_size_mb": 500,
-        "auto_purge_days": 30,
-        "memory_limit_mb": 1024,
-        "lightweight_mode": false,
-        "strict_write_gate": false,
-    })
+    let defaults = serde_json::to_value(Config::default()).unwrap_or_default();
+    let mut out = Map::new();
+    out.insert("$schema".into(), json!(SCHEMA_FILE));
+    for key in INIT_KEYS {
+        if let Some(value) = defaults.get(*key) {
+            out.insert((*key).to_string(), value.clone());
+        }
+    }
+    Value::Object(out)
 }
 
 /// What init did to one file.
@@ -136,6 +154,13 @@ pub fn init(root: &Path, command: &str) -> anyhow::Result<InitReport> {
             }
             (changed, None)
         },
+    )?);
+    let mut schema = serde_json::to_string_pretty(&crate::config::schema())?;
+    schema.push('\n');
+    files.push(write_generated(
+        &root,
+        &format!(".code-intel/{SCHEMA_FILE}"),
+        &schema,
     )?);
 
     // 2. .mcp.json: a code-intel server entry unless one exists.
@@ -436,6 +461,29 @@ mod tests {
         assert!(second.files.iter().all(|f| f.action == Action::Unchanged));
     }
 
+    /// Every key init writes holds the server's own default (so never a lower limit), and every
+    /// one is a key the configuration reads.
+    #[test]
+    fn init_writes_the_servers_defaults() {
+        let written = default_config();
+        let defaults = serde_json::to_value(Config::default()).unwrap();
+        let properties = crate::config::schema()["properties"].clone();
+        for key in INIT_KEYS {
+            assert_eq!(written[*key], defaults[*key], "{key}");
+            assert!(properties.get(*key).is_some(), "{key} is not in the schema");
+        }
+        assert_eq!(written["max_chunks"], 200_000);
+        assert_eq!(written["max_index_size_mb"], 4096);
+        let parsed: Config = serde_json::from_value(written).unwrap();
+        assert_eq!(
+            parsed,
+            Config {
+                json_schema: Some(SCHEMA_FILE.into()),
+                ..Config::default()
+            }
+        );
+    }
+
     #[test]
     fn the_matcher_names_every_gated_tool() {
         assert_eq!(HOOK_MATCHER, super::super::hook::GATED_TOOLS.join("|"));
@@ -467,6 +515,7 @@ mod tests {
         let first = init(root, "/opt/code intel/code-intel").unwrap();
         let expected = [
             (".code-intel/config.json", Action::Updated),
+            (".code-intel/config.schema.json", Action::Created),
             (".mcp.json", Action::Updated),
             (".claude/commands/code.md", Action::Created),
             (".claude/settings.json", Action::Updated),
@@ -488,6 +537,14 @@ mod tests {
             config["search_weights"],
             serde_json::to_value(crate::config::SearchWeights::default()).unwrap()
         );
+        assert_eq!(config["$schema"], SCHEMA_FILE);
+        assert_eq!(
+            read(".code-intel/config.schema.json"),
+            crate::config::schema()
+        );
+        // What init wrote loads without a problem.
+        let (_, report) = crate::config::load(root);
+        assert_eq!(report.problems, []);
         let mcp = read(".mcp.json");
         assert_eq!(mcp["mcpServers"]["other"]["command"], "x");
         assert_eq!(mcp["mcpServers"]["code-intel"]["args"][0], "serve");
@@ -519,7 +576,7 @@ mod tests {
         old["hooks"]["PreToolUse"][1]["matcher"] = json!("Edit|Write|MultiEdit|NotebookEdit");
         std::fs::write(root.join(".claude/settings.json"), old.to_string()).unwrap();
         let upgraded = init(root, "/opt/code intel/code-intel").unwrap();
-        assert_eq!(upgraded.files[3].action, Action::Updated);
+        assert_eq!(upgraded.files[4].action, Action::Updated);
         assert_eq!(
             read(".claude/settings.json")["hooks"]["PreToolUse"][1]["matcher"],
             HOOK_MATCHER

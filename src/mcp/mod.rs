@@ -18,12 +18,16 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 #[derive(Clone)]
 pub struct Server {
     ctx: Arc<Context>,
     tools: Arc<Vec<Tool>>,
+    /// Whether a tool result already carried the configuration's problems: the agent is told
+    /// once per server, in the first result, since stderr never reaches it.
+    config_told: Arc<AtomicBool>,
 }
 
 impl Server {
@@ -47,6 +51,7 @@ impl Server {
         Server {
             ctx: Arc::new(ctx),
             tools: Arc::new(tools),
+            config_told: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -188,10 +193,19 @@ impl ServerHandler for Server {
             // Progress notifications go out before the result (the sink is gone by now).
             let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
         }
-        let result = match outcome {
+        let mut result = match outcome {
             Ok(value) => structured(value, false),
             Err(err) => structured(err.to_json(), true),
         };
+        if !self.config_told.swap(true, Ordering::Relaxed)
+            && let Some(warning) = self.ctx.ws.config_report.warning()
+        {
+            // A second text block: the JSON block and `structuredContent` stay the tool's
+            // answer, exactly as its output schema describes.
+            result.content.push(rmcp::model::ContentBlock::text(format!(
+                "warning: {warning}"
+            )));
+        }
         Ok(result.into())
     }
 }

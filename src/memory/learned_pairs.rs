@@ -1,7 +1,8 @@
 //! Seed 003's learned-pair cache (`learned_pairs.json`): NL term ↔ symbol pairs confirmed in
 //! successful sessions, offered back by `validate_symbol_relevance` as `cached_matches`.
 //!
-//! A pair expires after [`LEARNED_PAIR_TTL_DAYS`] (code and vocabulary drift), and a pair whose
+//! A pair expires after `auto_purge_days` ([`LEARNED_PAIR_TTL_DAYS`] unless configured; code and
+//! vocabulary drift), and a pair whose
 //! symbol is no longer in the code is dropped at once: offering a deleted class as "what worked
 //! last time" would lead the agent astray.
 
@@ -11,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// Days a learned pair is kept (seed 003: "例: 30日").
+/// Days a learned pair is kept unless `auto_purge_days` says otherwise (seed 003: "例: 30日").
 pub const LEARNED_PAIR_TTL_DAYS: i64 = 30;
 
 const VERSION: u32 = 1;
@@ -65,11 +66,17 @@ impl LearnedPairs {
         crate::fsutil::write_atomic(path, text.as_bytes()).map_err(|e| MemoryError::io(path, e))
     }
 
-    /// Drops expired pairs, pairs with an unreadable time, and pairs whose symbol `exists` no
-    /// longer; returns how many were dropped.
-    pub fn prune(&mut self, now: DateTime<Utc>, exists: &dyn Fn(&str) -> bool) -> usize {
+    /// Drops pairs older than `expiry_days`, pairs with an unreadable time, and pairs whose
+    /// symbol `exists` no longer; returns how many were dropped.
+    pub fn prune(
+        &mut self,
+        now: DateTime<Utc>,
+        expiry_days: u64,
+        exists: &dyn Fn(&str) -> bool,
+    ) -> usize {
         let before = self.pairs.len();
-        let oldest = now - chrono::Duration::days(LEARNED_PAIR_TTL_DAYS);
+        // Capped so that a huge setting means "never" instead of overflowing the date.
+        let oldest = now - chrono::Duration::days(expiry_days.min(365_000) as i64);
         self.pairs.retain(|p| {
             DateTime::parse_from_rfc3339(&p.learned_at)
                 .is_ok_and(|t| t.with_timezone(&Utc) >= oldest)

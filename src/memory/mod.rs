@@ -9,7 +9,7 @@
 //! | `logs/decisions.jsonl` | every router plan | [`crate::router::DecisionLog`] lines |
 //! | `logs/outcomes.jsonl` | `record_outcome` | [`OutcomeLog`] lines |
 //! | `agreements/*.md` | `record_outcome(success)` | NL term → symbol agreements, seed 001's Markdown with front matter |
-//! | `learned_pairs.json` | `record_outcome(success)` | seed 003's cache, 30-day expiry |
+//! | `learned_pairs.json` | `record_outcome(success)` | seed 003's cache, `auto_purge_days` expiry (30) |
 //! | `map_fallback.json` | the JSON [`MapStore`] | the map table until the vector store serves it |
 //!
 //! Appends and read-modify-writes hold one lock file (`locks/memory.lock`) so two server
@@ -61,13 +61,22 @@ impl MemoryError {
 #[derive(Debug, Clone)]
 pub struct Memory {
     state_dir: PathBuf,
+    /// Days a learned pair is kept (`auto_purge_days`).
+    expiry_days: u64,
 }
 
 impl Memory {
     pub fn new(state_dir: &Path) -> Memory {
         Memory {
             state_dir: state_dir.to_path_buf(),
+            expiry_days: LEARNED_PAIR_TTL_DAYS as u64,
         }
+    }
+
+    /// The same memory with learned pairs kept `days` days (`auto_purge_days`).
+    pub fn with_expiry_days(mut self, days: u64) -> Memory {
+        self.expiry_days = days;
+        self
     }
 
     pub fn state_dir(&self) -> &Path {
@@ -168,7 +177,7 @@ impl Memory {
         let path = self.learned_pairs_path();
         self.locked(|| {
             let mut pairs = LearnedPairs::load(&path)?;
-            if pairs.prune(now, exists) > 0 {
+            if pairs.prune(now, self.expiry_days, exists) > 0 {
                 pairs.save(&path)?;
             }
             Ok(pairs)
@@ -185,7 +194,7 @@ impl Memory {
         let path = self.learned_pairs_path();
         self.locked(|| {
             let mut pairs = LearnedPairs::load(&path)?;
-            pairs.prune(now, exists);
+            pairs.prune(now, self.expiry_days, exists);
             for pair in new {
                 pairs.upsert(pair.clone());
             }

@@ -106,6 +106,27 @@ fn learned_pairs_expire_and_follow_the_code() {
 }
 
 #[test]
+fn learned_pairs_expire_after_the_configured_days() {
+    let dir = tempfile::tempdir().unwrap();
+    let memory = Memory::new(dir.path()).with_expiry_days(7);
+    let pair = |symbol: &str, age_days: i64| LearnedPair {
+        nl_term: "cart".into(),
+        symbol: symbol.into(),
+        similarity: 0.7,
+        code_evidence: "total()".into(),
+        session_id: "s".into(),
+        learned_at: (now() - Duration::days(age_days)).to_rfc3339(),
+    };
+    let all = |_: &str| true;
+    memory
+        .learn_pairs(&[pair("Cart", 6), pair("OldCart", 8)], now(), &all)
+        .unwrap();
+    let pairs = memory.learned_pairs(now(), &all).unwrap();
+    let names: Vec<&str> = pairs.pairs.iter().map(|p| p.symbol.as_str()).collect();
+    assert_eq!(names, ["Cart"]);
+}
+
+#[test]
 fn json_map_scores_with_calibrated_relevance() {
     let dir = tempfile::tempdir().unwrap();
     let fake = FakeRelevance::new()

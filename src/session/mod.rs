@@ -38,7 +38,7 @@ pub mod state;
 pub mod store;
 pub mod write_gate;
 
-pub use service::{Env, Sessions};
+pub use service::{Env, SessionSettings, Sessions};
 pub use state::{Phase, SessionState, SessionStatus, ToolCall};
 pub use store::SessionStore;
 

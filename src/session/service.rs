@@ -32,26 +32,43 @@ use crate::router::{ExecutionPlan, PlanContext, create_plan};
 use crate::workspace::{Workspace, read_source};
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-/// Session settings read from `.code-intel/config.json` (top-level keys).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+/// The session's part of the project configuration (`crate::config::Config`, loaded and checked
+/// once with the workspace), plus the problems that loading found, which the status reports.
+#[derive(Debug, Clone)]
 pub struct SessionSettings {
     /// With no active session, the Claude Code hook denies edits instead of allowing them.
     pub strict_write_gate: bool,
+    /// Days before a learned pair expires (`auto_purge_days`).
+    pub purge_days: u64,
+    pub config_problems: Vec<crate::config::ConfigProblem>,
+}
+
+impl Default for SessionSettings {
+    fn default() -> Self {
+        SessionSettings::from_workspace(&crate::config::Config::default(), &[])
+    }
 }
 
 impl SessionSettings {
-    pub fn load(state_dir: &Path) -> SessionSettings {
-        std::fs::read_to_string(state_dir.join("config.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default()
+    pub fn from_workspace(
+        config: &crate::config::Config,
+        problems: &[crate::config::ConfigProblem],
+    ) -> SessionSettings {
+        SessionSettings {
+            strict_write_gate: config.strict_write_gate,
+            purge_days: config.auto_purge_days,
+            config_problems: problems.to_vec(),
+        }
+    }
+
+    pub fn of(ws: &Workspace) -> SessionSettings {
+        SessionSettings::from_workspace(&ws.config, &ws.config_report.problems)
     }
 }
 
@@ -68,17 +85,17 @@ pub struct Sessions {
 impl Sessions {
     /// The sessions of the project whose state directory is `state_dir` (`.code-intel/`).
     /// Relevance starts unavailable until a scorer is installed with [`Sessions::relevance`].
-    pub fn open(state_dir: &Path) -> Sessions {
+    pub fn open(state_dir: &Path, settings: SessionSettings) -> Sessions {
         let relevance = SharedRelevance::new(Arc::new(Unavailable(
             "no embedding model is connected to the session service; run `code-intel model install`".into(),
         )));
         let map: Arc<dyn MapStore> = Arc::new(JsonMapStore::new(state_dir, relevance.clone()));
         Sessions {
             store: SessionStore::new(state_dir),
-            memory: Memory::new(state_dir),
+            memory: Memory::new(state_dir).with_expiry_days(settings.purge_days),
             relevance,
             map: RwLock::new(map),
-            settings: SessionSettings::load(state_dir),
+            settings,
         }
     }
 
@@ -1457,6 +1474,9 @@ pub struct StatusOutput {
     /// Whether a session is active (the phase gate applies).
     pub active: bool,
     pub strict_write_gate: bool,
+    /// Entries of `.code-intel/config.json` that do not apply as written (the rest does).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub config_problems: Vec<crate::config::ConfigProblem>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     #[serde(flatten)]
@@ -1473,6 +1493,7 @@ pub fn get_session_status(env: &Env, id: Option<&str>) -> ToolResult<StatusOutpu
         return Ok(StatusOutput {
             active: false,
             strict_write_gate,
+            config_problems: env.sessions.settings.config_problems.clone(),
             message: Some("no active session: every tool works as a plain code tool; start_session begins the phase-gated workflow".into()),
             session: None,
         });
@@ -1500,6 +1521,7 @@ pub fn get_session_status(env: &Env, id: Option<&str>) -> ToolResult<StatusOutpu
     Ok(StatusOutput {
         active: state.status == SessionStatus::Active,
         strict_write_gate,
+        config_problems: env.sessions.settings.config_problems.clone(),
         message: None,
         session: Some(SessionView {
             missing_slots: state.query_frame.missing_slots(),

@@ -10,7 +10,8 @@ use serde::Deserialize;
 pub const DESCRIPTION: &str = "The session's state: phase, intent, risk_level, QueryFrame (slots, mapped \
 symbols), exploration / semantic / verification results, explored_files, short-circuit hint, phase \
 history, allowed_tools in this phase, next_step, and the server's record of its tool calls. Without an \
-active session: {active: false}.";
+active session: {active: false}. `config_problems` lists entries of .code-intel/config.json that do not \
+apply as written (the rest of the file does).";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -48,8 +48,9 @@ use std::time::{Duration, Instant};
 
 /// Everything a tool may use: the workspace and the per-project indexes.
 pub struct Context {
-    pub ws: Workspace,
-    pub symbols: SymbolIndex,
+    /// Shared so that work which outlives a call (a sync past `sync_timeout_seconds`) can hold it.
+    pub ws: Arc<Workspace>,
+    pub symbols: Arc<SymbolIndex>,
     /// Per-file outlines and manifests (`analyze_file`, `analyze_project`, `get_dependencies`).
     pub outlines: crate::index::outlines::OutlineIndex,
     /// The project-wide import graph, built from the outlines.
@@ -64,11 +65,14 @@ pub struct Context {
 
 impl Context {
     pub fn open(root: &std::path::Path) -> anyhow::Result<Context> {
-        let ws = Workspace::open(root)?;
-        let symbols = SymbolIndex::new(&ws.state_dir());
+        let ws = Arc::new(Workspace::open(root)?);
+        let symbols = Arc::new(SymbolIndex::new(&ws.state_dir()));
         let outlines = crate::index::outlines::OutlineIndex::new(&ws.state_dir());
         let graph = crate::deps::GraphStore::new(ws.root(), &ws.state_dir());
-        let sessions = crate::session::Sessions::open(&ws.state_dir());
+        let sessions = crate::session::Sessions::open(
+            &ws.state_dir(),
+            crate::session::SessionSettings::of(&ws),
+        );
         let embedder = crate::relevance::embedded::project_embedder(&ws);
         sessions
             .relevance()

@@ -8,13 +8,15 @@ use crate::index::sync::Progress;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub const DESCRIPTION: &str = "Sync the semantic index with the workspace: re-index files added, modified or deleted \
 since the last sync (SHA-256 fingerprints), then embed new chunks. The lexical index is usable as soon as the first \
 phase ends; embedding continues in the background if it does not finish within the call. Sends progress \
 notifications when the request has a progress token. Returns added/modified/deleted counts, chunks, embedding \
-state and timings. Usually not needed: the server syncs at start and search results flag files changed since indexing.";
+state and timings. A sync longer than sync_timeout_seconds (config.json, default 30) returns early with `background` \
+saying it goes on in the background. Usually not needed: the server syncs at start and search results flag files \
+changed since indexing.";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -29,8 +31,11 @@ pub type Output = SyncOutcome;
 
 pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
     let reporter = ctx.progress();
-    // Leave time to answer within the call's limit; embedding goes on in the background.
-    let budget = Duration::from_secs_f64(ctx.ws.config.tool_timeout_secs as f64 * 0.75);
+    let started = Instant::now();
+    // Leave time to answer within the call's limit, and give way at `sync_timeout_seconds`.
+    let limit = Duration::from_secs(ctx.ws.config.sync_timeout_seconds).min(
+        Duration::from_secs_f64(ctx.ws.config.tool_timeout_secs as f64 * 0.75),
+    );
     let progress = move |p: Progress| {
         // Two phases on one monotonic 0-100 scale: indexing, then embedding.
         let fraction = if p.total > 0 {
@@ -45,16 +50,57 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
         };
         reporter.report(value, Some(100.0), &p.message);
     };
-    ctx.semantic
-        .sync(
-            &ctx.ws,
-            &ctx.symbols,
-            params.target.unwrap_or(Target::All),
-            params.force.unwrap_or(false),
-            Some(budget),
-            &progress,
-        )
-        .map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))
+    let progress = Arc::new(progress);
+    // The lexical part runs on a thread of its own, so that a sync longer than the limit can go
+    // on after the call has answered; it commits file batch by file batch, so even a process
+    // that exits meanwhile leaves a store the next sync completes.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (ws, symbols, semantic) = (ctx.ws.clone(), ctx.symbols.clone(), ctx.semantic.clone());
+    let target = params.target.unwrap_or(Target::All);
+    let force = params.force.unwrap_or(false);
+    let sink = progress.clone();
+    std::thread::Builder::new()
+        .name("code-intel-sync-call".into())
+        .spawn(move || {
+            let result = semantic.sync(&ws, &symbols, target, force, Some(Duration::ZERO), &*sink);
+            if let Err(err) = &result {
+                tracing::warn!("sync failed: {err:#}");
+            }
+            let _ = tx.send(result);
+        })
+        .map_err(|err| ToolError::internal(format!("cannot start the sync: {err}")))?;
+    let received = if limit.is_zero() {
+        None
+    } else {
+        rx.recv_timeout(limit).ok()
+    };
+    let config_problems = ctx.ws.config_report.problems.clone();
+    let Some(result) = received else {
+        return Ok(SyncOutcome {
+            forest: None,
+            map: None,
+            embedding: ctx.semantic.embedding_status(),
+            seconds: started.elapsed().as_secs_f64(),
+            background: Some(format!(
+                "the sync ran past sync_timeout_seconds ({} s) and continues in the background \
+                 of this process (if the process ends first, the next sync resumes it); \
+                 semantic_search answers from what is indexed so far, and its index_status \
+                 shows the progress",
+                limit.as_secs()
+            )),
+            config_problems,
+        });
+    };
+    let mut outcome = result.map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))?;
+    // Embedding for what is left of the limit; it continues in the background either way.
+    let left = limit.saturating_sub(started.elapsed());
+    outcome.embedding = ctx
+        .semantic
+        .embed(Some(left), &*progress)
+        .map_err(|err| ToolError::internal(format!("embedding failed: {err:#}")))?;
+    outcome.seconds = started.elapsed().as_secs_f64();
+    outcome.config_problems = config_problems;
+    Ok(outcome)
 }
 
 /// How long the start-up work that needs the model waits for it to load.
@@ -103,6 +149,7 @@ pub fn start_background(ctx: Arc<Context>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Context;
     use super::super::test_support::{project, run};
     use serde_json::json;
 
@@ -131,5 +178,105 @@ mod tests {
         assert!(out.get("map").is_none());
         let err = run(&ctx, "sync_index", json!({"target": "trees"})).unwrap_err();
         assert_eq!(err.code, crate::error::ErrorCode::InvalidParameter);
+    }
+
+    /// `supported_languages` narrows the index (and a narrower setting removes what it leaves
+    /// out); `chunk_strategy` decides the chunks, and changing it re-chunks every file.
+    #[test]
+    fn languages_and_chunk_strategy_change_what_is_indexed() {
+        let (dir, ctx) = project(&[
+            (
+                "app/cart.py",
+                "class Cart:\n    def total(self):\n        return 1\n",
+            ),
+            (
+                "web/cart.ts",
+                "export function total(): number {\n  return 1;\n}\n",
+            ),
+            ("README.md", "# Shop\nA shop.\n"),
+        ]);
+        let out = run(&ctx, "sync_index", json!({"target": "forest"})).unwrap();
+        assert_eq!(out["forest"]["files"], 3, "{out}");
+        assert_eq!(out["forest"]["rechunked"], false);
+        let chunks = run(&ctx, "get_chunks", json!({"path": "app/cart.py"})).unwrap();
+        assert_eq!(chunks["files"][0]["strategy"], "code", "{chunks}");
+        drop(ctx);
+
+        std::fs::write(
+            dir.path().join(".code-intel/config.json"),
+            r#"{"supported_languages": ["python"], "chunk_strategy": "lines"}"#,
+        )
+        .unwrap();
+        let ctx = Context::open(dir.path()).unwrap();
+        let out = run(&ctx, "sync_index", json!({"target": "forest"})).unwrap();
+        assert_eq!(out["forest"]["rechunked"], true, "{out}");
+        // The Python file and the README (text has no language); the TypeScript file is out.
+        assert_eq!(out["forest"]["files"], 2, "{out}");
+        let chunks = run(&ctx, "get_chunks", json!({"path": "app/cart.py"})).unwrap();
+        assert_eq!(chunks["files"][0]["strategy"], "lines", "{chunks}");
+        let again = run(&ctx, "sync_index", json!({"target": "forest"})).unwrap();
+        assert_eq!(again["forest"]["rechunked"], false, "{again}");
+        assert_eq!(again["forest"]["unchanged"], 2, "{again}");
+    }
+
+    /// `auto_purge_days`: an old agreement whose symbol is gone is purged (file and row); an old
+    /// one whose symbol exists and a young one whose symbol is gone stay.
+    #[test]
+    fn old_agreements_about_vanished_symbols_are_purged() {
+        let agreement = |symbol: &str, created: &str| {
+            format!(
+                "---\nnl_term: cart {symbol}\nsymbol: {symbol}\ncreated_at: {created}\n---\n\n## 根拠\n\n{symbol}\n"
+            )
+        };
+        let now = chrono::Utc::now().to_rfc3339();
+        let old = "2020-01-02T03:04:05+00:00";
+        let (old_gone, old_kept) = (agreement("Vanished", old), agreement("Cart", old));
+        let new_gone = agreement("Vanished", &now);
+        let (dir, ctx) = project(&[
+            ("app/cart.py", "class Cart:\n    pass\n"),
+            (".code-intel/config.json", r#"{"auto_purge_days": 10}"#),
+            (".code-intel/agreements/old-gone.md", old_gone.as_str()),
+            (".code-intel/agreements/old-kept.md", old_kept.as_str()),
+            (".code-intel/agreements/new-gone.md", new_gone.as_str()),
+        ]);
+        let out = run(&ctx, "sync_index", json!({"target": "map"})).unwrap();
+        assert_eq!(out["map"]["purged"], 1, "{out}");
+        assert_eq!(out["map"]["agreements"], 2, "{out}");
+        let left = |name: &str| {
+            dir.path()
+                .join(".code-intel/agreements")
+                .join(name)
+                .exists()
+        };
+        assert!(!left("old-gone.md"));
+        assert!(left("old-kept.md") && left("new-gone.md"));
+    }
+
+    /// `sync_timeout_seconds`: a sync that runs longer returns at once, says it goes on in the
+    /// background, and does finish there.
+    #[test]
+    fn a_sync_past_its_timeout_continues_in_the_background() {
+        let (_dir, ctx) = project(&[
+            ("app/cart.py", "class Cart:\n    pass\n"),
+            (".code-intel/config.json", r#"{"sync_timeout_seconds": 0}"#),
+        ]);
+        let out = run(&ctx, "sync_index", json!({})).unwrap();
+        assert!(
+            out["background"]
+                .as_str()
+                .unwrap()
+                .contains("sync_timeout_seconds (0 s)"),
+            "{out}"
+        );
+        assert!(out.get("forest").is_none(), "{out}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while ctx.semantic.sync_state().last_sync.is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the background sync never finished"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert_eq!(ctx.semantic.sync_state().files.len(), 1);
     }
 }

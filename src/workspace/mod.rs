@@ -12,7 +12,7 @@ pub mod watch;
 pub use source::{SourceText, count_lines, read_source};
 pub use walk::{WalkOptions, WalkedFile, walk_files};
 
-use crate::config::Config;
+use crate::config::{Config, ConfigReport};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use std::path::{Component, Path, PathBuf};
 
@@ -20,6 +20,8 @@ use std::path::{Component, Path, PathBuf};
 pub struct Workspace {
     root: PathBuf,
     pub config: Config,
+    /// What loading `config` found: problems to pass on to the agent, and value origins.
+    pub config_report: ConfigReport,
 }
 
 /// A path known to be inside the workspace.
@@ -43,8 +45,20 @@ impl Workspace {
             "workspace root {} is not a directory",
             root.display()
         );
-        let config = Config::load(&root);
-        Ok(Workspace { root, config })
+        let (config, config_report) = crate::config::load(&root);
+        for problem in &config_report.problems {
+            tracing::warn!(
+                "{}: {}: {}",
+                config_report.file.display(),
+                problem.path,
+                problem.message
+            );
+        }
+        Ok(Workspace {
+            root,
+            config,
+            config_report,
+        })
     }
 
     pub fn root(&self) -> &Path {

@@ -250,6 +250,7 @@ async def test_init_and_the_pre_tool_use_hook(open_client, fresh_fixture, server
     report = json.loads(first.stdout)
     assert {f["file"]: f["action"] for f in report["files"]} == {
         ".code-intel/config.json": "created",
+        ".code-intel/config.schema.json": "created",
         ".mcp.json": "created",
         ".claude/commands/code.md": "created",
         ".claude/settings.json": "created",
