@@ -309,6 +309,60 @@ impl SemanticIndex {
         }
     }
 
+    /// [`Self::sync`] for a caller that must answer within `limit` (`sync_timeout_seconds`, a
+    /// tool call's time): the indexing runs on a thread of its own and goes on after `limit`
+    /// has passed, with the outcome's `background` saying so; embedding gets what is left of
+    /// `limit` and continues in the background either way. Indexing commits file batch by file
+    /// batch, so a process that exits meanwhile leaves a store the next sync completes.
+    pub fn sync_within(
+        self: &Arc<Self>,
+        ws: &Arc<Workspace>,
+        symbols: &Arc<SymbolIndex>,
+        target: Target,
+        force: bool,
+        limit: Duration,
+        progress: Arc<dyn Fn(Progress) + Send + Sync>,
+    ) -> Result<SyncOutcome> {
+        let started = Instant::now();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (ws_, symbols_, this, sink) =
+            (ws.clone(), symbols.clone(), self.clone(), progress.clone());
+        std::thread::Builder::new()
+            .name("code-intel-sync-call".into())
+            .spawn(move || {
+                let result =
+                    this.sync(&ws_, &symbols_, target, force, Some(Duration::ZERO), &*sink);
+                if let Err(err) = &result {
+                    tracing::warn!("sync failed: {err:#}");
+                }
+                let _ = tx.send(result);
+            })?;
+        let received = (!limit.is_zero())
+            .then(|| rx.recv_timeout(limit).ok())
+            .flatten();
+        let Some(result) = received else {
+            return Ok(SyncOutcome {
+                forest: None,
+                map: None,
+                embedding: self.embedding_status(),
+                seconds: started.elapsed().as_secs_f64(),
+                background: Some(format!(
+                    "the sync ran past sync_timeout_seconds ({} s) and continues in the background \
+                     of this process (if the process ends first, the next sync resumes it); \
+                     semantic_search answers from what is indexed so far, and its index_status \
+                     shows the progress",
+                    limit.as_secs()
+                )),
+                config_problems: Vec::new(),
+            });
+        };
+        let mut outcome = result?;
+        outcome.embedding =
+            self.embed(Some(limit.saturating_sub(started.elapsed())), &*progress)?;
+        outcome.seconds = started.elapsed().as_secs_f64();
+        Ok(outcome)
+    }
+
     /// Syncs `target`; then embeds for up to `embed_budget` (None: until done), reporting
     /// progress. Embedding that does not finish in the budget continues in the background.
     pub fn sync(

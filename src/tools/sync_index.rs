@@ -8,7 +8,7 @@ use crate::index::sync::Progress;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const DESCRIPTION: &str = "Sync the semantic index with the workspace: re-index files added, modified or deleted \
 since the last sync (SHA-256 fingerprints), then embed new chunks. The lexical index is usable as soon as the first \
@@ -31,7 +31,6 @@ pub type Output = SyncOutcome;
 
 pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
     let reporter = ctx.progress();
-    let started = Instant::now();
     // Leave time to answer within the call's limit, and give way at `sync_timeout_seconds`.
     let limit = Duration::from_secs(ctx.ws.config.sync_timeout_seconds).min(
         Duration::from_secs_f64(ctx.ws.config.tool_timeout_secs as f64 * 0.75),
@@ -50,56 +49,18 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
         };
         reporter.report(value, Some(100.0), &p.message);
     };
-    let progress = Arc::new(progress);
-    // The lexical part runs on a thread of its own, so that a sync longer than the limit can go
-    // on after the call has answered; it commits file batch by file batch, so even a process
-    // that exits meanwhile leaves a store the next sync completes.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let (ws, symbols, semantic) = (ctx.ws.clone(), ctx.symbols.clone(), ctx.semantic.clone());
-    let target = params.target.unwrap_or(Target::All);
-    let force = params.force.unwrap_or(false);
-    let sink = progress.clone();
-    std::thread::Builder::new()
-        .name("code-intel-sync-call".into())
-        .spawn(move || {
-            let result = semantic.sync(&ws, &symbols, target, force, Some(Duration::ZERO), &*sink);
-            if let Err(err) = &result {
-                tracing::warn!("sync failed: {err:#}");
-            }
-            let _ = tx.send(result);
-        })
-        .map_err(|err| ToolError::internal(format!("cannot start the sync: {err}")))?;
-    let received = if limit.is_zero() {
-        None
-    } else {
-        rx.recv_timeout(limit).ok()
-    };
-    let config_problems = ctx.ws.config_report.problems.clone();
-    let Some(result) = received else {
-        return Ok(SyncOutcome {
-            forest: None,
-            map: None,
-            embedding: ctx.semantic.embedding_status(),
-            seconds: started.elapsed().as_secs_f64(),
-            background: Some(format!(
-                "the sync ran past sync_timeout_seconds ({} s) and continues in the background \
-                 of this process (if the process ends first, the next sync resumes it); \
-                 semantic_search answers from what is indexed so far, and its index_status \
-                 shows the progress",
-                limit.as_secs()
-            )),
-            config_problems,
-        });
-    };
-    let mut outcome = result.map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))?;
-    // Embedding for what is left of the limit; it continues in the background either way.
-    let left = limit.saturating_sub(started.elapsed());
-    outcome.embedding = ctx
+    let mut outcome = ctx
         .semantic
-        .embed(Some(left), &*progress)
-        .map_err(|err| ToolError::internal(format!("embedding failed: {err:#}")))?;
-    outcome.seconds = started.elapsed().as_secs_f64();
-    outcome.config_problems = config_problems;
+        .sync_within(
+            &ctx.ws,
+            &ctx.symbols,
+            params.target.unwrap_or(Target::All),
+            params.force.unwrap_or(false),
+            limit,
+            Arc::new(progress),
+        )
+        .map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))?;
+    outcome.config_problems = ctx.ws.config_report.problems.clone();
     Ok(outcome)
 }
 
