@@ -124,7 +124,7 @@ fn with_env<T>(
         ws: &ws,
         symbols: &symbols,
         sessions: &sessions,
-        tool_names: &[],
+        tools: crate::tools::gated(),
     };
     f(&env).map(Some).map_err(|e| e.to_string())
 }

@@ -79,8 +79,12 @@ mod tests {
         for step in 0..=7 {
             assert!(text.contains(&format!("## Step {step}:")), "step {step}");
         }
-        for tool in crate::session::gate::SESSION_TOOLS.iter().take(12) {
-            if *tool != "get_session_analysis" && *tool != "get_improvement_insights" {
+        let session_tools = crate::tools::gated()
+            .iter()
+            .filter(|t| t.gate == crate::session::gate::Gate::Session)
+            .map(|t| t.name);
+        for tool in session_tools {
+            if !["get_session_analysis", "get_improvement_insights"].contains(&tool) {
                 assert!(text.contains(tool), "{tool} missing");
             }
         }

@@ -9,42 +9,41 @@
 //! | VERIFICATION | allowed | refused | allowed | refused |
 //! | READY | allowed | allowed | allowed | allowed (explored files) |
 //!
-//! Session tools, status and maintenance tools (`sync_index`, `index_status`) are never refused
-//! here; each session tool checks its own phase. `collection: "auto"` may fall through to the
-//! forest, so it counts as a forest search. Writes are gated by `check_write_target` and the
-//! Claude Code hook, not here. Tools added later default to code tools (read-only exploration),
-//! which is the safe side.
+//! Session tools and maintenance tools (`sync_index`) are never refused here; each session tool
+//! checks its own phase. Which class a tool is in is a column of the tool table ([`Gate`]), set
+//! where the tool is declared. `collection: "auto"` may fall through to the forest, so it counts
+//! as a forest search. Writes are gated by `check_write_target` and the Claude Code hook, not
+//! here.
 
 use super::state::Phase;
 use serde_json::Value;
 
-/// The session tools: always callable; they enforce their own phase preconditions.
-pub const SESSION_TOOLS: &[&str] = &[
-    "start_session",
-    "set_query_frame",
-    "submit_understanding",
-    "validate_symbol_relevance",
-    "confirm_symbol_relevance",
-    "submit_semantic",
-    "submit_verification",
-    "check_write_target",
-    "add_explored_files",
-    "revert_to_exploration",
-    "record_outcome",
-    "get_session_status",
-    "get_session_analysis",
-    "get_improvement_insights",
-];
+/// Which part of the matrix a tool belongs to: a column of the server's tool table
+/// (`tools::TOOLS`), so a new tool is classified where it is declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Session tools: always callable; they enforce their own phase preconditions.
+    Session,
+    /// Tools that maintain or report on indexes and never explore code themselves.
+    Maintenance,
+    /// Code exploration (search_text, find_definitions, get_symbols, …).
+    Code,
+    /// `semantic_search`: map or forest, as its `collection` says.
+    Search,
+}
 
-/// Tools that maintain or report on indexes and never explore code themselves.
-const MAINTENANCE_TOOLS: &[&str] = &["sync_index", "index_status"];
+/// A tool as the gate sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GatedTool {
+    pub name: &'static str,
+    pub gate: Gate,
+}
 
 /// How the matrix sees a tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolClass {
     Session,
     Maintenance,
-    /// Code exploration (search_text, find_definitions, get_symbols, …).
     Code,
     /// `semantic_search` on the learned map only.
     MapSearch,
@@ -52,20 +51,35 @@ pub enum ToolClass {
     ForestSearch,
 }
 
-pub fn classify(tool: &str, args: &Value) -> ToolClass {
-    if SESSION_TOOLS.contains(&tool) {
-        return ToolClass::Session;
-    }
-    if MAINTENANCE_TOOLS.contains(&tool) {
-        return ToolClass::Maintenance;
-    }
-    if tool == "semantic_search" {
-        return match args.get("collection").and_then(Value::as_str) {
+/// The class of one call of a tool of class `gate` with arguments `args`.
+pub fn classify(gate: Gate, args: &Value) -> ToolClass {
+    match gate {
+        Gate::Session => ToolClass::Session,
+        Gate::Maintenance => ToolClass::Maintenance,
+        Gate::Code => ToolClass::Code,
+        Gate::Search => match args.get("collection").and_then(Value::as_str) {
             Some("map") => ToolClass::MapSearch,
             _ => ToolClass::ForestSearch,
-        };
+        },
     }
-    ToolClass::Code
+}
+
+/// The gate of the tool named `name` among `tools`; a name the table does not know is treated as
+/// code exploration, the side the matrix restricts.
+pub fn gate_of(tools: &[GatedTool], name: &str) -> Gate {
+    tools
+        .iter()
+        .find(|t| t.name == name)
+        .map_or(Gate::Code, |t| t.gate)
+}
+
+/// The tools of `tools` that `phase` allows (a search counted by its forest use).
+pub fn allowed_in(phase: Phase, tools: &[GatedTool]) -> Vec<&'static str> {
+    tools
+        .iter()
+        .filter(|t| allows(phase, classify(t.gate, &Value::Null)))
+        .map(|t| t.name)
+        .collect()
 }
 
 pub fn allows(phase: Phase, class: ToolClass) -> bool {
@@ -87,20 +101,27 @@ pub struct Violation {
     pub next_step: String,
 }
 
-/// Checks one call against the matrix. `all_tools` is the server's tool list, from which the
+/// Checks one call against the matrix. `all_tools` is the server's tool table, from which the
 /// allowed ones are named in the refusal.
-pub fn check(phase: Phase, tool: &str, args: &Value, all_tools: &[&str]) -> Result<(), Violation> {
-    let class = classify(tool, args);
+pub fn check(
+    phase: Phase,
+    tool: &str,
+    args: &Value,
+    all_tools: &[GatedTool],
+) -> Result<(), Violation> {
+    let class = classify(gate_of(all_tools, tool), args);
     if allows(phase, class) {
         return Ok(());
     }
-    let mut allowed: Vec<String> = all_tools
-        .iter()
-        .filter(|t| allows(phase, classify(t, &Value::Null)))
-        .map(|t| t.to_string())
+    let mut allowed: Vec<String> = allowed_in(phase, all_tools)
+        .into_iter()
+        .map(String::from)
         .collect();
-    if all_tools.contains(&"semantic_search") && !allowed.iter().any(|t| t == "semantic_search") {
-        allowed.push("semantic_search (collection: \"map\")".into());
+    let search = all_tools.iter().find(|t| t.gate == Gate::Search);
+    if let Some(search) = search
+        && !allowed.iter().any(|t| t == search.name)
+    {
+        allowed.push(format!("{} (collection: \"map\")", search.name));
     }
     let what = match class {
         ToolClass::ForestSearch => {
@@ -131,6 +152,20 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const fn tool(name: &'static str, gate: Gate) -> GatedTool {
+        GatedTool { name, gate }
+    }
+
+    /// A table like the server's (its real classes are tested with `tools::TOOLS`).
+    const TABLE: &[GatedTool] = &[
+        tool("search_text", Gate::Code),
+        tool("find_definitions", Gate::Code),
+        tool("semantic_search", Gate::Search),
+        tool("start_session", Gate::Session),
+        tool("submit_semantic", Gate::Session),
+        tool("sync_index", Gate::Maintenance),
+    ];
+
     #[test]
     fn the_v39_matrix() {
         use Phase::*;
@@ -145,11 +180,10 @@ mod tests {
             ("semantic_search", &auto, [false, true, false, true]),
             ("find_definitions", &none, [true, false, true, true]),
             ("search_text", &none, [true, false, true, true]),
-            ("get_function_at_line", &none, [true, false, true, true]),
-            ("analyze_file", &none, [true, false, true, true]),
             ("submit_semantic", &none, [true, true, true, true]),
-            ("get_session_status", &none, [true, true, true, true]),
             ("sync_index", &none, [true, true, true, true]),
+            // A name the table does not know is held to the code tools' rule.
+            ("no_such_tool", &none, [true, false, true, true]),
         ];
         for (tool, args, want) in cases {
             for (phase, want) in [Exploration, Semantic, Verification, Ready]
@@ -157,7 +191,7 @@ mod tests {
                 .zip(want)
             {
                 assert_eq!(
-                    check(phase, tool, args, &[]).is_ok(),
+                    check(phase, tool, args, TABLE).is_ok(),
                     *want,
                     "{tool} {args} in {phase:?}"
                 );
@@ -167,13 +201,8 @@ mod tests {
 
     #[test]
     fn refusal_names_phase_allowed_tools_and_next_step() {
-        let all = [
-            "search_text",
-            "find_definitions",
-            "semantic_search",
-            "start_session",
-        ];
-        let v = check(Phase::Semantic, "find_definitions", &Value::Null, &all).unwrap_err();
+        let all = &TABLE[..4];
+        let v = check(Phase::Semantic, "find_definitions", &Value::Null, all).unwrap_err();
         assert!(v.message.contains("SEMANTIC"), "{}", v.message);
         assert_eq!(v.allowed, ["semantic_search", "start_session"]);
         assert!(v.next_step.contains("submit_semantic"));
@@ -181,7 +210,7 @@ mod tests {
             Phase::Exploration,
             "semantic_search",
             &json!({"collection": "forest"}),
-            &all,
+            all,
         )
         .unwrap_err();
         assert!(

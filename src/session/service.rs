@@ -127,12 +127,12 @@ impl Sessions {
 }
 
 /// What an operation needs from the server: the workspace, the symbol index, the sessions and
-/// the names of the server's tools (for plans and refusals).
+/// the server's tools with their gate classes (for plans, refusals and the call record).
 pub struct Env<'a> {
     pub ws: &'a Workspace,
     pub symbols: &'a SymbolIndex,
     pub sessions: &'a Sessions,
-    pub tool_names: &'a [&'a str],
+    pub tools: &'a [gate::GatedTool],
 }
 
 /// A state-machine answer with the session it belongs to.
@@ -168,18 +168,14 @@ pub(crate) fn store_error(err: StoreError) -> ToolError {
 }
 
 /// A state-machine refusal as the agent sees it.
-pub(crate) fn refusal_error(refusal: Refusal, tool_names: &[&str]) -> ToolError {
+pub(crate) fn refusal_error(refusal: Refusal, tools: &[gate::GatedTool]) -> ToolError {
     match refusal {
         Refusal::Phase {
             phase,
             operation,
             allowed_in,
         } => {
-            let allowed_tools: Vec<&str> = tool_names
-                .iter()
-                .copied()
-                .filter(|t| gate::allows(phase, gate::classify(t, &Value::Null)))
-                .collect();
+            let allowed_tools = gate::allowed_in(phase, tools);
             ToolError::new(
                 ErrorCode::PhaseViolation,
                 format!(
@@ -265,7 +261,7 @@ impl Env<'_> {
             .store
             .update(id, &stamp, f)
             .map_err(store_error)?
-            .map_err(|r| refusal_error(r, self.tool_names))
+            .map_err(|r| refusal_error(r, self.tools))
     }
 
     fn snapshot(&self) -> ToolResult<Arc<Snapshot>> {
@@ -563,7 +559,7 @@ pub fn set_query_frame(
     let state = env.session(id)?;
     state
         .require("set_query_frame", &[Phase::Exploration])
-        .map_err(|r| refusal_error(r, env.tool_names))?;
+        .map_err(|r| refusal_error(r, env.tools))?;
     if slots.is_empty() {
         return Err(ToolError::invalid_parameter(
             "no slot given: pass at least one of target_feature, trigger_condition, observed_issue, desired_action as {value, quote}",
@@ -582,12 +578,13 @@ pub fn set_query_frame(
     })?;
     let (_, stamp) = now();
     let indexed = env.snapshot()?.files.len();
+    let tool_names: Vec<&str> = env.tools.iter().map(|t| t.name).collect();
     let plan = create_plan(
         &state.query_frame,
         state.intent,
         &PlanContext {
             session_id: Some(&state.session_id),
-            available_tools: env.tool_names,
+            available_tools: &tool_names,
             indexed_files: Some(indexed),
             hinted_symbols: if state.shortcircuit.found {
                 &state.shortcircuit.symbols
@@ -634,12 +631,11 @@ pub struct Understanding {
 }
 
 /// Tools counted as exploration from the call record: successful calls of non-session tools.
-fn tools_used(calls: &[ToolCall]) -> BTreeSet<String> {
+fn tools_used(calls: &[ToolCall], tools: &[gate::GatedTool]) -> BTreeSet<String> {
     calls
         .iter()
         .filter(|c| {
-            c.ok && c.source == "mcp"
-                && gate::classify(&c.tool, &c.args) != gate::ToolClass::Session
+            c.ok && c.source == "mcp" && gate::gate_of(tools, &c.tool) != gate::Gate::Session
         })
         .map(|c| c.tool.clone())
         .collect()
@@ -653,7 +649,7 @@ pub fn submit_understanding(
     let state = env.session(id)?;
     state
         .require("submit_understanding", &[Phase::Exploration])
-        .map_err(|r| refusal_error(r, env.tool_names))?;
+        .map_err(|r| refusal_error(r, env.tools))?;
     let snapshot = env.snapshot()?;
     let trim = |v: Vec<String>| {
         v.into_iter()
@@ -733,7 +729,7 @@ pub fn submit_understanding(
         });
     }
     let calls = env.calls(&state.session_id);
-    report.tools_used = tools_used(&calls);
+    report.tools_used = tools_used(&calls, env.tools);
     report.call_files = calls
         .iter()
         .filter(|c| c.ok && c.source == "mcp")
@@ -985,7 +981,7 @@ pub fn submit_semantic(
     let state = env.session(id)?;
     state
         .require("submit_semantic", &[Phase::Semantic])
-        .map_err(|r| refusal_error(r, env.tool_names))?;
+        .map_err(|r| refusal_error(r, env.tools))?;
     let snapshot = env.snapshot()?;
     let mut hallucinated = Vec::new();
     let mut missing_files = Vec::new();
@@ -1060,7 +1056,7 @@ pub fn submit_verification(
     let state = env.session(id)?;
     state
         .require("submit_verification", &[Phase::Verification])
-        .map_err(|r| refusal_error(r, env.tool_names))?;
+        .map_err(|r| refusal_error(r, env.tools))?;
     if results.is_empty() {
         return Err(ToolError::invalid_parameter(
             "results is empty: give a result for each hypothesis",
@@ -1306,7 +1302,7 @@ pub fn record_outcome(
         semantic_used: state.semantic.is_some(),
         analysis: analysis.filter(|a| !a.trim().is_empty()),
         trigger_message: trigger_message.filter(|a| !a.trim().is_empty()),
-        tools_used: tools_used(&calls).into_iter().collect(),
+        tools_used: tools_used(&calls, env.tools).into_iter().collect(),
         phase_violations: calls
             .iter()
             .filter(|c| c.error_code.as_deref() == Some(ErrorCode::PhaseViolation.as_str()))
@@ -1499,11 +1495,9 @@ pub fn get_session_status(env: &Env, id: Option<&str>) -> ToolResult<StatusOutpu
         });
     };
     let calls = env.calls(&state.session_id);
-    let allowed_tools: Vec<String> = env
-        .tool_names
-        .iter()
-        .filter(|t| gate::allows(state.phase, gate::classify(t, &Value::Null)))
-        .map(|t| t.to_string())
+    let allowed_tools: Vec<String> = gate::allowed_in(state.phase, env.tools)
+        .into_iter()
+        .map(String::from)
         .collect();
     let recent: Vec<CallView> = calls
         .iter()

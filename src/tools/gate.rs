@@ -8,18 +8,11 @@
 //! of what the agent did, which `submit_understanding` and the outcome log read instead of the
 //! agent's claims.
 
-use super::{Context, TOOLS, ToolDef};
+use super::{Context, ToolDef};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::session::{Env, Phase, ToolCall, gate};
 use serde_json::{Value, json};
-use std::sync::OnceLock;
 use std::time::Instant;
-
-/// Names of every tool, for plans and refusals.
-pub(super) fn tool_names() -> &'static [&'static str] {
-    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
-    NAMES.get_or_init(|| TOOLS.iter().map(|t| t.name).collect())
-}
 
 /// The session service's view of the context.
 pub(super) fn env(ctx: &Context) -> Env<'_> {
@@ -27,7 +20,7 @@ pub(super) fn env(ctx: &Context) -> Env<'_> {
         ws: &ctx.ws,
         symbols: &ctx.symbols,
         sessions: &ctx.sessions,
-        tool_names: tool_names(),
+        tools: super::gated(),
     }
 }
 
@@ -65,7 +58,7 @@ pub(super) fn guarded(
     let env = env(ctx);
     let targeted = targeted_files(&env, &args);
     if let Some(session) = &active
-        && let Err(v) = gate::check(session.phase, tool.name, &args, tool_names())
+        && let Err(v) = gate::check(session.phase, tool.name, &args, super::gated())
     {
         let err = ToolError::new(ErrorCode::PhaseViolation, v.message)
             .with("phase", v.phase.as_str())

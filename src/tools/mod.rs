@@ -38,6 +38,7 @@ pub use progress::{ProgressSink, Reporter, with_progress};
 
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::index::{FileEntry, SymbolIndex};
+use crate::session::gate::{Gate, GatedTool};
 use crate::workspace::{ResolvedPath, Workspace, read_source};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -164,75 +165,125 @@ pub struct ToolDef {
     pub title: &'static str,
     pub description: &'static str,
     pub read_only: bool,
+    /// Where the session's phase matrix puts the tool.
+    pub gate: Gate,
     pub input_schema: fn() -> Map<String, Value>,
     pub output_schema: fn() -> Map<String, Value>,
     pub run: fn(&Context, Value) -> ToolResult<Value>,
 }
 
 macro_rules! tool {
-    ($module:ident, $title:literal) => {
+    ($module:ident, $title:literal, $gate:ident) => {
         ToolDef {
             name: stringify!($module),
             title: $title,
             description: $module::DESCRIPTION,
             read_only: true,
+            gate: Gate::$gate,
             input_schema: input_schema_of::<$module::Params>,
             output_schema: output_schema_of::<$module::Output>,
             run: |ctx, args| call(ctx, args, $module::run),
         }
     };
-    // A tool that changes state (the session tools): not read-only.
-    ($module:ident, $title:literal, writes) => {
+    // A tool that changes state (most session tools, sync_index): not read-only.
+    ($module:ident, $title:literal, $gate:ident, writes) => {
         ToolDef {
             read_only: false,
-            ..tool!($module, $title)
+            ..tool!($module, $title, $gate)
         }
     };
 }
 
 /// Every tool, in the order clients list them.
 pub static TOOLS: &[ToolDef] = &[
-    tool!(search_text, "Search text (ripgrep)"),
-    tool!(search_files, "Find files by name"),
-    tool!(find_definitions, "Find definitions"),
-    tool!(find_references, "Find references"),
-    tool!(get_symbols, "List symbols"),
-    tool!(analyze_structure, "File structure"),
-    tool!(get_function_at_line, "Function at line"),
-    tool!(analyze_file, "Analyze a file"),
-    tool!(search_symbol, "Search symbols"),
-    tool!(analyze_project, "Analyze the project"),
-    tool!(get_dependencies, "File dependencies"),
-    tool!(repo_pack, "Pack files for an LLM"),
-    tool!(start_session, "Start a phase-gated session", writes),
-    tool!(set_query_frame, "Set the request's QueryFrame", writes),
-    tool!(submit_understanding, "Submit the exploration", writes),
+    tool!(search_text, "Search text (ripgrep)", Code),
+    tool!(search_files, "Find files by name", Code),
+    tool!(find_definitions, "Find definitions", Code),
+    tool!(find_references, "Find references", Code),
+    tool!(get_symbols, "List symbols", Code),
+    tool!(analyze_structure, "File structure", Code),
+    tool!(get_function_at_line, "Function at line", Code),
+    tool!(analyze_file, "Analyze a file", Code),
+    tool!(search_symbol, "Search symbols", Code),
+    tool!(analyze_project, "Analyze the project", Code),
+    tool!(get_dependencies, "File dependencies", Code),
+    tool!(repo_pack, "Pack files for an LLM", Code),
+    tool!(
+        start_session,
+        "Start a phase-gated session",
+        Session,
+        writes
+    ),
+    tool!(
+        set_query_frame,
+        "Set the request's QueryFrame",
+        Session,
+        writes
+    ),
+    tool!(
+        submit_understanding,
+        "Submit the exploration",
+        Session,
+        writes
+    ),
     tool!(
         validate_symbol_relevance,
-        "Symbol relevance prompt and scores"
+        "Symbol relevance prompt and scores",
+        Session
     ),
     tool!(
         confirm_symbol_relevance,
         "Confirm symbols with code evidence",
+        Session,
         writes
     ),
-    tool!(submit_semantic, "Submit semantic hypotheses", writes),
+    tool!(
+        submit_semantic,
+        "Submit semantic hypotheses",
+        Session,
+        writes
+    ),
     tool!(
         submit_verification,
         "Submit hypothesis verification",
+        Session,
         writes
     ),
-    tool!(check_write_target, "May this file be written?"),
-    tool!(add_explored_files, "Add explored files", writes),
-    tool!(revert_to_exploration, "Back to exploration", writes),
-    tool!(record_outcome, "Record the session's outcome", writes),
-    tool!(get_session_status, "Session status"),
-    tool!(get_session_analysis, "Session analysis"),
-    tool!(get_improvement_insights, "Improvement insights"),
-    tool!(semantic_search, "Semantic code search"),
-    tool!(sync_index, "Sync the semantic index", writes),
-    tool!(get_chunks, "Chunks of a file or directory"),
+    tool!(check_write_target, "May this file be written?", Session),
+    tool!(add_explored_files, "Add explored files", Session, writes),
+    tool!(
+        revert_to_exploration,
+        "Back to exploration",
+        Session,
+        writes
+    ),
+    tool!(
+        record_outcome,
+        "Record the session's outcome",
+        Session,
+        writes
+    ),
+    tool!(get_session_status, "Session status", Session),
+    tool!(get_session_analysis, "Session analysis", Session),
+    tool!(get_improvement_insights, "Improvement insights", Session),
+    tool!(semantic_search, "Semantic code search", Search),
+    tool!(sync_index, "Sync the semantic index", Maintenance, writes),
+    tool!(get_chunks, "Chunks of a file or directory", Code),
 ];
+
+/// Every tool as the session's phase gate sees it: name and class.
+pub fn gated() -> &'static [GatedTool] {
+    static GATED: std::sync::OnceLock<Vec<GatedTool>> = std::sync::OnceLock::new();
+    GATED.get_or_init(|| {
+        TOOLS
+            .iter()
+            .map(|t| GatedTool {
+                name: t.name,
+                gate: t.gate,
+            })
+            .collect()
+    })
+}
 
 pub fn find(name: &str) -> Option<&'static ToolDef> {
     TOOLS.iter().find(|tool| tool.name == name)
@@ -420,5 +471,48 @@ pub(crate) mod test_support {
 
     pub fn run(ctx: &Context, tool: &str, args: Value) -> ToolResult<Value> {
         dispatch(ctx, tool, args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The gate column: the session tools are the session's, `semantic_search` is the one search
+    /// whose class depends on its collection, `sync_index` only maintains, and everything else
+    /// explores code (also the read-only tools added after the matrix was written).
+    #[test]
+    fn every_tool_has_its_place_in_the_phase_matrix() {
+        let of = |gate: Gate| -> Vec<&str> {
+            TOOLS
+                .iter()
+                .filter(|t| t.gate == gate)
+                .map(|t| t.name)
+                .collect()
+        };
+        assert_eq!(of(Gate::Search), ["semantic_search"]);
+        assert_eq!(of(Gate::Maintenance), ["sync_index"]);
+        let session = of(Gate::Session);
+        assert_eq!(session.len(), 14, "{session:?}");
+        assert!(session.iter().all(|t| {
+            t.starts_with("start_")
+                || t.starts_with("submit_")
+                || t.contains("session")
+                || t.contains("symbol_relevance")
+                || [
+                    "set_query_frame",
+                    "check_write_target",
+                    "add_explored_files",
+                    "revert_to_exploration",
+                    "record_outcome",
+                    "get_improvement_insights",
+                ]
+                .contains(t)
+        }));
+        for tool in TOOLS.iter().filter(|t| t.gate == Gate::Code) {
+            assert!(tool.read_only, "{} explores code but writes", tool.name);
+        }
+        assert!(of(Gate::Code).contains(&"get_chunks"));
+        assert_eq!(gated().len(), TOOLS.len());
     }
 }
