@@ -4,8 +4,9 @@
 
 use super::hook::{self, Decision};
 use crate::query_frame::Intent;
+use crate::session::Phase;
 use crate::session::SessionStore;
-use crate::session::state::{Phase, SessionState};
+use crate::session::state::SessionState;
 use serde_json::{Value, json};
 use std::path::Path;
 

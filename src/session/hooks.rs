@@ -4,8 +4,9 @@
 //! Every gated attempt is recorded in the session's call record (source `hook`), allowed or not,
 //! so the session analysis sees edits made outside the MCP tools.
 
+use super::phase::Phase;
 use super::service::{Env, check_write_target, store_error};
-use super::state::{Phase, SessionState, ToolCall};
+use super::state::{SessionState, ToolCall};
 use super::write_gate::recovery_options;
 use crate::error::ToolResult;
 use crate::shell::Effects;

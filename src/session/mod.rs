@@ -32,14 +32,16 @@ pub mod failure_check;
 pub mod gate;
 pub mod hooks;
 pub mod lookup;
+pub mod phase;
 pub mod rules;
 pub mod service;
 pub mod state;
 pub mod store;
 pub mod write_gate;
 
+pub use phase::Phase;
 pub use service::{Env, SessionSettings, Sessions};
-pub use state::{Phase, SessionState, SessionStatus, ToolCall};
+pub use state::{SessionState, SessionStatus, ToolCall};
 pub use store::SessionStore;
 
 #[cfg(test)]

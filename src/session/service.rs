@@ -8,10 +8,11 @@
 
 use super::gate;
 use super::lookup::{self, SymbolDef};
+use super::phase::Phase;
 use super::state::{
-    ConfirmResult, ExploredOutcome, HypothesisInput, Phase, Refusal, RevertOutcome,
-    SemanticOutcome, SessionState, SessionStatus, ShortcircuitHint, SymbolCheck, SymbolScore,
-    ToolCall, UnderstandingOutcome, UnderstandingReport, VerificationInput, VerificationOutcome,
+    ConfirmResult, ExploredOutcome, HypothesisInput, Refusal, RevertOutcome, SemanticOutcome,
+    SessionState, SessionStatus, ShortcircuitHint, SymbolCheck, SymbolScore, ToolCall,
+    UnderstandingOutcome, UnderstandingReport, VerificationInput, VerificationOutcome,
 };
 use super::store::{SessionStore, StoreError, new_session_id};
 use super::write_gate::WriteDecision;

@@ -5,6 +5,7 @@
 //! Phases (seed 000): EXPLORATION → (READY | SEMANTIC → VERIFICATION → READY). Every transition
 //! is appended to `history` with its reason; `revert_to_exploration` goes back from anywhere.
 
+use super::phase::Phase;
 use super::rules::{
     Confidence, ExplorationCounts, MissingRequirement, Tier, evaluate_exploration, three_tier,
     validate_semantic_reason,
@@ -23,42 +24,6 @@ use std::collections::BTreeSet;
 /// Bumped when the stored layout changes incompatibly; older files are refused with a clear
 /// message rather than misread.
 pub const STATE_VERSION: u32 = 1;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Phase {
-    Exploration,
-    Semantic,
-    Verification,
-    Ready,
-}
-
-impl Phase {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Exploration => "EXPLORATION",
-            Phase::Semantic => "SEMANTIC",
-            Phase::Verification => "VERIFICATION",
-            Phase::Ready => "READY",
-        }
-    }
-
-    /// What the agent should do next in this phase.
-    pub fn next_step(self) -> &'static str {
-        match self {
-            Phase::Exploration => {
-                "explore with find_definitions / find_references / search_text, then call submit_understanding"
-            }
-            Phase::Semantic => {
-                "search the forest with semantic_search (collection \"forest\"), then call submit_semantic"
-            }
-            Phase::Verification => {
-                "check each hypothesis with the code tools, then call submit_verification"
-            }
-            Phase::Ready => "check_write_target before each edit; record_outcome when done",
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
