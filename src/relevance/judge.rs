@@ -484,7 +484,12 @@ impl<'a> Judge<'a> {
     /// Whether the fitted combination applies: it was fitted on the real model's calibrated
     /// scores and means nothing for another scorer.
     fn fitted(&self) -> bool {
-        self.mode == Mode::Fitted && self.relevance.id().starts_with(crate::embed::MODEL_ID)
+        self.mode == Mode::Fitted && self.real_model()
+    }
+
+    /// Whether the scorer is the real model, the only one the weights and renderings are for.
+    fn real_model(&self) -> bool {
+        self.relevance.id().starts_with(crate::embed::MODEL_ID)
     }
 
     /// The English rendering of a Japanese term ([`glossary::render`]) that this judge also
@@ -494,10 +499,7 @@ impl<'a> Judge<'a> {
     /// own score keeps (gray or fact) is given the better of its own score and its rendering's.
     /// Only for the real model: another scorer's scores are its own.
     fn rendered(&self, term: &str) -> Option<String> {
-        if !self.relevance.id().starts_with(crate::embed::MODEL_ID) {
-            return None;
-        }
-        glossary::render(term)
+        self.real_model().then(|| glossary::render(term)).flatten()
     }
 
     /// The verdict on a symbol with definitions `candidates`, against the project background
