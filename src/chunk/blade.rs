@@ -7,43 +7,21 @@
 //! components mapped to their classes (`x-product-card` → `App\View\Components\ProductCard`),
 //! `route('…')` names, `@livewire`/`<livewire:…>` components (`App\Livewire\CartCounter`),
 //! included and extended views, yields and stacks. Blade has no grammar: directives come from
-//! the `analysis` scanner, elements from the HTML grammar run over the template.
+//! the `analysis` scanner, the patterns that name other code from `lang::blade`, elements from the
+//! HTML grammar run over the template.
 
 use super::html::element_units;
 use super::split::Emitter;
 use super::unit::{Elide, Unit};
 use super::{Chunk, ChunkKind, Metadata, Source};
 use crate::analysis::{SymbolKind, analyze_source};
+use crate::lang::blade::{
+    COMPONENT_DIRECTIVE, COMPONENT_TAG, END_COMPONENT, EXTENDS, INCLUDE, LIVEWIRE, QUOTED, ROUTE,
+    STACK, YIELD, component_class, livewire_class, view_name,
+};
 use crate::lang::by_id;
-use regex::Regex;
 use serde::Serialize;
 use std::ops::Range;
-use std::sync::LazyLock;
-
-pub(crate) static COMPONENT_TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"<x-([A-Za-z0-9_.:\-]+)").expect("valid regex"));
-pub(crate) static COMPONENT_DIRECTIVE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"@component\s*\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));
-static END_COMPONENT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"@endcomponent\b").expect("valid regex"));
-static ROUTE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"\broute\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));
-pub(crate) static LIVEWIRE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"@livewire\(\s*['"]([^'"]+)['"]|<livewire:([A-Za-z0-9_.\-]+)"#)
-        .expect("valid regex")
-});
-pub(crate) static INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"@(?:include|includeIf|includeWhen|includeUnless|includeFirst|each)\s*\(([^)]*)\)")
-        .expect("valid regex")
-});
-pub(crate) static QUOTED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"['"]([\w.\-:/]+)['"]"#).expect("valid regex"));
-pub(crate) static EXTENDS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"@extends\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));
-static YIELD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"@yield\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));
-static STACK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"@stack\(\s*['"]([^'"]+)['"]"#).expect("valid regex"));
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ComponentRef {
@@ -165,45 +143,6 @@ fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
 }
 
 /// `product-card` → `ProductCard`.
-fn studly(name: &str) -> String {
-    name.split(['-', '_'])
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let mut chars = p.chars();
-            chars
-                .next()
-                .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-/// Laravel's class-based component convention: `x-forms.input` → `App\View\Components\Forms\Input`.
-/// Package components (`x-mail::message`) have no application class.
-pub fn component_class(name: &str) -> Option<String> {
-    if name.contains("::") {
-        return None;
-    }
-    let parts: Vec<String> = name.split('.').map(studly).collect();
-    Some(format!("App\\View\\Components\\{}", parts.join("\\")))
-}
-
-/// Livewire 3's convention: `cart-counter` → `App\Livewire\CartCounter`.
-pub fn livewire_class(name: &str) -> String {
-    let parts: Vec<String> = name.split('.').map(studly).collect();
-    format!("App\\Livewire\\{}", parts.join("\\"))
-}
-
-/// `resources/views/products/index.blade.php` → `products.index`.
-pub fn view_name(file: &str) -> String {
-    let path = file.strip_suffix(".blade.php").unwrap_or(file);
-    let path = match path.find("resources/views/") {
-        Some(i) => &path[i + "resources/views/".len()..],
-        None => path.rsplit('/').next().unwrap_or(path),
-    };
-    path.replace('/', ".")
-}
-
 /// A directive block found in the template.
 struct Block {
     directive: String,
@@ -323,29 +262,6 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
     facts.apply(&mut root.meta);
     root.nest(units);
     emitter.emit(&root, "blade")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn component_and_livewire_names_map_to_classes() {
-        assert_eq!(
-            component_class("product-card").unwrap(),
-            "App\\View\\Components\\ProductCard"
-        );
-        assert_eq!(
-            component_class("forms.text-input").unwrap(),
-            "App\\View\\Components\\Forms\\TextInput"
-        );
-        assert_eq!(component_class("mail::message"), None);
-        assert_eq!(livewire_class("cart-counter"), "App\\Livewire\\CartCounter");
-        assert_eq!(
-            view_name("resources/views/checkout/partials/totals.blade.php"),
-            "checkout.partials.totals"
-        );
-    }
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@
 //! from `repos.json` next to the pairs file.
 
 use crate::index::SymbolIndex;
+use crate::judge::{self, Candidate, FEATURE_NAMES, Judge, Mode};
 use crate::relevance::embedded::{EmbedRelevance, project_embedder};
-use crate::relevance::judge::{self, Candidate, FEATURE_NAMES, Judge, Mode};
 use crate::relevance::{FACT_THRESHOLD, REJECT_THRESHOLD};
 use crate::session::lookup;
 use crate::workspace::Workspace;

@@ -182,7 +182,13 @@ pub fn search_cmd(ctx: &Context, query: &str, top: usize, json: bool) -> anyhow:
     // A one-shot process would answer before a model loads; give it a moment when it exists.
     ctx.semantic
         .wait_for_model(std::time::Duration::from_secs(30));
-    let response = search(&ctx.semantic, &ctx.ws, &ctx.symbols, &request)?;
+    let response = search(
+        &ctx.semantic,
+        &ctx.ws,
+        &ctx.symbols,
+        &ctx.search_cache,
+        &request,
+    )?;
     let mut out = std::io::stdout().lock();
     for hit in &response.results {
         if json {
@@ -350,7 +356,13 @@ pub fn eval(
                 req.mode = mode;
                 req.fusion = fusion;
                 let started = Instant::now();
-                let resp = search(&ctx.semantic, &ctx.ws, &ctx.symbols, &req)?;
+                let resp = search(
+                    &ctx.semantic,
+                    &ctx.ws,
+                    &ctx.symbols,
+                    &ctx.search_cache,
+                    &req,
+                )?;
                 latencies.push(started.elapsed().as_secs_f64() * 1000.0);
                 let mut files: Vec<String> = Vec::new();
                 for hit in &resp.results {

@@ -30,6 +30,9 @@ pub const STATE_DIR: &str = ".code-intel";
 /// The configuration file's name inside [`STATE_DIR`].
 pub const CONFIG_FILE: &str = "config.json";
 
+/// Environment variable naming the model directory; when set, it overrides `model_dir`.
+pub const ENV_MODEL_DIR: &str = "CODE_INTEL_MODEL_DIR";
+
 /// The embedding model names this build can load: the seed's short name and the model's full id
 /// ([`crate::embed::MODEL_ID`]). Another model would need another tokenizer, dimension and
 /// calibration, none of which this build has.

@@ -78,7 +78,7 @@ impl ConfigReport {
 
     /// Every key with its effective value and origin, in key order.
     pub fn entries(&self) -> Vec<Entry> {
-        let model_dir_env = std::env::var_os(crate::embed::model_dir::ENV_MODEL_DIR)
+        let model_dir_env = std::env::var_os(super::ENV_MODEL_DIR)
             .filter(|v| !v.is_empty())
             .map(|v| v.to_string_lossy().into_owned());
         self.values
@@ -91,7 +91,7 @@ impl ConfigReport {
                         key: key.clone(),
                         value: Value::String(dir.clone()),
                         origin: Origin::Environment,
-                        variable: Some(crate::embed::model_dir::ENV_MODEL_DIR),
+                        variable: Some(super::ENV_MODEL_DIR),
                     };
                 }
                 Entry {

@@ -243,19 +243,3 @@ fn readme_table_matches_the_schema() {
         "README.md's configuration table differs from the schema; replace it with:\n\n{table}"
     );
 }
-
-/// The problems reach the agent through the status tools, not only stderr.
-#[test]
-fn status_tools_carry_the_problems() {
-    let (_dir, ctx) = crate::tools::test_support::project(&[
-        ("app/cart.py", "class Cart:\n    pass\n"),
-        (".code-intel/config.json", r#"{"max_chunks": "abc"}"#),
-    ]);
-    let status = crate::tools::test_support::run(&ctx, "get_session_status", json!({})).unwrap();
-    assert_eq!(status["config_problems"][0]["path"], "$.max_chunks");
-    assert_eq!(ctx.semantic.status().config_problems.len(), 1);
-    let (_dir, clean) =
-        crate::tools::test_support::project(&[("app/cart.py", "class Cart:\n    pass\n")]);
-    let status = crate::tools::test_support::run(&clean, "get_session_status", json!({})).unwrap();
-    assert!(status.get("config_problems").is_none());
-}

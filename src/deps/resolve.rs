@@ -502,14 +502,14 @@ impl Resolver {
         let (view, classes): (Option<String>, Vec<String>) = match import.statement.as_deref() {
             Some("x-component") => {
                 let name = source.strip_prefix("x-").unwrap_or(source);
-                let class = crate::chunk::blade::component_class(name);
+                let class = crate::lang::blade::component_class(name);
                 (
                     Some(format!("components.{name}")),
                     class.into_iter().collect(),
                 )
             }
             Some("livewire") => {
-                let class = crate::chunk::blade::livewire_class(source);
+                let class = crate::lang::blade::livewire_class(source);
                 // Livewire 2 kept components under `App\Http\Livewire`.
                 let legacy = class.replacen("App\\Livewire\\", "App\\Http\\Livewire\\", 1);
                 (Some(format!("livewire.{source}")), vec![class, legacy])

@@ -19,8 +19,9 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Environment variable naming the model directory.
-pub const ENV_MODEL_DIR: &str = "CODE_INTEL_MODEL_DIR";
+/// Environment variable naming the model directory (the configuration owns it: it overrides the
+/// `model_dir` key).
+pub use crate::config::ENV_MODEL_DIR;
 
 /// The provisioner recipe this code understands; provision.py bumps it when the files change.
 pub const RECIPE: &str = "code-intel/e5s1-onnx/1";

@@ -7,7 +7,7 @@
 //! row can be turned back into the same [`Chunk`] when it is embedded.
 
 use crate::chunk::{Chunk, ChunkKind, Chunker, Metadata};
-use crate::search::lexical;
+use crate::lexical;
 use crate::store::ChunkRecord;
 /// Non-code files larger than this are not indexed (data dumps, generated docs).
 const MAX_TEXT_FILE_BYTES: u64 = 512 * 1024;

@@ -299,7 +299,7 @@ mod tests {
                 name: format!("step{i}"),
                 line_start: 1,
                 line_end: 1,
-                text: crate::search::lexical::index_text(&[&content]),
+                text: crate::lexical::index_text(&[&content]),
                 content,
                 fingerprint: format!("fp{i}"),
                 file_sha: "sha".into(),

@@ -14,7 +14,6 @@ pub mod dir_stamps;
 pub mod embedding_queue;
 mod freshness;
 pub mod maintenance;
-pub mod map_store;
 pub mod outlines;
 pub mod semantic;
 pub mod sync;

@@ -108,8 +108,6 @@ pub struct SemanticIndex {
     counts_cache: Mutex<Option<(Instant, StoreCounts)>>,
     /// Store maintenance, in the background (see `index::maintenance`).
     maintenance: Maintenance,
-    /// Per-project caches of the search (term indexes over symbols and paths).
-    pub search_cache: crate::search::semantic::SearchCache,
 }
 
 impl SemanticIndex {
@@ -144,7 +142,6 @@ impl SemanticIndex {
             state_cache: RwLock::new(None),
             counts_cache: Mutex::new(None),
             maintenance: Maintenance::default(),
-            search_cache: Default::default(),
         }
     }
 

@@ -4,6 +4,8 @@
 //! Adding a language is one row in [`LANGUAGES`], one `queries/<id>/tags.scm` and, when the
 //! language has a tree-sitter grammar, one grammar crate in `Cargo.toml`.
 
+pub mod blade;
+
 use tree_sitter::Language as Grammar;
 
 /// How a language is parsed.

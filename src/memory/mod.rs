@@ -17,13 +17,16 @@
 //! atomically. Readers skip a torn last line.
 //!
 //! **Architecture Invariant:** memory knows nothing about sessions or phases: the session
-//! service hands it plain records. The vector store plugs in behind [`MapStore`].
+//! service hands it plain records. The vector store plugs in behind [`MapStore`]: [`store_map`]
+//! serves it from the store's `map` table, scored with calibrated relevance, which is also what
+//! `semantic_search` consults first.
 
 mod agreements;
 mod insights;
 mod learned_pairs;
 mod logs;
 mod map;
+pub mod store_map;
 
 pub use agreements::{Agreement, parse_agreement};
 pub use insights::{Insights, SessionAnalysis, improvement_insights, session_analysis};

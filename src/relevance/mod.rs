@@ -17,10 +17,8 @@
 
 mod context;
 pub mod embedded;
-pub mod judge;
 
 pub use context::{SymbolContext, doc_comment, identifier_words};
-pub use judge::{Candidate, Judge, Verdict};
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, RwLock};

@@ -340,7 +340,7 @@ pub fn expand(query: &str) -> Vec<&'static str> {
 /// of the request's words a text covers rather than how many renderings it happens to contain.
 pub fn expand_groups(query: &str) -> Vec<(&'static str, &'static [&'static str])> {
     let mut out: Vec<(&'static str, &'static [&'static str])> = Vec::new();
-    if !query.chars().any(super::lexical::is_cjk) {
+    if !query.chars().any(crate::lexical::is_cjk) {
         return out;
     }
     let mut matches: Vec<(usize, usize, &'static str, &'static [&'static str])> = Vec::new();
@@ -371,7 +371,7 @@ const LIGHT_WORDS: &[&str] = &["処理"];
 /// Japanese or no word the glossary knows, so a rendering never stands for words it dropped
 /// wholesale.
 pub fn render(query: &str) -> Option<String> {
-    if !query.chars().any(super::lexical::is_cjk) {
+    if !query.chars().any(crate::lexical::is_cjk) {
         return None;
     }
     let mut words: Vec<(usize, &str)> = Vec::new();
@@ -466,10 +466,7 @@ mod tests {
     #[test]
     fn entries_are_well_formed() {
         for (japanese, english) in ENTRIES {
-            assert!(
-                japanese.chars().all(super::super::lexical::is_cjk),
-                "{japanese}"
-            );
+            assert!(japanese.chars().all(crate::lexical::is_cjk), "{japanese}");
             assert!(!english.is_empty());
             for term in *english {
                 assert!(

@@ -44,7 +44,7 @@ impl RequestCenters {
 
     /// The request vector with the request direction of its language partly removed.
     pub fn correct(&self, query: &str, vector: &[f32]) -> Vec<f32> {
-        let center = if query.chars().any(super::lexical::is_cjk) {
+        let center = if query.chars().any(crate::lexical::is_cjk) {
             &self.japanese
         } else {
             &self.english
@@ -91,7 +91,7 @@ mod tests {
             Ok(texts
                 .iter()
                 .map(|t| {
-                    if t.chars().any(crate::search::lexical::is_cjk) {
+                    if t.chars().any(crate::lexical::is_cjk) {
                         vec![0.6, 0.0, 0.8]
                     } else {
                         vec![0.6, 0.8, 0.0]
@@ -109,14 +109,8 @@ mod tests {
         let en: Vec<&str> = BANK_EN.lines().filter(|l| !l.is_empty()).collect();
         let ja: Vec<&str> = BANK_JA.lines().filter(|l| !l.is_empty()).collect();
         assert!(en.len() >= 30 && ja.len() >= 30);
-        assert!(
-            en.iter()
-                .all(|l| !l.chars().any(crate::search::lexical::is_cjk))
-        );
-        assert!(
-            ja.iter()
-                .all(|l| l.chars().any(crate::search::lexical::is_cjk))
-        );
+        assert!(en.iter().all(|l| !l.chars().any(crate::lexical::is_cjk)));
+        assert!(ja.iter().all(|l| l.chars().any(crate::lexical::is_cjk)));
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! repository" and a weak one for "repository". The indexes are built once per symbol snapshot
 //! or file list and cached by the caller.
 
-use super::lexical::{split_identifier, stem};
 use crate::analysis::SymbolKind;
+use crate::lexical::{split_identifier, stem};
 use std::collections::{HashMap, HashSet};
 
 /// Request terms as stems, with weights (1 for the request's own words, less for terms the
@@ -23,7 +23,7 @@ pub struct QueryStems {
 impl QueryStems {
     pub fn new(query: &str, expansions: &[&str], expansion_weight: f32) -> QueryStems {
         let mut out = QueryStems::default();
-        for term in super::lexical::query_terms(query) {
+        for term in crate::lexical::query_terms(query) {
             out.add(&term, 1.0);
         }
         for term in expansions {

@@ -229,7 +229,7 @@ pub fn is_test_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::lexical::query_terms;
+    use crate::lexical::query_terms;
 
     #[test]
     fn roles_of_real_layouts() {

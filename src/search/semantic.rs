@@ -11,12 +11,12 @@
 use super::glossary;
 use super::hubness::RequestCenters;
 use super::hybrid::{self, DefinitionMatch, Fusion, RankOptions, Signals};
-use super::lexical;
 use super::names::{PathTerms, QueryStems, SymbolTerms};
 use super::roles::RequestFocus;
 use crate::config::SearchWeights;
 use crate::index::semantic::{IndexStatus, SemanticIndex};
 use crate::index::{Snapshot, SymbolIndex};
+use crate::lexical;
 use crate::store::{Agreement, ChunkHit};
 use crate::workspace::Workspace;
 use anyhow::Result;
@@ -235,6 +235,7 @@ pub fn search(
     sem: &SemanticIndex,
     ws: &Workspace,
     symbols: &SymbolIndex,
+    cache: &SearchCache,
     req: &SearchRequest,
 ) -> Result<SearchResponse> {
     let started = Instant::now();
@@ -251,14 +252,13 @@ pub fn search(
     phase.done("query vector");
     let expansions = glossary::expand(&req.query);
     let q = QueryStems::new(&req.query, &expansions, EXPANSION_WEIGHT);
-    let cache = &sem.search_cache;
     let symbol_terms = cache.symbol_terms(ws, symbols);
     phase.done("symbol terms");
     let mut signals_used: Vec<String> = Vec::new();
 
-    // 1. The map, scored by calibrated relevance (see `index::map_store`).
+    // 1. The map, scored by calibrated relevance (see `memory::store_map`).
     let map_hits: Vec<(Agreement, f32)> = if req.collection != Collection::Forest {
-        crate::index::map_store::score_agreements(sem, &store, &req.query, qv.as_deref(), 5)?
+        crate::memory::store_map::score_agreements(sem, &store, &req.query, qv.as_deref(), 5)?
     } else {
         Vec::new()
     };

@@ -43,6 +43,3 @@ pub use phase::Phase;
 pub use service::{Env, SessionSettings, Sessions};
 pub use state::{SessionState, SessionStatus, ToolCall};
 pub use store::SessionStore;
-
-#[cfg(test)]
-mod tests;

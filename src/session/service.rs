@@ -18,6 +18,7 @@ use super::store::{SessionStore, StoreError, new_session_id};
 use super::write_gate::WriteDecision;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::index::{Snapshot, SymbolIndex};
+use crate::judge::{self, Candidate, Judge};
 use crate::memory::{
     Agreement, JsonMapStore, LearnedPair, MapEntry, MapStore, Memory, Outcome, OutcomeLog,
 };
@@ -26,8 +27,7 @@ use crate::query_frame::{
     validate_slot,
 };
 use crate::relevance::{
-    Candidate, Judge, Relevance, RelevanceError, SHORTCIRCUIT_THRESHOLD, SharedRelevance,
-    Unavailable, judge,
+    Relevance, RelevanceError, SHORTCIRCUIT_THRESHOLD, SharedRelevance, Unavailable,
 };
 use crate::router::{ExecutionPlan, PlanContext, create_plan};
 use crate::workspace::{Workspace, read_source};

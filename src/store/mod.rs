@@ -17,7 +17,7 @@
 //! every query sees the latest commit, also one made by another process.
 //!
 //! **Indexes.** Full-text (BM25) over the pre-analysed `text` column (see
-//! [`crate::search::lexical`]); a B-tree on `file`; an IVF_HNSW_SQ vector index only once the
+//! [`crate::lexical`]); a B-tree on `file`; an IVF_HNSW_SQ vector index only once the
 //! table holds enough vectors that brute force gets slow ([`ANN_MIN_ROWS`]). Rows written after
 //! an index was built are searched flat until folded in. Each write makes a table version and
 //! usually a small file, so [`Store::maintain`] folds new rows into the indexes, compacts small

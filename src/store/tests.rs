@@ -23,7 +23,7 @@ fn chunk(file: &str, name: &str, content: &str) -> ChunkRecord {
         fingerprint: format!("fp:{content}"),
         file_sha: "sha".into(),
         metadata: "{}".into(),
-        text: crate::search::lexical::index_text(&[name, content]),
+        text: crate::lexical::index_text(&[name, content]),
         vector: None,
     }
 }

@@ -25,3 +25,24 @@ pub type Output = service::StatusOutput;
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     service::get_session_status(&gate::env(ctx), p.session_id.as_deref())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tools::test_support;
+    use serde_json::json;
+
+    /// The problems reach the agent through the status tools, not only stderr.
+    #[test]
+    fn status_tools_carry_the_problems() {
+        let (_dir, ctx) = test_support::project(&[
+            ("app/cart.py", "class Cart:\n    pass\n"),
+            (".code-intel/config.json", r#"{"max_chunks": "abc"}"#),
+        ]);
+        let status = test_support::run(&ctx, "get_session_status", json!({})).unwrap();
+        assert_eq!(status["config_problems"][0]["path"], "$.max_chunks");
+        assert_eq!(ctx.semantic.status().config_problems.len(), 1);
+        let (_dir, clean) = test_support::project(&[("app/cart.py", "class Cart:\n    pass\n")]);
+        let status = test_support::run(&clean, "get_session_status", json!({})).unwrap();
+        assert!(status.get("config_problems").is_none());
+    }
+}

@@ -62,6 +62,8 @@ pub struct Context {
     pub embedder: crate::embed::EmbedderHandle,
     /// The semantic index (forest/map store); shares `embedder`, opens its store lazily.
     pub semantic: Arc<crate::index::semantic::SemanticIndex>,
+    /// The hybrid search's term indexes over symbols and paths, rebuilt only when they change.
+    pub search_cache: crate::search::semantic::SearchCache,
 }
 
 impl Context {
@@ -96,6 +98,7 @@ impl Context {
             sessions,
             embedder,
             semantic,
+            search_cache: Default::default(),
         })
     }
 
@@ -415,6 +418,9 @@ fn parse_issues(file: &str, entry: &FileEntry) -> Vec<ParseIssue> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod session_tests;
 
 #[cfg(test)]
 pub(crate) mod test_support {

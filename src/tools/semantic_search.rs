@@ -48,7 +48,7 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
         .map_err(|err| ToolError::internal(format!("indexing failed: {err:#}")))?;
     let mut request = SearchRequest::new(query, n, ctx.ws.config.search_weights);
     request.collection = params.collection.unwrap_or_default();
-    search(sem, &ctx.ws, &ctx.symbols, &request)
+    search(sem, &ctx.ws, &ctx.symbols, &ctx.search_cache, &request)
         .map_err(|err| ToolError::internal(format!("search failed: {err:#}")))
 }
 

@@ -76,7 +76,7 @@ pub fn start_background(ctx: Arc<Context>) {
     let centers = ctx.clone();
     let _ = crate::background::spawn("code-intel-centers", move || {
         if centers.embedder.wait(MODEL_WAIT).is_ok() {
-            centers.semantic.search_cache.warm_model(&centers.semantic);
+            centers.search_cache.warm_model(&centers.semantic);
         }
     });
     if !ctx.ws.config.sync_on_start || !ctx.semantic.needs_sync() {
@@ -86,9 +86,7 @@ pub fn start_background(ctx: Arc<Context>) {
             if let Err(err) = ctx.semantic.embed(Some(Duration::ZERO), &|_| {}) {
                 tracing::warn!("embedding at start failed: {err:#}");
             }
-            ctx.semantic
-                .search_cache
-                .warm(&ctx.semantic, &ctx.ws, &ctx.symbols);
+            ctx.search_cache.warm(&ctx.semantic, &ctx.ws, &ctx.symbols);
         });
         return;
     }

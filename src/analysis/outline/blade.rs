@@ -1,7 +1,7 @@
 //! Blade outlines: the views a template pulls in, as imports — `@extends`, `@include` and its
 //! variants (`@includeIf`, `@includeWhen`, `@includeUnless`, `@includeFirst`, `@each`),
 //! `@component`, `<x-…>` components and `@livewire` / `<livewire:…>` components. The directive
-//! patterns are the chunker's (`chunk::blade`), so both read a template the same way; here each
+//! patterns are `lang::blade`'s, shared with the chunker, so both read a template the same way; here each
 //! reference also gets its line and the directive that made it (`statement`).
 //!
 //! `source` is the view or component name as written (`layouts.app`, `x-forms.input`,
@@ -9,7 +9,7 @@
 //! package, so the outline guesses `external` for it.
 
 use super::{Import, ImportType};
-use crate::chunk::blade::{COMPONENT_DIRECTIVE, COMPONENT_TAG, EXTENDS, INCLUDE, LIVEWIRE, QUOTED};
+use crate::lang::blade::{COMPONENT_DIRECTIVE, COMPONENT_TAG, EXTENDS, INCLUDE, LIVEWIRE, QUOTED};
 
 pub fn imports(text: &str) -> Vec<Import> {
     let line_starts: Vec<usize> = std::iter::once(0)

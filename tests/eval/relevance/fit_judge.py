@@ -2,7 +2,7 @@
 """Fit the relevance judge's combination on the dev split.
 
 Input: the signals `code-intel eval-relevance PAIRS --split dev --features OUT.jsonl` writes.
-Output: the weights and bias for `src/relevance/judge.rs` (WEIGHTS, BIAS), already mapped so that
+Output: the weights and bias for `src/judge.rs` (WEIGHTS, BIAS), already mapped so that
 the seeds' thresholds sit on chosen dev operating points: 0.3 where KEEP (97 %) of the
 relevant dev pairs score higher, 0.6 where FALSE_FACT (3 %) of the unrelated ones do.
 Also prints, per signal group, what leaving it out costs (leave-one-repository-out over the

@@ -26,10 +26,11 @@
 //! The session tools run the judge in [`SESSION_MODE`], which is still the described dense score
 //! alone: see there for why, and `bench/README.md` ("Relevance judge") for the figures.
 
-use super::{Relevance, RelevanceError, SymbolContext};
 use crate::analysis::Symbol;
 use crate::index::Snapshot;
-use crate::search::{glossary, lexical};
+use crate::lexical;
+use crate::relevance::{Relevance, RelevanceError, SymbolContext};
+use crate::search::glossary;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -105,7 +106,7 @@ impl Candidate {
             out.push('\n');
             let words: Vec<String> = calls
                 .iter()
-                .map(|c| super::identifier_words(c).join(" "))
+                .map(|c| crate::relevance::identifier_words(c).join(" "))
                 .collect();
             out.push_str(&words.join(", "));
         }
@@ -526,7 +527,7 @@ impl<'a> Judge<'a> {
                 .fold(0.0, f32::max);
             // The rendering lifts a kept verdict, never a rejection: it is a bridge for the
             // model's weak side, not a second chance for code the term itself is far from.
-            if score >= super::REJECT_THRESHOLD
+            if score >= crate::relevance::REJECT_THRESHOLD
                 && let Some(rendered) = self.rendered(term)
             {
                 let scores = self.relevance.score_many(&rendered, &refs)?;
@@ -582,9 +583,9 @@ impl<'a> Judge<'a> {
         let names: Vec<String> = candidates
             .iter()
             .map(|c| {
-                let mut words = super::identifier_words(&c.context.name);
+                let mut words = crate::relevance::identifier_words(&c.context.name);
                 if let Some(scope) = &c.context.scope {
-                    words.extend(super::identifier_words(scope));
+                    words.extend(crate::relevance::identifier_words(scope));
                 }
                 words.join(" ")
             })

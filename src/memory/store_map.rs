@@ -7,10 +7,10 @@
 //! are scored entirely; large ones through their nearest terms by vector first. Without a scorer
 //! (no model), only an identical term counts as relevant enough to short-circuit.
 
-use super::semantic::SemanticIndex;
+use crate::index::semantic::SemanticIndex;
+use crate::lexical;
 use crate::memory::MemoryError;
 use crate::memory::{MapEntry, MapHit, MapStore};
-use crate::search::lexical;
 use crate::store::{Agreement, Store};
 use anyhow::Result;
 use std::collections::HashSet;
