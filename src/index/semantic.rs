@@ -260,7 +260,10 @@ impl SemanticIndex {
             match *cached {
                 Some((at, counts)) if at.elapsed() < COUNTS_TTL => counts,
                 _ => {
-                    let counts = self.store().and_then(|s| s.counts()).unwrap_or_default();
+                    let counts = self
+                        .store()
+                        .and_then(|s| Ok(s.counts()?))
+                        .unwrap_or_default();
                     *cached = Some((Instant::now(), counts));
                     counts
                 }

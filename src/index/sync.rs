@@ -140,9 +140,79 @@ pub fn sync_forest(
     // The symbol index first: definitions are a search signal of their own.
     symbols.refresh(ws, ws.root()).map_err(anyhow::Error::msg)?;
     phase.done("symbol refresh");
-    let chunker = crate::chunk::Chunker::for_workspace(ws);
-    let walked = walk_sources(ws)?;
-    let mut candidates: Vec<Candidate> = walked
+    let mut candidates = candidates(ws, &mut report)?;
+    classify(&mut candidates, &state);
+    phase.done("walk + classify");
+    // Reconcile with the table: it is the truth about which rows exist.
+    let in_table = store.chunk_counts()?;
+    phase.done("table chunk counts");
+    let deleted = reconcile(&mut candidates, &mut state, &in_table);
+    if !deleted.is_empty() {
+        let files: Vec<String> = deleted.iter().cloned().collect();
+        for part in files.chunks(500) {
+            store.replace_files(part, Vec::new())?;
+            for f in part {
+                state.files.remove(f);
+            }
+            state.save(&state_dir)?;
+        }
+    }
+    report.deleted = deleted.len();
+
+    let changed: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| c.change != Change::Unchanged)
+        .collect();
+    report.unchanged = candidates.len() - changed.len();
+    let total = changed.len();
+    let mut writer = BatchWriter {
+        ws,
+        store,
+        chunker: crate::chunk::Chunker::for_workspace(ws),
+        chunk_total: in_table
+            .iter()
+            .filter(|(f, _)| !deleted.contains(*f))
+            .map(|(_, n)| n)
+            .sum(),
+        in_table,
+        store_has_vectors: store.counts()?.embedded > 0,
+        state: &mut state,
+        report: &mut report,
+    };
+    phase.done("deletes + counts");
+    let mut done = 0;
+    for batch in changed.chunks(batch_files(cfg.memory_limit_mb)) {
+        writer.write(batch)?;
+        done += batch.len();
+        progress(Progress {
+            phase: "index",
+            done,
+            total,
+            message: format!("indexed {done}/{total} changed files"),
+        });
+    }
+
+    phase.done("chunk + write");
+    // Keyword search needs its index to exist; everything else (folding these rows into the
+    // indexes, compaction, the vector index) is left to the background maintenance.
+    store.ensure_text_indexes()?;
+    phase.done("text indexes");
+    state.last_sync = Some(now_secs());
+    state.save(&state_dir)?;
+    let counts = store.counts()?;
+    phase.done("state + counts");
+    report.files = state.files.len();
+    report.chunks = counts.chunks;
+    report.pending_embeddings = counts.chunks - counts.embedded;
+    report.lexical_ms = started.elapsed().as_millis();
+    Ok(report)
+}
+
+/// The files this sync may index: walked, of a kind the forest holds, of a language the
+/// configuration indexes, and not too large (those are reported as skipped).
+fn candidates(ws: &Workspace, report: &mut ForestReport) -> Result<Vec<Candidate>> {
+    let cfg = &ws.config;
+    Ok(walk_sources(ws)?
         .into_iter()
         .filter_map(|f| {
             let kind = chunks::file_kind(&f.rel, f.size)?;
@@ -170,10 +240,13 @@ pub fn sync_forest(
                 hash: None,
             })
         })
-        .collect();
+        .collect())
+}
 
-    // Classify: size+mtime equal to the record means unchanged without reading; otherwise hash.
-    // On the lowered pool when this is the start-up sync (see `background`).
+/// Against the recorded state: size and mtime equal to the record means unchanged without
+/// reading; otherwise the content's hash decides. On the lowered pool when this is the start-up
+/// sync (see `background`).
+fn classify(candidates: &mut [Candidate], state: &SyncState) {
     crate::background::parallel(|| {
         candidates.par_iter_mut().for_each(|c| {
             let Some(prev) = state.files.get(&c.rel) else {
@@ -197,12 +270,18 @@ pub fn sync_forest(
             }
         });
     });
+}
 
-    phase.done("walk + classify");
-    // Reconcile with the table: it is the truth about which rows exist.
-    let in_table = store.chunk_counts()?;
-    phase.done("table chunk counts");
-    for c in &mut candidates {
+/// Against the table, which is the truth about which rows exist: a file whose row count differs
+/// from the state is synced again, and files the walk no longer finds (recorded, or only in the
+/// table after a killed sync) are returned for deletion. Mtime-only changes are recorded, so the
+/// next sync does not hash again.
+fn reconcile(
+    candidates: &mut [Candidate],
+    state: &mut SyncState,
+    in_table: &HashMap<String, usize>,
+) -> BTreeSet<String> {
+    for c in candidates.iter_mut() {
         if c.change != Change::Unchanged {
             continue;
         }
@@ -211,21 +290,19 @@ pub fn sync_forest(
             c.change = Change::Modified;
         }
     }
-    let walked_set: BTreeSet<&str> = candidates.iter().map(|c| c.rel.as_str()).collect();
+    let walked: BTreeSet<&str> = candidates.iter().map(|c| c.rel.as_str()).collect();
     let mut deleted: BTreeSet<String> = state
         .files
         .keys()
-        .filter(|f| !walked_set.contains(f.as_str()))
+        .filter(|f| !walked.contains(f.as_str()))
         .cloned()
         .collect();
     deleted.extend(
         in_table
             .keys()
-            .filter(|f| !walked_set.contains(f.as_str()))
+            .filter(|f| !walked.contains(f.as_str()))
             .cloned(),
     );
-
-    // Mtime-only changes are recorded so the next sync does not hash again.
     for c in candidates.iter().filter(|c| c.change == Change::Unchanged) {
         if let Some(entry) = state.files.get_mut(&c.rel)
             && (entry.size != c.size || entry.mtime_ns != c.mtime_ns)
@@ -234,64 +311,39 @@ pub fn sync_forest(
             entry.mtime_ns = c.mtime_ns;
         }
     }
+    deleted
+}
 
-    if !deleted.is_empty() {
-        let files: Vec<String> = deleted.iter().cloned().collect();
-        for part in files.chunks(500) {
-            store.replace_files(part, Vec::new())?;
-            for f in part {
-                state.files.remove(f);
-            }
-            state.save(&state_dir)?;
-        }
-    }
-    report.deleted = deleted.len();
+/// Writes changed files a batch at a time: each batch is chunked in parallel, linked (cross-file
+/// facts), committed as one store write that replaces exactly its files' chunks, and then
+/// recorded in the state, so a sync killed between two batches loses nothing.
+struct BatchWriter<'a> {
+    ws: &'a Workspace,
+    store: &'a Store,
+    chunker: crate::chunk::Chunker,
+    /// Rows per file in the table when the sync started.
+    in_table: HashMap<String, usize>,
+    /// Rows the table will hold after the batches so far (for `max_chunks`).
+    chunk_total: usize,
+    /// Whether vectors exist to carry over to unchanged content.
+    store_has_vectors: bool,
+    state: &'a mut SyncState,
+    report: &'a mut ForestReport,
+}
 
-    let changed: Vec<&Candidate> = candidates
-        .iter()
-        .filter(|c| c.change != Change::Unchanged)
-        .collect();
-    report.unchanged = candidates.len() - changed.len();
-    let total = changed.len();
-    let mut chunk_total: usize = in_table
-        .iter()
-        .filter(|(f, _)| !deleted.contains(*f))
-        .map(|(_, n)| n)
-        .sum();
-    let store_has_vectors = store.counts()?.embedded > 0;
-    phase.done("deletes + counts");
-    let mut done = 0;
-    let size_limit = cfg.max_index_size_mb.saturating_mul(1024 * 1024);
-
-    for batch in changed.chunks(batch_files(cfg.memory_limit_mb)) {
-        if report.truncated {
+impl BatchWriter<'_> {
+    fn write(&mut self, batch: &[&Candidate]) -> Result<()> {
+        let cfg = &self.ws.config;
+        if self.report.truncated {
             for c in batch {
-                report.skipped.push(Skipped {
+                self.report.skipped.push(Skipped {
                     file: c.rel.clone(),
                     reason: "index limit reached (max_chunks / max_index_size_mb)".into(),
                 });
             }
-            continue;
+            return Ok(());
         }
-        let mut made: Vec<(&Candidate, Chunked)> = crate::background::parallel(|| {
-            batch
-                .par_iter()
-                .map(|c| (*c, chunk_one(c, &chunker, cfg.max_file_bytes)))
-                .collect()
-        });
-        // Cross-file facts (a Filament resource and its schema classes) among the files chunked
-        // together; a full index chunks a project's related files in the same batches.
-        let mut linked: Vec<crate::chunk::FileChunks> = made
-            .iter_mut()
-            .filter_map(|(_, r)| r.as_mut().ok().map(|(_, fc)| std::mem::take(fc)))
-            .collect();
-        crate::chunk::link(&mut linked);
-        let mut linked = linked.into_iter();
-        for (_, r) in made.iter_mut() {
-            if let Ok((_, fc)) = r {
-                *fc = linked.next().unwrap_or_default();
-            }
-        }
+        let made = self.chunk(batch);
         let mut records = Vec::new();
         let mut files = Vec::new();
         let mut entries = Vec::new();
@@ -304,19 +356,19 @@ pub fn sync_forest(
                         .filter(|ch| !ch.content.trim().is_empty())
                         .map(|ch| chunks::record(ch, &hash))
                         .collect();
-                    let replaced = in_table.get(&c.rel).copied().unwrap_or(0);
-                    if chunk_total + recs.len() > cfg.max_chunks + replaced {
-                        report.truncated = true;
-                        report.skipped.push(Skipped {
+                    let replaced = self.in_table.get(&c.rel).copied().unwrap_or(0);
+                    if self.chunk_total + recs.len() > cfg.max_chunks + replaced {
+                        self.report.truncated = true;
+                        self.report.skipped.push(Skipped {
                             file: c.rel.clone(),
                             reason: format!("max_chunks ({}) reached", cfg.max_chunks),
                         });
                         continue;
                     }
-                    chunk_total = chunk_total + recs.len() - replaced;
+                    self.chunk_total = self.chunk_total + recs.len() - replaced;
                     match c.change {
-                        Change::Added => report.added += 1,
-                        _ => report.modified += 1,
+                        Change::Added => self.report.added += 1,
+                        _ => self.report.modified += 1,
                     }
                     entries.push((
                         c.rel.clone(),
@@ -334,64 +386,70 @@ pub fn sync_forest(
                 Err(reason) => {
                     // Unreadable now: whatever it had is removed, and it is reported.
                     files.push(c.rel.clone());
-                    report.skipped.push(Skipped {
+                    self.report.skipped.push(Skipped {
                         file: c.rel.clone(),
                         reason,
                     });
                 }
             }
         }
-        if store_has_vectors {
+        if self.store_has_vectors {
             let fps: Vec<String> = records.iter().map(|r| r.fingerprint.clone()).collect();
-            let known = store.vectors_for(&fps)?;
+            let known = self.store.vectors_for(&fps)?;
             for r in &mut records {
                 if let Some(v) = known.get(&r.fingerprint) {
                     r.vector = Some(v.clone());
-                    report.vectors_reused += 1;
+                    self.report.vectors_reused += 1;
                 }
             }
         }
-        report.chunks_written += records.len();
-        if files.iter().all(|f| !in_table.contains_key(f)) {
-            store.append_chunks(records)?;
+        self.report.chunks_written += records.len();
+        if files.iter().all(|f| !self.in_table.contains_key(f)) {
+            self.store.append_chunks(records)?;
         } else {
-            store.replace_files(&files, records)?;
+            self.store.replace_files(&files, records)?;
         }
         for f in &files {
-            state.files.remove(f);
+            self.state.files.remove(f);
         }
-        state.files.extend(entries);
-        state.save(&state_dir)?;
-        done += batch.len();
-        progress(Progress {
-            phase: "index",
-            done,
-            total,
-            message: format!("indexed {done}/{total} changed files"),
-        });
+        self.state.files.extend(entries);
+        self.state.save(&self.ws.state_dir())?;
+        let size_limit = cfg.max_index_size_mb.saturating_mul(1024 * 1024);
         if size_limit > 0
-            && store
+            && self
+                .store
                 .local_size_bytes()
                 .is_some_and(|size| size > size_limit)
         {
-            report.truncated = true;
+            self.report.truncated = true;
         }
+        Ok(())
     }
 
-    phase.done("chunk + write");
-    // Keyword search needs its index to exist; everything else (folding these rows into the
-    // indexes, compaction, the vector index) is left to the background maintenance.
-    store.ensure_text_indexes()?;
-    phase.done("text indexes");
-    state.last_sync = Some(now_secs());
-    state.save(&state_dir)?;
-    let counts = store.counts()?;
-    phase.done("state + counts");
-    report.files = state.files.len();
-    report.chunks = counts.chunks;
-    report.pending_embeddings = counts.chunks - counts.embedded;
-    report.lexical_ms = started.elapsed().as_millis();
-    Ok(report)
+    /// The batch's files chunked in parallel, then linked: cross-file facts (a Filament
+    /// resource and its schema classes) among the files chunked together; a full index chunks a
+    /// project's related files in the same batches.
+    fn chunk<'c>(&self, batch: &[&'c Candidate]) -> Vec<(&'c Candidate, Chunked)> {
+        let max_file_bytes = self.ws.config.max_file_bytes;
+        let mut made: Vec<(&Candidate, Chunked)> = crate::background::parallel(|| {
+            batch
+                .par_iter()
+                .map(|c| (*c, chunk_one(c, &self.chunker, max_file_bytes)))
+                .collect()
+        });
+        let mut linked: Vec<crate::chunk::FileChunks> = made
+            .iter_mut()
+            .filter_map(|(_, r)| r.as_mut().ok().map(|(_, fc)| std::mem::take(fc)))
+            .collect();
+        crate::chunk::link(&mut linked);
+        let mut linked = linked.into_iter();
+        for (_, r) in made.iter_mut() {
+            if let Ok((_, fc)) = r {
+                *fc = linked.next().unwrap_or_default();
+            }
+        }
+        made
+    }
 }
 
 /// A file's hash and chunks, or why it could not be read.

@@ -111,7 +111,7 @@ pub fn decide(
 /// Runs `f` against the code-intel project at or above `start`; `None` when there is none.
 fn with_env<T>(
     start: &Path,
-    f: impl FnOnce(&Env) -> crate::error::ToolResult<T>,
+    f: impl FnOnce(&Env) -> crate::session::SessionResult<T>,
 ) -> Result<Option<T>, String> {
     let Some(root) = project_root(start) else {
         return Ok(None);
@@ -126,7 +126,10 @@ fn with_env<T>(
         sessions: &sessions,
         tools: crate::tools::gated(),
     };
-    f(&env).map(Some).map_err(|e| e.to_string())
+    // Worded as the tools word it, so the hook's message matches what check_write_target says.
+    f(&env)
+        .map(Some)
+        .map_err(|e| crate::error::ToolError::from(e).to_string())
 }
 
 /// Runs the hook on `stdin`; returns the exit code and what to print on stdout and stderr.

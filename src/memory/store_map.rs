@@ -119,8 +119,8 @@ fn to_agreement(entry: &MapEntry) -> Agreement {
     }
 }
 
-fn map_error(err: anyhow::Error) -> MemoryError {
-    MemoryError::Map(format!("{err:#}"))
+fn map_error(err: impl Into<anyhow::Error>) -> MemoryError {
+    MemoryError::Map(format!("{:#}", err.into()))
 }
 
 impl MapStore for SemanticIndex {

@@ -187,7 +187,10 @@ fn decision(session: &str, tools: &[&str]) -> crate::router::DecisionLog {
         query: "q".into(),
         timestamp: now().to_rfc3339(),
         intent: Intent::Modify,
-        required_phases: vec!["EXPLORATION".into(), "READY".into()],
+        required_phases: vec![
+            crate::router::Phase::Exploration,
+            crate::router::Phase::Ready,
+        ],
         missing_slots: vec![],
         risk_level: RiskLevel::Medium,
         tools_planned: tools.iter().map(|s| s.to_string()).collect(),

@@ -11,6 +11,10 @@
 //! The caller (the session service) appends each plan's [`DecisionLog`] to
 //! `.code-intel/logs/decisions.jsonl` through `crate::memory`.
 
+mod phase;
+
+pub use phase::Phase;
+
 use crate::query_frame::{Intent, QueryFrame, RiskLevel, Slot, assess_risk_level};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -27,8 +31,8 @@ pub const SLOT_TO_TOOLS: [(Slot, &[&str]); 4] = [
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ExecutionStep {
     pub tool: String,
-    /// The phase the step belongs to (EXPLORATION, SEMANTIC, VERIFICATION, READY).
-    pub phase: String,
+    /// The phase the step belongs to.
+    pub phase: Phase,
     /// Why the step is in the plan.
     pub purpose: String,
 }
@@ -39,7 +43,7 @@ pub struct DecisionLog {
     pub query: String,
     pub timestamp: String,
     pub intent: Intent,
-    pub required_phases: Vec<String>,
+    pub required_phases: Vec<Phase>,
     pub missing_slots: Vec<Slot>,
     pub risk_level: RiskLevel,
     pub tools_planned: Vec<String>,
@@ -80,18 +84,10 @@ pub struct PlanContext<'a> {
 pub fn create_plan(frame: &QueryFrame, intent: Intent, cx: &PlanContext<'_>) -> ExecutionPlan {
     let missing = frame.missing_slots();
     let risk_level = assess_risk_level(intent, frame).max(cx.risk_floor);
-    let mut steps: Vec<ExecutionStep> = Vec::new();
-    let mut reasons: Vec<String> = Vec::new();
-    let available =
-        |tool: &str| cx.available_tools.is_empty() || cx.available_tools.contains(&tool);
-    let push = |steps: &mut Vec<ExecutionStep>, tool: &str, phase: &str, purpose: String| {
-        if available(tool) && !steps.iter().any(|s| s.tool == tool && s.phase == phase) {
-            steps.push(ExecutionStep {
-                tool: tool.to_string(),
-                phase: phase.to_string(),
-                purpose,
-            });
-        }
+    let mut plan = Planner {
+        available_tools: cx.available_tools,
+        steps: Vec::new(),
+        reasons: Vec::new(),
     };
 
     // Bootstrap: nothing to anchor a symbol search on.
@@ -106,175 +102,29 @@ pub fn create_plan(frame: &QueryFrame, intent: Intent, cx: &PlanContext<'_>) -> 
         None
     };
     if bootstrap_reason.is_some() {
-        push(
-            &mut steps,
-            "get_symbols",
-            "EXPLORATION",
-            "bootstrap: list the project's main symbols".into(),
-        );
-        push(
-            &mut steps,
-            "analyze_structure",
-            "EXPLORATION",
-            "bootstrap: see how the relevant files are organised".into(),
-        );
+        plan.bootstrap();
     }
-
-    // The learned map is always readable and may already know the answer.
-    if !cx.hinted_symbols.is_empty() {
-        push(
-            &mut steps,
-            "find_definitions",
-            "EXPLORATION",
-            format!(
-                "verify the symbols a past success suggests first: {}",
-                cx.hinted_symbols.join(", ")
-            ),
-        );
-        reasons
-            .push("a past agreement matches this request; its symbols are verified first".into());
-    } else {
-        push(
-            &mut steps,
-            "semantic_search",
-            "EXPLORATION",
-            "search the learned map (collection \"map\") for a past success on a similar request"
-                .into(),
-        );
-    }
-
-    // Intent first: its order and its required tools.
-    let intent_tools: &[&str] = match intent {
-        Intent::Implement => &[
-            "find_definitions",
-            "find_references",
-            "analyze_structure",
-            "search_text",
-        ],
-        Intent::Modify => &["find_references", "find_definitions"],
-        Intent::Investigate => &["analyze_structure", "find_definitions"],
-        Intent::Question => &[],
-    };
-    for tool in intent_tools {
-        push(
-            &mut steps,
-            tool,
-            "EXPLORATION",
-            format!("{} requires it", intent.as_str()),
-        );
-    }
-    // Then what each missing slot needs.
-    for (slot, tools) in SLOT_TO_TOOLS {
-        if missing.contains(&slot) {
-            for tool in tools {
-                push(
-                    &mut steps,
-                    tool,
-                    "EXPLORATION",
-                    format!("find out {} (missing from the request)", slot.as_str()),
-                );
-            }
-        }
-    }
-    if !missing.is_empty() {
-        reasons.push(format!(
-            "missing slots {} are explored with {}",
-            missing
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            SLOT_TO_TOOLS
-                .iter()
-                .filter(|(s, t)| missing.contains(s) && !t.is_empty())
-                .flat_map(|(_, t)| t.iter().copied())
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    match intent {
-        Intent::Implement => reasons.push(
-            "IMPLEMENT: definitions, references, structure and text search before writing".into(),
-        ),
-        Intent::Modify => {
-            reasons.push("MODIFY: references first, to know what a change breaks".into())
-        }
-        Intent::Investigate => {
-            reasons.push("INVESTIGATE: structure and semantic search first".into())
-        }
-        Intent::Question => reasons.push("QUESTION: minimal exploration".into()),
-    }
-
-    push(
-        &mut steps,
-        "submit_understanding",
-        "EXPLORATION",
-        "hand in symbols, entry points, files and patterns; the server evaluates them".into(),
-    );
-    if frame.target_feature.is_some() {
-        push(
-            &mut steps,
-            "validate_symbol_relevance",
-            "EXPLORATION",
-            "get the relevance prompt and the server's similarity scores".into(),
-        );
-        push(
-            &mut steps,
-            "confirm_symbol_relevance",
-            "EXPLORATION",
-            "confirm the relevant symbols with code evidence".into(),
-        );
-    }
+    plan.learned_map(cx.hinted_symbols);
+    plan.intent_tools(intent);
+    plan.missing_slots(&missing);
+    plan.intent_reason(intent);
+    plan.understanding(frame.target_feature.is_some());
     let semantic_likely = risk_level == RiskLevel::High;
     if semantic_likely {
-        push(
-            &mut steps,
-            "semantic_search",
-            "SEMANTIC",
-            "if exploration is judged insufficient: search the forest (collection \"forest\")"
-                .into(),
-        );
-        push(
-            &mut steps,
-            "submit_semantic",
-            "SEMANTIC",
-            "record hypotheses with the reason semantic search was needed".into(),
-        );
-        push(
-            &mut steps,
-            "submit_verification",
-            "VERIFICATION",
-            "confirm or reject every hypothesis with code tools".into(),
-        );
-        reasons.push(format!(
-            "risk {}: expect the SEMANTIC and VERIFICATION phases",
-            risk_level.as_str()
-        ));
+        plan.semantic_and_verification(risk_level);
     }
-    if matches!(intent, Intent::Implement | Intent::Modify) {
-        push(
-            &mut steps,
-            "check_write_target",
-            "READY",
-            "ask before every file written".into(),
-        );
-    }
-    push(
-        &mut steps,
-        "record_outcome",
-        "READY",
-        "record success or failure so the next session learns from it".into(),
-    );
+    plan.ready(intent);
 
-    let mut required_phases = vec!["EXPLORATION".to_string()];
+    let mut required_phases = vec![Phase::Exploration];
     if semantic_likely {
-        required_phases.push("SEMANTIC".into());
-        required_phases.push("VERIFICATION".into());
+        required_phases.push(Phase::Semantic);
+        required_phases.push(Phase::Verification);
     }
-    required_phases.push("READY".into());
+    required_phases.push(Phase::Ready);
 
+    let Planner {
+        steps, mut reasons, ..
+    } = plan;
     let tools_planned: Vec<String> = steps.iter().map(|s| s.tool.clone()).collect();
     let needs_bootstrap = bootstrap_reason.is_some();
     if let Some(reason) = &bootstrap_reason {
@@ -303,6 +153,196 @@ pub fn create_plan(frame: &QueryFrame, intent: Intent, cx: &PlanContext<'_>) -> 
     }
 }
 
+/// The plan as it is built: steps in order (each tool at most once per phase) and the reasons
+/// the decision log gives for them.
+struct Planner<'a> {
+    available_tools: &'a [&'a str],
+    steps: Vec<ExecutionStep>,
+    reasons: Vec<String>,
+}
+
+impl Planner<'_> {
+    /// Adds a step unless the server lacks the tool or the phase already has it.
+    fn push(&mut self, tool: &str, phase: Phase, purpose: impl Into<String>) {
+        let available = self.available_tools.is_empty() || self.available_tools.contains(&tool);
+        if available
+            && !self
+                .steps
+                .iter()
+                .any(|s| s.tool == tool && s.phase == phase)
+        {
+            self.steps.push(ExecutionStep {
+                tool: tool.to_string(),
+                phase,
+                purpose: purpose.into(),
+            });
+        }
+    }
+
+    fn bootstrap(&mut self) {
+        self.push(
+            "get_symbols",
+            Phase::Exploration,
+            "bootstrap: list the project's main symbols",
+        );
+        self.push(
+            "analyze_structure",
+            Phase::Exploration,
+            "bootstrap: see how the relevant files are organised",
+        );
+    }
+
+    /// The learned map is always readable and may already know the answer.
+    fn learned_map(&mut self, hinted_symbols: &[String]) {
+        if !hinted_symbols.is_empty() {
+            self.push(
+                "find_definitions",
+                Phase::Exploration,
+                format!(
+                    "verify the symbols a past success suggests first: {}",
+                    hinted_symbols.join(", ")
+                ),
+            );
+            self.reasons.push(
+                "a past agreement matches this request; its symbols are verified first".into(),
+            );
+        } else {
+            self.push(
+                "semantic_search",
+                Phase::Exploration,
+                "search the learned map (collection \"map\") for a past success on a similar request",
+            );
+        }
+    }
+
+    /// Intent first: its order and its required tools.
+    fn intent_tools(&mut self, intent: Intent) {
+        let intent_tools: &[&str] = match intent {
+            Intent::Implement => &[
+                "find_definitions",
+                "find_references",
+                "analyze_structure",
+                "search_text",
+            ],
+            Intent::Modify => &["find_references", "find_definitions"],
+            Intent::Investigate => &["analyze_structure", "find_definitions"],
+            Intent::Question => &[],
+        };
+        for tool in intent_tools {
+            self.push(
+                tool,
+                Phase::Exploration,
+                format!("{} requires it", intent.as_str()),
+            );
+        }
+    }
+
+    /// Then what each missing slot needs.
+    fn missing_slots(&mut self, missing: &[Slot]) {
+        for (slot, tools) in SLOT_TO_TOOLS {
+            if missing.contains(&slot) {
+                for tool in tools {
+                    self.push(
+                        tool,
+                        Phase::Exploration,
+                        format!("find out {} (missing from the request)", slot.as_str()),
+                    );
+                }
+            }
+        }
+        if missing.is_empty() {
+            return;
+        }
+        let tools: std::collections::BTreeSet<&str> = SLOT_TO_TOOLS
+            .iter()
+            .filter(|(s, t)| missing.contains(s) && !t.is_empty())
+            .flat_map(|(_, t)| t.iter().copied())
+            .collect();
+        let reason = format!(
+            "missing slots {} are explored with {}",
+            missing
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            tools.into_iter().collect::<Vec<_>>().join(", ")
+        );
+        self.reasons.push(reason);
+    }
+
+    /// Why the intent orders exploration as it does.
+    fn intent_reason(&mut self, intent: Intent) {
+        self.reasons.push(
+            match intent {
+                Intent::Implement => {
+                    "IMPLEMENT: definitions, references, structure and text search before writing"
+                }
+                Intent::Modify => "MODIFY: references first, to know what a change breaks",
+                Intent::Investigate => "INVESTIGATE: structure and semantic search first",
+                Intent::Question => "QUESTION: minimal exploration",
+            }
+            .into(),
+        );
+    }
+
+    fn understanding(&mut self, has_target: bool) {
+        self.push(
+            "submit_understanding",
+            Phase::Exploration,
+            "hand in symbols, entry points, files and patterns; the server evaluates them",
+        );
+        if has_target {
+            self.push(
+                "validate_symbol_relevance",
+                Phase::Exploration,
+                "get the relevance prompt and the server's similarity scores",
+            );
+            self.push(
+                "confirm_symbol_relevance",
+                Phase::Exploration,
+                "confirm the relevant symbols with code evidence",
+            );
+        }
+    }
+
+    fn semantic_and_verification(&mut self, risk_level: RiskLevel) {
+        self.push(
+            "semantic_search",
+            Phase::Semantic,
+            "if exploration is judged insufficient: search the forest (collection \"forest\")",
+        );
+        self.push(
+            "submit_semantic",
+            Phase::Semantic,
+            "record hypotheses with the reason semantic search was needed",
+        );
+        self.push(
+            "submit_verification",
+            Phase::Verification,
+            "confirm or reject every hypothesis with code tools",
+        );
+        self.reasons.push(format!(
+            "risk {}: expect the SEMANTIC and VERIFICATION phases",
+            risk_level.as_str()
+        ));
+    }
+
+    fn ready(&mut self, intent: Intent) {
+        if matches!(intent, Intent::Implement | Intent::Modify) {
+            self.push(
+                "check_write_target",
+                Phase::Ready,
+                "ask before every file written",
+            );
+        }
+        self.push(
+            "record_outcome",
+            Phase::Ready,
+            "record success or failure so the next session learns from it",
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,7 +368,7 @@ mod tests {
     fn exploration_tools(plan: &ExecutionPlan) -> Vec<&str> {
         plan.steps
             .iter()
-            .filter(|s| s.phase == "EXPLORATION")
+            .filter(|s| s.phase == Phase::Exploration)
             .map(|s| s.tool.as_str())
             .collect()
     }
@@ -423,7 +463,7 @@ mod tests {
             let log = plan.decision_log.as_ref().unwrap();
             assert_eq!(log.missing_slots, plan.missing_slots);
             assert_eq!(
-                log.required_phases.contains(&"SEMANTIC".to_string()),
+                log.required_phases.contains(&Phase::Semantic),
                 *want_risk == RiskLevel::High
             );
         }

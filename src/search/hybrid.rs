@@ -117,9 +117,22 @@ struct FileAcc {
 /// Ranks files and picks each one's best chunk; returns at most `n_results` hits, one per file
 /// first, further chunks of the best files after.
 pub fn rank(signals: &Signals, opts: &RankOptions) -> Vec<Ranked> {
+    let mut files = score_files(signals, opts);
+    score_chunks(signals, opts, &mut files);
+    pick(signals, files, opts.n_results)
+}
+
+/// Reciprocal-rank contribution of a list at `rank` (1-based).
+fn rrf(k: f64, weight: f64, rank: usize) -> f64 {
+    weight / (k + rank as f64)
+}
+
+/// Every file any signal found, with its raw values per signal and its fused score (reciprocal
+/// rank or weighted, then the request's focus on code, tests or prose).
+fn score_files(signals: &Signals, opts: &RankOptions) -> HashMap<String, FileAcc> {
     let w = &opts.weights;
     let k = opts.rrf_k;
-    let rrf = |weight: f64, rank: usize| weight / (k + rank as f64);
+    let rrf = |weight: f64, rank: usize| rrf(k, weight, rank);
 
     // File ranks per list (dense: the first chunk of a file gives the file its rank).
     let file_ranks = |files: &mut dyn Iterator<Item = &str>| -> HashMap<String, usize> {
@@ -194,7 +207,15 @@ pub fn rank(signals: &Signals, opts: &RankOptions) -> Vec<Ranked> {
         acc.score *= opts.focus.weight(roles::role_of(file));
     }
 
-    // Chunk-level scores decide which chunk represents a file.
+    files
+}
+
+/// Each file's chunks, scored at chunk level: the chunk's own dense and keyword ranks, and a
+/// matched definition inside it, decide which chunk represents its file.
+fn score_chunks(signals: &Signals, opts: &RankOptions, files: &mut HashMap<String, FileAcc>) {
+    let w = &opts.weights;
+    let k = opts.rrf_k;
+    let rrf = |weight: f64, rank: usize| rrf(k, weight, rank);
     let chunk_ranks = |list: &[ChunkHit]| -> HashMap<String, usize> {
         list.iter()
             .enumerate()
@@ -234,7 +255,11 @@ pub fn rank(signals: &Signals, opts: &RankOptions) -> Vec<Ranked> {
         s += 1e-6 / (1.0 + c.line_start as f64);
         acc.chunks.push((s, c.clone()));
     }
+}
 
+/// Files best first, one hit each (its best chunk), then the next chunks of the best files
+/// while fewer than `n_results` hits were found.
+fn pick(signals: &Signals, files: HashMap<String, FileAcc>, n_results: usize) -> Vec<Ranked> {
     let mut ordered: Vec<(String, FileAcc)> = files
         .into_iter()
         .filter(|(_, acc)| !acc.chunks.is_empty())
@@ -290,11 +315,11 @@ pub fn rank(signals: &Signals, opts: &RankOptions) -> Vec<Ranked> {
             }
         }
     }
-    if out.len() < opts.n_results {
+    if out.len() < n_results {
         extra.sort_by(|a, b| b.0.total_cmp(&a.0));
         out.extend(extra.into_iter().map(|(_, r)| r));
     }
-    out.truncate(opts.n_results);
+    out.truncate(n_results);
     out
 }
 

@@ -256,40 +256,17 @@ pub fn search(
     phase.done("symbol terms");
     let mut signals_used: Vec<String> = Vec::new();
 
-    // 1. The map, scored by calibrated relevance (see `memory::store_map`).
-    let map_hits: Vec<(Agreement, f32)> = if req.collection != Collection::Forest {
-        crate::memory::store_map::score_agreements(sem, &store, &req.query, qv.as_deref(), 5)?
+    let map_hints = if req.collection != Collection::Forest {
+        map_hints(sem, &store, &req.query, qv.as_deref())?
     } else {
         Vec::new()
     };
     phase.done("map");
-    let map_hints: Vec<MapHint> = map_hits
-        .iter()
-        .filter(|(_, r)| *r >= MAP_HINT_MIN)
-        .map(|(a, r)| MapHint {
-            nl_term: a.nl_term.clone(),
-            symbols: a.symbols.clone(),
-            files: a.files.clone(),
-            evidence: a.evidence.clone(),
-            relevance: *r,
-        })
-        .collect();
     let best_map = map_hints.first().map_or(0.0, |h| h.relevance);
     let short_circuit = req.collection == Collection::Map
         || (req.collection == Collection::Auto && best_map >= SHORT_CIRCUIT);
 
-    // Map evidence as file-level entries (placed on definitions of the agreed symbols).
-    let mut map_files: Vec<(String, Option<String>, f32)> = Vec::new();
-    for hint in &map_hints {
-        for symbol in &hint.symbols {
-            for def in symbol_terms.definitions_of(symbol) {
-                map_files.push((def.file, Some(def.name), hint.relevance));
-            }
-        }
-        for f in &hint.files {
-            map_files.push((f.clone(), None, hint.relevance));
-        }
-    }
+    let map_files = map_files(&map_hints, &symbol_terms);
 
     let mut signals = Signals::default();
     if !map_files.is_empty() {
@@ -297,87 +274,24 @@ pub fn search(
         signals_used.push("map".into());
     }
     if !short_circuit {
-        if let Some(v) = &qv {
-            let corrected = match cache.request_centers(sem) {
-                Some(centers) => centers.correct(&req.query, v),
-                None => v.clone(),
-            };
-            signals.vector = store.vector_search(&corrected, POOL, false)?;
-            phase.done("vector search");
-            signals_used.push("vector".into());
-        }
-        if use_lexical {
-            let mut terms = lexical::query_terms(&req.query);
-            terms.extend(expansions.iter().map(|t| t.to_string()));
-            signals.keyword = store.text_search(&terms.join(" "), POOL)?;
-            phase.done("text search");
-            signals_used.push("keyword".into());
-            signals.definitions = symbol_terms
-                .matches(&q, 200)
-                .into_iter()
-                .map(|m| DefinitionMatch {
-                    file: m.file,
-                    name: m.name,
-                    line: m.line,
-                    end_line: m.end_line,
-                    strength: m.strength,
-                })
-                .collect();
-            if !signals.definitions.is_empty() {
-                signals_used.push("definition".into());
-            }
-            phase.done("definitions");
-            signals.paths = cache.path_terms(sem).matches(&q, 200);
-            phase.done("paths");
-            if !signals.paths.is_empty() {
-                signals_used.push("path".into());
-            }
-        }
+        let forest = ForestQuery {
+            sem,
+            store: &store,
+            cache,
+            query: &req.query,
+            vector: qv.as_deref(),
+            expansions: &expansions,
+            stems: &q,
+            symbol_terms: &symbol_terms,
+        };
+        forest.gather(use_lexical, &mut signals, &mut signals_used, &mut phase)?;
     } else {
         // The map answers: its agreed symbols are the results, shown through their chunks.
-        signals.definitions = map_files
-            .iter()
-            .filter_map(|(f, s, r)| {
-                let s = s.as_ref()?;
-                symbol_terms
-                    .definitions_of(s)
-                    .into_iter()
-                    .find(|d| &d.file == f)
-                    .map(|d| DefinitionMatch {
-                        file: d.file,
-                        name: d.name,
-                        line: d.line,
-                        end_line: d.end_line,
-                        strength: *r,
-                    })
-            })
-            .collect();
+        signals.definitions = map_definitions(&map_files, &symbol_terms);
     }
 
     // Files only file-level signals found need chunks to be shown.
-    let shown: HashSet<&str> = signals
-        .vector
-        .iter()
-        .chain(&signals.keyword)
-        .map(|c| c.file.as_str())
-        .collect();
-    let mut wanted: Vec<String> = Vec::new();
-    let file_lists = [
-        signals
-            .definitions
-            .iter()
-            .map(|d| d.file.as_str())
-            .collect::<Vec<_>>(),
-        signals.paths.iter().map(|(f, _)| f.as_str()).collect(),
-        signals.map.iter().map(|(f, _, _)| f.as_str()).collect(),
-    ];
-    for list in &file_lists {
-        for f in list.iter().take(30) {
-            if !shown.contains(f) && !wanted.iter().any(|w| w == f) {
-                wanted.push(f.to_string());
-            }
-        }
-    }
+    let wanted = files_without_chunks(&signals);
     signals.extra_chunks = store.chunks_of_files(&wanted)?;
     phase.done("chunks of files");
 
@@ -427,6 +341,161 @@ pub fn search(
         },
         millis: started.elapsed().as_millis(),
     })
+}
+
+/// The map's agreements relevant enough to show, best first, scored by calibrated relevance
+/// (see `memory::store_map`).
+fn map_hints(
+    sem: &SemanticIndex,
+    store: &crate::store::Store,
+    query: &str,
+    vector: Option<&[f32]>,
+) -> Result<Vec<MapHint>> {
+    let hits: Vec<(Agreement, f32)> =
+        crate::memory::store_map::score_agreements(sem, store, query, vector, 5)?;
+    Ok(hits
+        .into_iter()
+        .filter(|(_, r)| *r >= MAP_HINT_MIN)
+        .map(|(a, r)| MapHint {
+            nl_term: a.nl_term,
+            symbols: a.symbols,
+            files: a.files,
+            evidence: a.evidence,
+            relevance: r,
+        })
+        .collect())
+}
+
+/// Map evidence as file-level entries, placed on the definitions of the agreed symbols.
+fn map_files(hints: &[MapHint], symbol_terms: &SymbolTerms) -> Vec<(String, Option<String>, f32)> {
+    let mut out = Vec::new();
+    for hint in hints {
+        for symbol in &hint.symbols {
+            for def in symbol_terms.definitions_of(symbol) {
+                out.push((def.file, Some(def.name), hint.relevance));
+            }
+        }
+        for f in &hint.files {
+            out.push((f.clone(), None, hint.relevance));
+        }
+    }
+    out
+}
+
+/// When the map answers: the agreed symbols' definitions, at the agreement's relevance.
+fn map_definitions(
+    map_files: &[(String, Option<String>, f32)],
+    symbol_terms: &SymbolTerms,
+) -> Vec<DefinitionMatch> {
+    map_files
+        .iter()
+        .filter_map(|(f, s, r)| {
+            let s = s.as_ref()?;
+            symbol_terms
+                .definitions_of(s)
+                .into_iter()
+                .find(|d| &d.file == f)
+                .map(|d| DefinitionMatch {
+                    file: d.file,
+                    name: d.name,
+                    line: d.line,
+                    end_line: d.end_line,
+                    strength: *r,
+                })
+        })
+        .collect()
+}
+
+/// Files that only file-level signals (definitions, paths, the map) found, first 30 of each, so
+/// their chunks can be fetched and shown.
+fn files_without_chunks(signals: &Signals) -> Vec<String> {
+    let shown: HashSet<&str> = signals
+        .vector
+        .iter()
+        .chain(&signals.keyword)
+        .map(|c| c.file.as_str())
+        .collect();
+    let mut wanted: Vec<String> = Vec::new();
+    let file_lists = [
+        signals
+            .definitions
+            .iter()
+            .map(|d| d.file.as_str())
+            .collect::<Vec<_>>(),
+        signals.paths.iter().map(|(f, _)| f.as_str()).collect(),
+        signals.map.iter().map(|(f, _, _)| f.as_str()).collect(),
+    ];
+    for list in &file_lists {
+        for f in list.iter().take(30) {
+            if !shown.contains(f) && !wanted.iter().any(|w| w == f) {
+                wanted.push(f.to_string());
+            }
+        }
+    }
+    wanted
+}
+
+/// The forest's signals for one request: dense (hubness-corrected), keyword (BM25 over the
+/// analysed text with the glossary's expansions), definitions and path words.
+struct ForestQuery<'a> {
+    sem: &'a SemanticIndex,
+    store: &'a crate::store::Store,
+    cache: &'a SearchCache,
+    query: &'a str,
+    vector: Option<&'a [f32]>,
+    expansions: &'a [&'static str],
+    stems: &'a QueryStems,
+    symbol_terms: &'a SymbolTerms,
+}
+
+impl ForestQuery<'_> {
+    fn gather(
+        &self,
+        use_lexical: bool,
+        signals: &mut Signals,
+        used: &mut Vec<String>,
+        phase: &mut crate::timing::Phases,
+    ) -> Result<()> {
+        if let Some(v) = self.vector {
+            let corrected = match self.cache.request_centers(self.sem) {
+                Some(centers) => centers.correct(self.query, v),
+                None => v.to_vec(),
+            };
+            signals.vector = self.store.vector_search(&corrected, POOL, false)?;
+            phase.done("vector search");
+            used.push("vector".into());
+        }
+        if !use_lexical {
+            return Ok(());
+        }
+        let mut terms = lexical::query_terms(self.query);
+        terms.extend(self.expansions.iter().map(|t| t.to_string()));
+        signals.keyword = self.store.text_search(&terms.join(" "), POOL)?;
+        phase.done("text search");
+        used.push("keyword".into());
+        signals.definitions = self
+            .symbol_terms
+            .matches(self.stems, 200)
+            .into_iter()
+            .map(|m| DefinitionMatch {
+                file: m.file,
+                name: m.name,
+                line: m.line,
+                end_line: m.end_line,
+                strength: m.strength,
+            })
+            .collect();
+        if !signals.definitions.is_empty() {
+            used.push("definition".into());
+        }
+        phase.done("definitions");
+        signals.paths = self.cache.path_terms(self.sem).matches(self.stems, 200);
+        phase.done("paths");
+        if !signals.paths.is_empty() {
+            used.push("path".into());
+        }
+        Ok(())
+    }
 }
 
 /// Whether the file differs from what was indexed (size/mtime from the sync state first; the

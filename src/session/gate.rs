@@ -15,7 +15,7 @@
 //! as a forest search. Writes are gated by `check_write_target` and the Claude Code hook, not
 //! here.
 
-use super::phase::Phase;
+use crate::router::Phase;
 use serde_json::Value;
 
 /// Which part of the matrix a tool belongs to: a column of the server's tool table

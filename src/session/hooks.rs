@@ -4,11 +4,11 @@
 //! Every gated attempt is recorded in the session's call record (source `hook`), allowed or not,
 //! so the session analysis sees edits made outside the MCP tools.
 
-use super::phase::Phase;
-use super::service::{Env, check_write_target, store_error};
+use super::error::SessionResult;
+use super::service::{Env, check_write_target};
 use super::state::{SessionState, ToolCall};
 use super::write_gate::recovery_options;
-use crate::error::ToolResult;
+use crate::router::Phase;
 use crate::shell::Effects;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -27,7 +27,7 @@ pub struct HookVerdict {
 
 /// Asks the active session's write gate about an editor tool's write (Edit, Write, MultiEdit,
 /// NotebookEdit) and records the attempt.
-pub fn editor_write(env: &Env, tool_name: &str, file_path: &str) -> ToolResult<HookVerdict> {
+pub fn editor_write(env: &Env, tool_name: &str, file_path: &str) -> SessionResult<HookVerdict> {
     // Only Write creates files; the other tools edit what exists.
     let allow_new = tool_name == "Write";
     let out = check_write_target(env, None, file_path, allow_new)?;
@@ -61,7 +61,7 @@ pub fn editor_write(env: &Env, tool_name: &str, file_path: &str) -> ToolResult<H
 /// each write inside the project goes through the write gate like an editor write (new files
 /// allowed in explored directories); a part whose writes are unknown runs only in READY.
 /// Writes outside the project, and to git's and code-intel's own state, are not gated.
-pub fn shell_command(env: &Env, command: &str, effects: &Effects) -> ToolResult<HookVerdict> {
+pub fn shell_command(env: &Env, command: &str, effects: &Effects) -> SessionResult<HookVerdict> {
     let mut files = Vec::new();
     for path in &effects.writes {
         match env.relative_path(&path.to_string_lossy()) {
@@ -81,7 +81,7 @@ pub fn shell_command(env: &Env, command: &str, effects: &Effects) -> ToolResult<
     }
 
     // The session is read once for the whole command, not once per target.
-    let active: Option<SessionState> = env.sessions.store().active().map_err(store_error)?;
+    let active: Option<SessionState> = env.sessions.store().active()?;
     let mut problems = Vec::new();
     let mut options: Option<Value> = None;
     if let Some(session) = &active {
@@ -228,8 +228,8 @@ pub fn edits(calls: &[ToolCall]) -> usize {
 /// Claude Code's `Stop` hook: when the active session reached READY, made edits and has no
 /// outcome, the agent is asked once to call `record_outcome` (seed 000's learning loop). The
 /// request is recorded in the session, so a second stop ends normally: never a loop.
-pub fn stop(env: &Env) -> ToolResult<Option<String>> {
-    let Some(session) = env.sessions.store().active().map_err(store_error)? else {
+pub fn stop(env: &Env) -> SessionResult<Option<String>> {
+    let Some(session) = env.sessions.store().active()? else {
         return Ok(None);
     };
     if session.phase != Phase::Ready || session.outcome.is_some() {

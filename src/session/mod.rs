@@ -28,18 +28,19 @@
 //! (seed 003: "探索ノルマ増加"); a verified short-circuit hint lowers it (seed 004: "EXPLORATION
 //! を一部スキップ可能"); code evidence must name something in the symbol's own code.
 
+pub mod error;
 pub mod failure_check;
 pub mod gate;
 pub mod hooks;
 pub mod lookup;
-pub mod phase;
 pub mod rules;
 pub mod service;
 pub mod state;
 pub mod store;
 pub mod write_gate;
 
-pub use phase::Phase;
+pub use crate::router::Phase;
+pub use error::{SessionError, SessionResult};
 pub use service::{Env, SessionSettings, Sessions};
 pub use state::{SessionState, SessionStatus, ToolCall};
 pub use store::SessionStore;

@@ -5,7 +5,6 @@
 //! Phases (seed 000): EXPLORATION → (READY | SEMANTIC → VERIFICATION → READY). Every transition
 //! is appended to `history` with its reason; `revert_to_exploration` goes back from anywhere.
 
-use super::phase::Phase;
 use super::rules::{
     Confidence, ExplorationCounts, MissingRequirement, Tier, evaluate_exploration, three_tier,
     validate_semantic_reason,
@@ -16,6 +15,7 @@ use crate::query_frame::{
     Intent, MappedSymbol, MappingStatus, QueryFrame, RiskLevel, Slot, SlotEvidence, SlotSource,
     SlotVerdict, assess_risk_level,
 };
+use crate::router::Phase;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -12,7 +12,7 @@
 //! A blocked write carries `recovery_options`: `add_explored_files` (stay in READY) or
 //! `revert_to_exploration` (explore again).
 
-use super::phase::Phase;
+use crate::router::Phase;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};

@@ -1,8 +1,8 @@
 //! The `forest` table: code chunks, their analysed text and (once embedded) their vectors.
 
+use super::error::{Result, StoreError};
 use super::rows::{self, Columns};
 use super::{ANN_MIN_ROWS, Store, sql_in};
-use anyhow::{Result, anyhow};
 use arrow_array::{Array, RecordBatch, RecordBatchIterator, UInt64Array};
 use futures::TryStreamExt;
 use lance::Dataset;
@@ -91,7 +91,7 @@ impl Store {
             if let Some(v) = &r.vector
                 && v.len() != dim
             {
-                return Err(anyhow!(
+                return Err(layout!(
                     "chunk {} has a {}-d vector, the store holds {dim}-d",
                     r.id,
                     v.len()
@@ -125,7 +125,7 @@ impl Store {
             return Ok(());
         }
         if let Some(stray) = records.iter().find(|r| !files.contains(&r.file)) {
-            return Err(anyhow!(
+            return Err(layout!(
                 "chunk {} belongs to {}, which is not being replaced",
                 stray.id,
                 stray.file
@@ -288,7 +288,7 @@ impl Store {
         }
         let dim = self.stamp.dim;
         if let Some((id, _, v)) = items.iter().find(|(_, _, v)| v.len() != dim) {
-            return Err(anyhow!(
+            return Err(layout!(
                 "chunk {id} has a {}-d vector, the store holds {dim}-d",
                 v.len()
             ));
@@ -307,7 +307,7 @@ impl Store {
         self.run(async move {
             let handle = forest
                 .dataset()
-                .ok_or_else(|| anyhow!("the forest is not a local Lance table"))?;
+                .ok_or_else(|| layout!("the forest is not a local Lance table"))?;
             let dataset = handle.get().await?;
             let Some(mode) = vector_write_mode(&dataset, &ids).await? else {
                 return Ok(0);
@@ -324,7 +324,7 @@ impl Store {
             let (updated, stats) = merge.try_build()?.execute_reader(reader).await?;
             // The table handle reads through this wrapper: hand it the version just committed.
             handle.update(Arc::unwrap_or_clone(updated));
-            anyhow::Ok(stats.num_updated_rows as usize)
+            Ok::<_, StoreError>(stats.num_updated_rows as usize)
         })
     }
 
@@ -332,7 +332,7 @@ impl Store {
     /// measure its recall). Scores are cosine similarities.
     pub fn vector_search(&self, vector: &[f32], k: usize, exact: bool) -> Result<Vec<ChunkHit>> {
         if vector.len() != self.stamp.dim {
-            return Err(anyhow!(
+            return Err(layout!(
                 "query vector is {}-d, the store holds {}-d",
                 vector.len(),
                 self.stamp.dim
@@ -601,7 +601,7 @@ async fn vector_write_mode(
             let addresses = batch
                 .column_by_name("_rowaddr")
                 .and_then(|c| c.as_any().downcast_ref::<UInt64Array>())
-                .ok_or_else(|| anyhow!("row addresses missing from a scan"))?;
+                .ok_or_else(|| layout!("row addresses missing from a scan"))?;
             touched.extend(addresses.values().iter().map(|a| a >> 32));
         }
     }

@@ -1,9 +1,9 @@
 //! The `map` table: agreements, i.e. natural-language terms confirmed (by a successful session)
 //! to mean certain symbols in certain files, with the evidence. Small, searched first.
 
+use super::error::Result;
 use super::rows::{self, Columns};
 use super::{Store, sql_in};
-use anyhow::{Result, anyhow};
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use futures::TryStreamExt;
 use lancedb::DistanceType;
@@ -43,7 +43,7 @@ impl Store {
             .iter()
             .find(|a| a.vector.as_ref().is_some_and(|v| v.len() != dim))
         {
-            return Err(anyhow!(
+            return Err(layout!(
                 "agreement {} has a vector of the wrong size",
                 bad.id
             ));

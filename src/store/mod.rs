@@ -30,6 +30,14 @@
 //! exposes blocking methods. Maintenance runs on a second, single-threaded runtime so a long
 //! index build never occupies the workers searches and writes run on.
 
+/// A [`StoreError::Layout`] with a formatted message.
+macro_rules! layout {
+    ($($arg:tt)*) => {
+        $crate::store::StoreError::Layout(format!($($arg)*))
+    };
+}
+
+mod error;
 mod forest;
 mod map;
 mod rows;
@@ -37,8 +45,10 @@ mod rows;
 pub use forest::{ChunkHit, ChunkRecord, PendingChunk};
 pub use map::{Agreement, AgreementHit};
 
-use anyhow::{Context as _, Result};
+pub use error::StoreError;
+
 use arrow_schema::SchemaRef;
+use error::Result;
 use lancedb::{Connection, Table};
 use std::collections::HashMap;
 use std::future::Future;
@@ -148,7 +158,7 @@ impl Store {
                 .thread_name("code-intel-store")
                 .enable_all()
                 .build()
-                .context("starting the store runtime")?,
+                .map_err(StoreError::Runtime)?,
         )));
         let maintenance_rt = Arc::new(StoreRuntime(Some(
             tokio::runtime::Builder::new_multi_thread()
@@ -156,7 +166,7 @@ impl Store {
                 .thread_name("code-intel-store-maintenance")
                 .enable_all()
                 .build()
-                .context("starting the store maintenance runtime")?,
+                .map_err(StoreError::Runtime)?,
         )));
         let uri_owned = uri.to_string();
         let stamp_owned = stamp.clone();
@@ -171,7 +181,10 @@ impl Store {
                 .read_consistency_interval(Duration::ZERO)
                 .execute()
                 .await
-                .with_context(|| format!("opening the store at {uri_owned}"))?;
+                .map_err(|source| StoreError::Open {
+                    uri: uri_owned.clone(),
+                    source,
+                })?;
             let (forest, a) =
                 open_stamped(&db, FOREST, rows::forest_schema(&stamp_owned), &stamp_owned).await?;
             let (map, b) =
@@ -180,7 +193,7 @@ impl Store {
                 db.open_table(FOREST).execute().await?,
                 db.open_table(MAP).execute().await?,
             );
-            anyhow::Ok((forest, map, maintenance_tables, a || b))
+            Ok::<_, StoreError>((forest, map, maintenance_tables, a || b))
         })?;
         Ok(Store {
             rt,
@@ -386,11 +399,11 @@ impl Store {
                 meta.insert(META_VECTOR_MODEL.to_string(), id.clone());
                 table
                     .as_native()
-                    .ok_or_else(|| anyhow::anyhow!("the store is not a local LanceDB table"))?
+                    .ok_or_else(|| layout!("the store is not a local LanceDB table"))?
                     .replace_schema_metadata(meta)
                     .await?;
             }
-            anyhow::Ok(())
+            Ok::<_, StoreError>(())
         })?;
         Ok(cleared)
     }

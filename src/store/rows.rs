@@ -1,7 +1,7 @@
 //! Arrow schemas of the two tables and the conversions between record batches and plain rows.
 
+use super::error::Result;
 use super::{ModelStamp, stamp_metadata};
-use anyhow::{Result, anyhow};
 use arrow_array::types::Float32Type;
 use arrow_array::{
     Array, FixedSizeListArray, Float32Array, Float64Array, Int64Array, RecordBatch, StringArray,
@@ -115,7 +115,7 @@ impl<'a> Columns<'a> {
     fn column(&self, name: &str) -> Result<&'a Arc<dyn Array>> {
         self.batch
             .column_by_name(name)
-            .ok_or_else(|| anyhow!("store result lacks column {name}"))
+            .ok_or_else(|| layout!("store result lacks column {name}"))
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -126,28 +126,28 @@ impl<'a> Columns<'a> {
         self.column(name)?
             .as_any()
             .downcast_ref::<StringArray>()
-            .ok_or_else(|| anyhow!("column {name} is not a string column"))
+            .ok_or_else(|| layout!("column {name} is not a string column"))
     }
 
     pub fn u32(&self, name: &str) -> Result<&'a UInt32Array> {
         self.column(name)?
             .as_any()
             .downcast_ref::<UInt32Array>()
-            .ok_or_else(|| anyhow!("column {name} is not a u32 column"))
+            .ok_or_else(|| layout!("column {name} is not a u32 column"))
     }
 
     pub fn f64(&self, name: &str) -> Result<&'a Float64Array> {
         self.column(name)?
             .as_any()
             .downcast_ref::<Float64Array>()
-            .ok_or_else(|| anyhow!("column {name} is not an f64 column"))
+            .ok_or_else(|| layout!("column {name} is not an f64 column"))
     }
 
     pub fn i64(&self, name: &str) -> Result<&'a Int64Array> {
         self.column(name)?
             .as_any()
             .downcast_ref::<Int64Array>()
-            .ok_or_else(|| anyhow!("column {name} is not an i64 column"))
+            .ok_or_else(|| layout!("column {name} is not an i64 column"))
     }
 
     /// Row `i` of a vector column, `None` when null.
@@ -156,7 +156,7 @@ impl<'a> Columns<'a> {
             .column(name)?
             .as_any()
             .downcast_ref::<FixedSizeListArray>()
-            .ok_or_else(|| anyhow!("column {name} is not a vector column"))?;
+            .ok_or_else(|| layout!("column {name} is not a vector column"))?;
         if list.is_null(i) {
             return Ok(None);
         }
@@ -164,7 +164,7 @@ impl<'a> Columns<'a> {
         let floats = values
             .as_any()
             .downcast_ref::<Float32Array>()
-            .ok_or_else(|| anyhow!("column {name} does not hold f32 vectors"))?;
+            .ok_or_else(|| layout!("column {name} does not hold f32 vectors"))?;
         Ok(Some(floats.values().to_vec()))
     }
 
@@ -177,6 +177,6 @@ impl<'a> Columns<'a> {
         if let Some(a) = column.as_any().downcast_ref::<Float64Array>() {
             return Ok(a.value(i) as f32);
         }
-        Err(anyhow!("column {name} is not a float column"))
+        Err(layout!("column {name} is not a float column"))
     }
 }

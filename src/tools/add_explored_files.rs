@@ -2,7 +2,7 @@
 
 use super::Context;
 use super::gate;
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -24,4 +24,5 @@ pub type Output = service::WithSession<crate::session::state::ExploredOutcome>;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     service::add_explored_files(&gate::env(ctx), p.session_id.as_deref(), p.files)
+        .map_err(ToolError::from)
 }

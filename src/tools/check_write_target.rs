@@ -1,7 +1,7 @@
 //! `check_write_target`: may this file be written now (seed 000 `validate_write_target`)?
 
 use super::{Context, gate};
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -32,4 +32,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         &p.file_path,
         p.allow_new_files.unwrap_or(false),
     )
+    .map_err(ToolError::from)
 }

@@ -1,7 +1,7 @@
 //! `confirm_symbol_relevance`: the 3-tier rule on the agent's chosen symbols (seed 003).
 
 use super::{Context, gate};
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -34,4 +34,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         p.relevant_symbols,
         &p.code_evidence,
     )
+    .map_err(ToolError::from)
 }

@@ -2,7 +2,7 @@
 
 use super::Context;
 use super::gate;
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -23,4 +23,5 @@ pub type Output = crate::memory::Insights;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     service::get_improvement_insights(&gate::env(ctx), p.limit.unwrap_or(100).max(1))
+        .map_err(ToolError::from)
 }

@@ -2,7 +2,7 @@
 
 use super::Context;
 use super::gate;
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -21,5 +21,5 @@ pub struct Params {
 pub type Output = crate::memory::SessionAnalysis;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
-    service::get_session_analysis(&gate::env(ctx), p.session_id.as_deref())
+    service::get_session_analysis(&gate::env(ctx), p.session_id.as_deref()).map_err(ToolError::from)
 }

@@ -2,7 +2,7 @@
 
 use super::Context;
 use super::gate;
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -23,7 +23,7 @@ pub struct Params {
 pub type Output = service::StatusOutput;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
-    service::get_session_status(&gate::env(ctx), p.session_id.as_deref())
+    service::get_session_status(&gate::env(ctx), p.session_id.as_deref()).map_err(ToolError::from)
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ mod search_files;
 mod search_symbol;
 mod search_text;
 mod semantic_search;
+mod session_error;
 mod set_query_frame;
 mod start_session;
 mod submit_semantic;

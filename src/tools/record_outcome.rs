@@ -2,7 +2,7 @@
 
 use super::Context;
 use super::gate;
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::memory::Outcome;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -38,4 +38,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         p.analysis,
         p.trigger_message,
     )
+    .map_err(ToolError::from)
 }

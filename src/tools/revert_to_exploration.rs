@@ -2,7 +2,7 @@
 
 use super::Context;
 use super::gate;
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -28,4 +28,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         p.session_id.as_deref(),
         p.keep_results.unwrap_or(true),
     )
+    .map_err(ToolError::from)
 }

@@ -1,7 +1,7 @@
 //! `set_query_frame`: the request's slots, each checked against the request (seed 000 step 3).
 
 use super::{Context, gate};
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::query_frame::Slot;
 use crate::session::service;
 use schemars::JsonSchema;
@@ -51,4 +51,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     .filter_map(|(slot, input)| input.map(|i| (slot, i.value, i.quote)))
     .collect();
     service::set_query_frame(&gate::env(ctx), p.session_id.as_deref(), slots)
+        .map_err(ToolError::from)
 }

@@ -1,7 +1,8 @@
 //! `start_session`: opens a phase-gated session for one request (seed 000 step 2).
 
 use super::{Context, gate};
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
+use crate::query_frame::Intent;
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -24,5 +25,9 @@ pub struct Params {
 pub type Output = service::StartOutput;
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
-    service::start_session(&gate::env(ctx), &p.intent, &p.query)
+    let intent = Intent::parse(&p.intent).ok_or_else(|| {
+        ToolError::invalid_parameter(format!("unknown intent '{}'", p.intent))
+            .with("intents", Intent::NAMES)
+    })?;
+    service::start_session(&gate::env(ctx), intent, &p.query).map_err(ToolError::from)
 }

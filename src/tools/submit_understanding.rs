@@ -2,7 +2,7 @@
 
 use super::Context;
 use super::gate;
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -45,4 +45,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         patterns: p.patterns,
     };
     service::submit_understanding(&gate::env(ctx), p.session_id.as_deref(), u)
+        .map_err(ToolError::from)
 }

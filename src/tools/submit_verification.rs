@@ -2,7 +2,7 @@
 
 use super::Context;
 use super::gate;
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -53,4 +53,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         })
         .collect();
     service::submit_verification(&gate::env(ctx), p.session_id.as_deref(), results)
+        .map_err(ToolError::from)
 }

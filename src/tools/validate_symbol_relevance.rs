@@ -2,7 +2,7 @@
 
 use super::Context;
 use super::gate;
-use crate::error::ToolResult;
+use crate::error::{ToolError, ToolResult};
 use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -32,4 +32,5 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         &p.target_feature,
         p.symbols_identified,
     )
+    .map_err(ToolError::from)
 }

@@ -1,6 +1,6 @@
 //! The session's phases (seed 000): EXPLORATION → (READY | SEMANTIC → VERIFICATION → READY).
-//! A module of its own because the state machine, the tool/phase matrix and the write gate all
-//! speak of phases, and none of them should have to reach into another for the word.
+//! The router plans in phases and the session moves through them (its state machine, the
+//! tool/phase matrix and the write gate all speak of them), so the word lives here, below both.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

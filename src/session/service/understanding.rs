@@ -1,0 +1,136 @@
+//! `submit_understanding`: the agent's report at the end of EXPLORATION, checked against the
+//! server's own record of its calls and against the code.
+
+use super::*;
+
+/// What the agent reports at the end of EXPLORATION.
+#[derive(Debug, Clone, Default)]
+pub struct Understanding {
+    pub symbols_identified: Vec<String>,
+    pub entry_points: Vec<String>,
+    pub files_analyzed: Vec<String>,
+    pub patterns: Vec<String>,
+}
+
+/// Tools counted as exploration from the call record: successful calls of non-session tools.
+pub(super) fn tools_used(calls: &[ToolCall], tools: &[gate::GatedTool]) -> BTreeSet<String> {
+    calls
+        .iter()
+        .filter(|c| {
+            c.ok && c.source == "mcp" && gate::gate_of(tools, &c.tool) != gate::Gate::Session
+        })
+        .map(|c| c.tool.clone())
+        .collect()
+}
+
+pub fn submit_understanding(
+    env: &Env,
+    id: Option<&str>,
+    u: Understanding,
+) -> SessionResult<WithSession<UnderstandingOutcome>> {
+    let state = env.session(id)?;
+    state
+        .require("submit_understanding", &[Phase::Exploration])
+        .map_err(|r| env.refused(r))?;
+    let snapshot = env.snapshot()?;
+    let trim = |v: Vec<String>| {
+        v.into_iter()
+            .map(|s| s.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    let (symbols, entry_points, files, patterns) = (
+        trim(u.symbols_identified),
+        trim(u.entry_points),
+        trim(u.files_analyzed),
+        trim(u.patterns),
+    );
+
+    let mut report = UnderstandingReport {
+        consistency_errors: crate::session::rules::validate_exploration_consistency(
+            &symbols,
+            &entry_points,
+            &files,
+            &patterns,
+        ),
+        ..UnderstandingReport::default()
+    };
+    let mut defs_by_symbol: Vec<(String, Vec<SymbolDef>)> = Vec::new();
+    for symbol in &symbols {
+        let defs = env.definitions(&snapshot, symbol);
+        if defs.is_empty() {
+            report
+                .hallucinated
+                .push((symbol.clone(), lookup::near_names(&snapshot, symbol, 5)));
+        }
+        defs_by_symbol.push((symbol.clone(), defs));
+    }
+    for entry in &entry_points {
+        let resolves = !env.definitions(&snapshot, entry).is_empty()
+            || env.ws.resolve(entry).is_ok()
+            || entry
+                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .filter(|w| w.len() >= 2)
+                .any(|w| lookup::name_exists(&snapshot, w));
+        if !resolves {
+            report
+                .hallucinated
+                .push((entry.clone(), lookup::near_names(&snapshot, entry, 5)));
+        }
+    }
+    let mut rel_files = Vec::new();
+    for file in &files {
+        match env.ws.resolve(file) {
+            Ok(p) if p.is_dir => rel_files.push(format!("{}/", p.rel.trim_end_matches('/'))),
+            Ok(p) => rel_files.push(p.rel),
+            Err(_) => report.missing_files.push(file.clone()),
+        }
+    }
+
+    let term = state.query_frame.target_term().map(String::from);
+    let defs_by_symbol: Vec<(String, Vec<SymbolDef>)> = defs_by_symbol
+        .into_iter()
+        .map(|(symbol, defs)| (symbol, lookup::in_files(defs, &rel_files)))
+        .collect();
+    for (symbol, defs) in &defs_by_symbol {
+        let similarity = match (&term, &report.relevance_unavailable) {
+            (Some(term), None) if !defs.is_empty() => {
+                match env.similarity(&snapshot, term, &env.contexts(&snapshot, defs)) {
+                    Ok(s) => Some(s),
+                    Err(err) => {
+                        report.relevance_unavailable = Some(err.to_string());
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        report.symbol_scores.push(SymbolScore {
+            symbol: symbol.clone(),
+            similarity,
+            files: files_of(defs),
+        });
+    }
+    let calls = env.calls(&state.session_id);
+    report.tools_used = tools_used(&calls, env.tools);
+    report.call_files = calls
+        .iter()
+        .filter(|c| c.ok && c.source == "mcp")
+        .flat_map(|c| c.files.iter())
+        .filter(|f| env.ws.root().join(f).is_file())
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    report.symbols_identified = symbols;
+    report.entry_points = entry_points;
+    report.files_analyzed = rel_files;
+    report.patterns = patterns;
+    let (_, stamp) = now();
+    let result = env.update(&state.session_id, |s| {
+        s.submit_understanding(report, &stamp)
+    })?;
+    Ok(WithSession {
+        session_id: state.session_id,
+        result,
+    })
+}
