@@ -370,6 +370,23 @@ pub(crate) mod testing {
         (file[eager.clone()].to_vec(), file[eager.end..].to_vec())
     }
 
+    /// Writes each variant to `path` and asks `check` whether the store coped with it; fails
+    /// naming every variant it did not cope with (not only the first).
+    pub fn check_each(
+        path: &std::path::Path,
+        variants: Vec<Variant>,
+        mut check: impl FnMut(&Variant) -> Result<(), String>,
+    ) {
+        let mut failed = Vec::new();
+        for variant in &variants {
+            std::fs::write(path, &variant.bytes).unwrap();
+            if let Err(err) = check(variant) {
+                failed.push(format!("{}: {err}", variant.what));
+            }
+        }
+        assert!(failed.is_empty(), "{failed:#?}");
+    }
+
     /// A file a store must not use, what was done to it, and whether replacing it warns.
     pub struct Variant {
         pub what: String,

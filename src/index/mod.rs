@@ -635,22 +635,16 @@ mod tests {
             warns: false,
         });
 
-        for variant in variants {
-            std::fs::write(&path, &variant.bytes).unwrap();
+        cache_file::testing::check_each(&path, variants, |variant| {
             let (names, parsed, logged) = new_process_answer(&ws);
-            assert_eq!(
-                (names, parsed),
-                (vec!["right".into()], 1),
-                "{}",
-                variant.what
-            );
-            assert_eq!(
-                logged.contains("symbol index"),
-                variant.warns,
-                "{}: {logged}",
-                variant.what
-            );
-        }
+            if (names.as_slice(), parsed) != (&["right".to_string()][..], 1) {
+                return Err(format!("answered {names:?}, parsed {parsed}"));
+            }
+            if logged.contains("symbol index") != variant.warns {
+                return Err(format!("logged {logged:?}"));
+            }
+            Ok(())
+        });
     }
 
     /// Backdates every file and directory under `dir` past the racy window, as a tree that was
