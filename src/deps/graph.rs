@@ -5,11 +5,13 @@
 //! `.code-intel/imports.bin`, stamped with two fingerprints: the manifests (module resolution
 //! rules) and the file set together with the names PHP and Java files declare (what FQCN lookups
 //! can find). While both are unchanged, only files whose content hash changed are re-resolved;
-//! when either changes, everything is (it takes milliseconds: resolution is set lookups).
+//! when either changes, everything is (it takes milliseconds: resolution is set lookups). The
+//! file is a [`CacheFile`]: of another version or damaged, it is rebuilt from the outlines.
 
 use super::layout::Layout;
 use super::resolve::{Resolution, Resolver};
 use crate::analysis::outline::FileOutline;
+use crate::index::cache_file::{self, CacheFile, DecodeError, Encoder, Format, Kind, LazyPart};
 use crate::index::outlines::{MANIFEST_NAMES, Manifest, OutlineSnapshot};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -17,7 +19,6 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-const FORMAT_VERSION: u32 = 4;
 const STORE_FILE: &str = "imports.bin";
 /// Cycles reported per file; more add nothing an agent acts on.
 pub const MAX_CYCLES: usize = 10;
@@ -241,8 +242,6 @@ pub fn cycle_message(cycle: &[String]) -> String {
 
 #[derive(Serialize, Deserialize)]
 struct Stored {
-    version: u32,
-    tool_version: String,
     layout_fp: [u8; 32],
     files_fp: [u8; 32],
     shas: HashMap<String, [u8; 32]>,
@@ -271,10 +270,9 @@ pub struct GraphStats {
 }
 
 pub struct GraphStore {
-    store: PathBuf,
+    store: CacheFile<GraphFile>,
     root: PathBuf,
     current: Mutex<Option<Current>>,
-    loaded: Mutex<bool>,
     /// The last resolver, with the snapshot generation it was built for and, when it was built
     /// from a file's ancestor manifests, that file's directory; reused for single files.
     resolver: Mutex<Option<CachedResolver>>,
@@ -303,10 +301,9 @@ impl CachedResolver {
 impl GraphStore {
     pub fn new(root: &Path, state_dir: &Path) -> GraphStore {
         GraphStore {
-            store: state_dir.join(STORE_FILE),
+            store: CacheFile::new(state_dir.join(STORE_FILE)),
             root: root.to_path_buf(),
             current: Mutex::new(None),
-            loaded: Mutex::new(false),
             resolver: Mutex::new(None),
         }
     }
@@ -440,17 +437,12 @@ impl GraphStore {
             .map(|(p, e)| (p.clone(), e.sha256))
             .collect();
         let stored = Stored {
-            version: FORMAT_VERSION,
-            tool_version: env!("CARGO_PKG_VERSION").into(),
             layout_fp,
             files_fp,
             shas,
             graph,
         };
-        if let Err(err) = bincode::serialize(&stored)
-            .map_err(std::io::Error::other)
-            .and_then(|bytes| crate::fsutil::write_atomic(&self.store, &bytes))
-        {
+        if let Err(err) = self.store.persist(&stored) {
             tracing::warn!("could not save the import graph: {err}");
         }
         let graph = Arc::new(stored.graph);
@@ -465,30 +457,38 @@ impl GraphStore {
     }
 
     fn load_once(&self) {
-        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if *loaded {
-            return;
-        }
-        *loaded = true;
-        let Ok(bytes) = std::fs::read(&self.store) else {
-            return;
-        };
-        match bincode::deserialize::<Stored>(&bytes) {
-            Ok(stored)
-                if stored.version == FORMAT_VERSION
-                    && stored.tool_version == env!("CARGO_PKG_VERSION") =>
-            {
-                *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(Current {
-                    generation: None,
-                    layout_fp: stored.layout_fp,
-                    files_fp: stored.files_fp,
-                    shas: stored.shas,
-                    graph: Arc::new(stored.graph),
-                });
-            }
-            Ok(_) => tracing::info!("import graph format changed; rebuilding"),
-            Err(err) => tracing::warn!("import graph unreadable ({err}); rebuilding"),
-        }
+        self.store.load_once(|stored| {
+            *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(Current {
+                generation: None,
+                layout_fp: stored.layout_fp,
+                files_fp: stored.files_fp,
+                shas: stored.shas,
+                graph: Arc::new(stored.graph),
+            });
+        });
+    }
+}
+
+/// How the graph is kept in its [`CacheFile`].
+struct GraphFile;
+
+impl Format for GraphFile {
+    type Value = Stored;
+    const KIND: Kind = Kind {
+        name: "import graph",
+        tag: *b"IMPG",
+        // Bumped whenever the stored layout or the resolution rules change.
+        version: 5,
+        // Versions 1 to 4 were bare bincode that began with their version.
+        legacy: |bytes| cache_file::headerless_bincode_version(bytes).is_some_and(|v| v <= 4),
+    };
+
+    fn encode(stored: &Stored, out: &mut Encoder) -> std::io::Result<()> {
+        bincode::serialize_into(out.bytes(), stored).map_err(std::io::Error::other)
+    }
+
+    fn decode(eager: &[u8], _: LazyPart) -> Result<Stored, DecodeError> {
+        Ok(bincode::deserialize(eager)?)
     }
 }
 
@@ -560,4 +560,97 @@ fn files_fingerprint(snapshot: &OutlineSnapshot) -> [u8; 32] {
         }
     }
     hasher.finalize().into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::cache_file::Loaded;
+    use crate::index::cache_file::testing::{Variant, check_each, variants, warnings};
+    use crate::index::outlines::OutlineIndex;
+    use crate::workspace::Workspace;
+
+    /// A project where `a.ts` imports `./b`, and a stored graph that says it imports `c.ts`
+    /// instead, with fingerprints that match the project: a process that trusts the store
+    /// answers `c.ts`, one that rebuilt it `b.ts`. Returns the store's bytes as written.
+    fn store_that_lies() -> (tempfile::TempDir, Workspace, Arc<OutlineSnapshot>, Vec<u8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("a.ts"), "import { b } from \"./b\";\n").unwrap();
+        std::fs::write(root.join("b.ts"), "export const b = 1;\n").unwrap();
+        std::fs::write(root.join("c.ts"), "export const c = 2;\n").unwrap();
+        let ws = Workspace::open(root).unwrap();
+        let (snapshot, _) = OutlineIndex::new(&ws.state_dir())
+            .refresh(&ws, ws.root())
+            .unwrap();
+        let (graph, _) = GraphStore::new(root, &ws.state_dir()).graph(&snapshot);
+        assert_eq!(graph.targets("a.ts"), ["b.ts"]);
+
+        let file = CacheFile::<GraphFile>::new(ws.state_dir().join(STORE_FILE));
+        let Loaded::Ready(mut stored) = file.read() else {
+            panic!("the graph was not stored");
+        };
+        stored.graph.imports.get_mut("a.ts").unwrap()[0].targets = vec!["c.ts".into()];
+        stored.graph.build_dependents();
+        file.persist(&stored).unwrap();
+        let bytes = std::fs::read(file.path()).unwrap();
+        (dir, ws, snapshot, bytes)
+    }
+
+    /// What a new process answers for `a.ts`, whether it rebuilt the graph, what it warned.
+    fn new_process_answer(
+        ws: &Workspace,
+        snapshot: &OutlineSnapshot,
+    ) -> (Vec<String>, bool, String) {
+        let ((graph, stats), logged) =
+            warnings(|| GraphStore::new(ws.root(), &ws.state_dir()).graph(snapshot));
+        let targets = graph
+            .targets("a.ts")
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        (targets, stats.rebuilt, logged)
+    }
+
+    #[test]
+    fn old_cut_short_or_damaged_stores_are_rebuilt_never_misread() {
+        let (_dir, ws, snapshot, stored) = store_that_lies();
+        let path = ws.state_dir().join(STORE_FILE);
+        // As written, the store is trusted: the trap is set.
+        assert_eq!(
+            new_process_answer(&ws, &snapshot),
+            (vec!["c.ts".into()], false, String::new())
+        );
+
+        // The previous format (4): bare bincode, the version and the tool version first.
+        let Loaded::Ready(lie) = CacheFile::<GraphFile>::new(path.clone()).read() else {
+            panic!("the lie does not read");
+        };
+        let v4 = bincode::serialize(&(
+            4u32,
+            env!("CARGO_PKG_VERSION"),
+            lie.layout_fp,
+            lie.files_fp,
+            &lie.shas,
+            &lie.graph,
+        ))
+        .unwrap();
+        let mut variants = variants(&stored);
+        variants.push(Variant {
+            what: "format 4, before the common header".into(),
+            bytes: v4,
+            warns: false,
+        });
+
+        check_each(&path, variants, |variant| {
+            let (targets, rebuilt, logged) = new_process_answer(&ws, &snapshot);
+            if (targets.as_slice(), rebuilt) != (&["b.ts".to_string()][..], true) {
+                return Err(format!("answered {targets:?}, rebuilt {rebuilt}"));
+            }
+            if logged.contains("import graph") != variant.warns {
+                return Err(format!("logged {logged:?}"));
+            }
+            Ok(())
+        });
+    }
 }

@@ -1,5 +1,6 @@
 //! Directory stamps: what a whole-workspace walk saw of the tree's shape, so the next refresh can
-//! list only the directories that changed instead of walking everything again.
+//! list only the directories that changed instead of walking everything again. The symbol store
+//! and the outline store both keep theirs with their snapshot.
 //!
 //! Adding, removing or renaming an entry changes its directory's mtime, so a directory whose mtime
 //! is unchanged still holds the files the index knows (they are only `stat`-ed, to catch in-place
@@ -18,7 +19,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-pub use super::outlines::RACY_SECS;
+/// A timestamp this close to the moment it was read may hide a second change in the same tick.
+pub const RACY_SECS: u64 = 2;
 
 /// Ignore files whose change re-decides what is walked. `.git/info/exclude` is kept even when
 /// absent, so that creating it is noticed too.

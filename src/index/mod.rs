@@ -5,10 +5,10 @@
 //! re-parsed only when its content hash changed. So an edit between two calls is always seen, and
 //! a second process start re-parses nothing. A whole-workspace refresh does not walk the tree
 //! again when the last walk left [`DirStamps`]: only directories whose mtime changed are listed
-//! again, and the files of the others are `stat`-ed. The store is `.code-intel/symbols.bin`,
-//! written atomically (temp file + rename) so a killed process or a second server never leaves a
-//! torn file.
+//! again, and the files of the others are `stat`-ed. The store is `.code-intel/symbols.bin`, a
+//! [`CacheFile`]: written atomically, and rebuilt when it is of another version or damaged.
 
+pub mod cache_file;
 pub mod chunks;
 pub mod dir_stamps;
 pub mod embedding_queue;
@@ -27,18 +27,17 @@ pub use lazy::LazySymbols;
 use crate::analysis::analyze_source;
 use crate::workspace::watch::{TreeWatch, WatchedRefresh};
 use crate::workspace::{WalkOptions, Workspace, walk_files};
+use cache_file::{CacheFile, DecodeError, Encoder, Format, Kind, LazyPart};
 use dir_stamps::stable_nanos;
 use freshness::{Fate, Seen, Stamped, refresh_file};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-/// Bumped whenever the stored layout or the extraction rules change; older stores are rebuilt.
-const FORMAT_VERSION: u32 = 3;
 const STORE_FILE: &str = "symbols.bin";
 
 /// A walked file's fate in a refresh: its entry and what was done, or why it was skipped.
@@ -90,13 +89,10 @@ pub struct Snapshot {
     stamps: Option<Arc<DirStamps>>,
 }
 
-/// The store's layout: an 8-byte little-endian length, then this header (bincode), then every
-/// file's symbol blob back to back. A warm start reads only the header; blobs are read from the
-/// open file when a question needs them.
+/// The store's eager part (bincode); its lazy part is every file's symbol blob back to back. A
+/// warm start reads only this; blobs are read from the open file when a question needs them.
 #[derive(Serialize, Deserialize)]
 struct StoredHead {
-    version: u32,
-    tool_version: String,
     files: Vec<StoredFile>,
     skipped: HashMap<String, String>,
     stamps: Option<DirStamps>,
@@ -110,7 +106,7 @@ struct StoredFile {
     sha256: [u8; 32],
     lossy: bool,
     names: String,
-    /// The blob's place, relative to the end of the header.
+    /// The blob's place in the lazy part.
     offset: u64,
     len: u64,
 }
@@ -127,9 +123,8 @@ pub struct RefreshStats {
 }
 
 pub struct SymbolIndex {
-    store: PathBuf,
+    store: CacheFile<SymbolStore>,
     current: RwLock<Arc<Snapshot>>,
-    loaded: Mutex<bool>,
     /// Serialises refreshes so concurrent calls do not parse the same file twice.
     refreshing: Mutex<()>,
     /// Raised by a tool call waiting for `refreshing`: a background refresh gives way.
@@ -141,9 +136,8 @@ pub struct SymbolIndex {
 impl SymbolIndex {
     pub fn new(state_dir: &Path) -> SymbolIndex {
         SymbolIndex {
-            store: state_dir.join(STORE_FILE),
+            store: CacheFile::new(state_dir.join(STORE_FILE)),
             current: RwLock::new(Arc::new(Snapshot::default())),
-            loaded: Mutex::new(false),
             refreshing: Mutex::new(()),
             give_way: AtomicBool::new(false),
             watched: WatchedRefresh::default(),
@@ -352,7 +346,7 @@ impl SymbolIndex {
         }
         let next = Arc::new(next);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = next.clone();
-        if changed && let Err(err) = self.persist(&next) {
+        if changed && let Err(err) = self.store.persist(&next) {
             tracing::warn!("could not save the symbol index: {err}");
         }
         stats.elapsed = started.elapsed();
@@ -367,24 +361,32 @@ impl SymbolIndex {
     }
 
     fn load_once(&self) {
-        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if *loaded {
-            return;
-        }
-        *loaded = true;
-        let Ok(file) = std::fs::File::open(&self.store) else {
-            return;
-        };
-        match read_store(file) {
-            Ok(Some(snapshot)) => {
-                *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(snapshot);
-            }
-            Ok(None) => tracing::info!("symbol index format changed; rebuilding"),
-            Err(err) => tracing::warn!("symbol index unreadable ({err}); rebuilding"),
-        }
+        self.store.load_once(|snapshot| {
+            *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(snapshot);
+        });
     }
+}
 
-    fn persist(&self, snapshot: &Snapshot) -> std::io::Result<()> {
+/// How the symbol store is kept in its [`CacheFile`].
+struct SymbolStore;
+
+impl Format for SymbolStore {
+    type Value = Snapshot;
+    const KIND: Kind = Kind {
+        name: "symbol index",
+        tag: *b"SYMB",
+        // Bumped whenever the stored layout or the extraction rules change.
+        version: 4,
+        // Versions 1 and 2 began with their version; 3 with the header's length before it.
+        legacy: |bytes| {
+            let v3 = bytes
+                .get(8..)
+                .and_then(cache_file::headerless_bincode_version);
+            v3 == Some(3) || cache_file::headerless_bincode_version(bytes).is_some_and(|v| v < 3)
+        },
+    };
+
+    fn encode(snapshot: &Snapshot, out: &mut Encoder) -> std::io::Result<()> {
         let mut paths: Vec<&String> = snapshot.files.keys().collect();
         paths.sort();
         // Offsets come from the blobs' lengths, so the blobs are copied only once: straight
@@ -407,70 +409,50 @@ impl SymbolIndex {
             offset += len;
         }
         let head = StoredHead {
-            version: FORMAT_VERSION,
-            tool_version: env!("CARGO_PKG_VERSION").into(),
             files,
             skipped: snapshot.skipped.clone(),
             stamps: snapshot.stamps.as_deref().cloned(),
         };
-        let head = bincode::serialize(&head).map_err(std::io::Error::other)?;
-        let mut bytes = Vec::with_capacity(8 + head.len() + offset as usize);
-        bytes.extend_from_slice(&(head.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&head);
+        bincode::serialize_into(&mut *out.bytes(), &head).map_err(std::io::Error::other)?;
         drop(head);
+        out.start_lazy();
+        out.bytes().reserve(offset as usize);
         for path in paths {
             let blob = snapshot.files[path].symbols.blob()?;
-            bytes.extend_from_slice(&blob);
+            out.bytes().extend_from_slice(&blob);
         }
-        crate::fsutil::write_atomic(&self.store, &bytes)
+        Ok(())
     }
-}
 
-/// Reads a store's header; `None` when it was written by another format or version.
-fn read_store(mut file: std::fs::File) -> std::io::Result<Option<Snapshot>> {
-    use std::io::Read;
-    let total = file.metadata()?.len();
-    let mut len = [0u8; 8];
-    file.read_exact(&mut len)?;
-    let len = u64::from_le_bytes(len);
-    if len > total - 8 {
-        return Err(std::io::Error::other("header longer than the file"));
-    }
-    let mut head = vec![0; len as usize];
-    file.read_exact(&mut head)?;
-    // Version first: a different layout after it need not decode.
-    let (version, tool_version): (u32, String) =
-        bincode::deserialize(&head).map_err(std::io::Error::other)?;
-    if version != FORMAT_VERSION || tool_version != env!("CARGO_PKG_VERSION") {
-        return Ok(None);
-    }
-    let head: StoredHead = bincode::deserialize(&head).map_err(std::io::Error::other)?;
-    let base = 8 + len;
-    let blobs = total - base;
-    let store = lazy::BlobFile::new(file);
-    let mut files = HashMap::with_capacity(head.files.len());
-    for f in head.files {
-        if f.offset.checked_add(f.len).is_none_or(|end| end > blobs) {
-            return Err(std::io::Error::other(
-                "a blob lies past the end of the file",
-            ));
+    fn decode(eager: &[u8], lazy: LazyPart) -> Result<Snapshot, DecodeError> {
+        let head: StoredHead = bincode::deserialize(eager)?;
+        let base = lazy.offset;
+        let blobs = lazy.len;
+        let store = lazy::BlobFile::new(lazy.file);
+        let mut files = HashMap::with_capacity(head.files.len());
+        for f in head.files {
+            // The blobs are not read here, so a place past the end would only show as a failed
+            // read later: refuse the store now instead.
+            if f.offset.checked_add(f.len).is_none_or(|end| end > blobs) {
+                return Err("a blob lies past the end of the file".into());
+            }
+            let symbols =
+                LazySymbols::in_store(f.names, store.clone(), base + f.offset, f.len as usize);
+            let entry = FileEntry {
+                size: f.size,
+                mtime_ns: f.mtime_ns,
+                sha256: f.sha256,
+                lossy: f.lossy,
+                symbols,
+            };
+            files.insert(f.path, Arc::new(entry));
         }
-        let symbols =
-            LazySymbols::in_store(f.names, store.clone(), base + f.offset, f.len as usize);
-        let entry = FileEntry {
-            size: f.size,
-            mtime_ns: f.mtime_ns,
-            sha256: f.sha256,
-            lossy: f.lossy,
-            symbols,
-        };
-        files.insert(f.path, Arc::new(entry));
+        Ok(Snapshot {
+            files,
+            skipped: head.skipped,
+            stamps: head.stamps.map(Arc::new),
+        })
     }
-    Ok(Some(Snapshot {
-        files,
-        skipped: head.skipped,
-        stamps: head.stamps.map(Arc::new),
-    }))
 }
 
 fn in_subtree(path: &str, prefix: &str) -> bool {
@@ -575,6 +557,94 @@ mod tests {
             .refresh(&ws, ws.root())
             .unwrap();
         assert_eq!(snap.files.len(), 1);
+    }
+
+    /// A project whose store says `a.py` defines `wrong` while the file, at the same size and
+    /// mtime, now defines `right`: a process that trusts the store answers `wrong`, one that
+    /// rebuilt it `right`. Returns the store's bytes as written.
+    fn store_that_lies() -> (tempfile::TempDir, Workspace, Vec<u8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".code-intel")).unwrap();
+        let file = root.join("a.py");
+        std::fs::write(&file, "def wrong():\n    pass\n").unwrap();
+        settle_all(root);
+        let ws = Workspace::open(root).unwrap();
+        SymbolIndex::new(&ws.state_dir())
+            .refresh(&ws, ws.root())
+            .unwrap();
+        let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
+        std::fs::write(&file, "def right():\n    pass\n").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        let stored = std::fs::read(ws.state_dir().join(STORE_FILE)).unwrap();
+        (dir, ws, stored)
+    }
+
+    /// What a new process answers for `a.py`, how many files it parsed, and what it warned.
+    fn new_process_answer(ws: &Workspace) -> (Vec<String>, usize, String) {
+        let ((snap, stats), logged) = cache_file::testing::warnings(|| {
+            SymbolIndex::new(&ws.state_dir())
+                .refresh(ws, ws.root())
+                .unwrap()
+        });
+        (names(&snap, "a.py"), stats.parsed, logged)
+    }
+
+    #[test]
+    fn old_cut_short_or_damaged_stores_are_rebuilt_never_misread() {
+        let (_dir, ws, stored) = store_that_lies();
+        let path = ws.state_dir().join(STORE_FILE);
+        // As written, the store is trusted: the trap is set.
+        assert_eq!(
+            new_process_answer(&ws),
+            (vec!["wrong".into()], 0, String::new())
+        );
+
+        // The previous format (3): no common header, the header's length, then a bincode head
+        // that began with the version and the tool version, then the blobs.
+        #[derive(Serialize)]
+        struct HeadV3 {
+            version: u32,
+            tool_version: String,
+            files: Vec<StoredFile>,
+            skipped: HashMap<String, String>,
+            stamps: Option<DirStamps>,
+        }
+        let (eager, blobs) = cache_file::testing::parts(&stored);
+        let head: StoredHead = bincode::deserialize(&eager).unwrap();
+        let head = bincode::serialize(&HeadV3 {
+            version: 3,
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            files: head.files,
+            skipped: head.skipped,
+            stamps: head.stamps,
+        })
+        .unwrap();
+        let mut v3 = (head.len() as u64).to_le_bytes().to_vec();
+        v3.extend_from_slice(&head);
+        v3.extend_from_slice(&blobs);
+        let mut variants = cache_file::testing::variants(&stored);
+        variants.push(cache_file::testing::Variant {
+            what: "format 3, before the common header".into(),
+            bytes: v3,
+            warns: false,
+        });
+
+        cache_file::testing::check_each(&path, variants, |variant| {
+            let (names, parsed, logged) = new_process_answer(&ws);
+            if (names.as_slice(), parsed) != (&["right".to_string()][..], 1) {
+                return Err(format!("answered {names:?}, parsed {parsed}"));
+            }
+            if logged.contains("symbol index") != variant.warns {
+                return Err(format!("logged {logged:?}"));
+            }
+            Ok(())
+        });
     }
 
     /// Backdates every file and directory under `dir` past the racy window, as a tree that was
