@@ -4,7 +4,7 @@
 use crate::index::semantic::Target;
 use crate::index::sync::Progress;
 use crate::search::hybrid::Fusion;
-use crate::search::semantic::{Collection, Mode, SearchRequest, language_of, search};
+use crate::search::semantic::{Collection, Mode, SearchRequest, language_of};
 use crate::tools::Context;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -182,13 +182,7 @@ pub fn search_cmd(ctx: &Context, query: &str, top: usize, json: bool) -> anyhow:
     // A one-shot process would answer before a model loads; give it a moment when it exists.
     ctx.semantic
         .wait_for_model(std::time::Duration::from_secs(30));
-    let response = search(
-        &ctx.semantic,
-        &ctx.ws,
-        &ctx.symbols,
-        &ctx.search_cache,
-        &request,
-    )?;
+    let response = ctx.search(&request)?;
     let mut out = std::io::stdout().lock();
     for hit in &response.results {
         if json {
@@ -356,13 +350,7 @@ pub fn eval(
                 req.mode = mode;
                 req.fusion = fusion;
                 let started = Instant::now();
-                let resp = search(
-                    &ctx.semantic,
-                    &ctx.ws,
-                    &ctx.symbols,
-                    &ctx.search_cache,
-                    &req,
-                )?;
+                let resp = ctx.search(&req)?;
                 latencies.push(started.elapsed().as_secs_f64() * 1000.0);
                 let mut files: Vec<String> = Vec::new();
                 for hit in &resp.results {

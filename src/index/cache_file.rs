@@ -318,6 +318,19 @@ pub(crate) mod testing {
     use std::io::Write;
     use std::sync::{Arc, Mutex};
 
+    /// Gives `path` new content under its old modification time, so that only a store that is
+    /// trusted without checking the content answers from the old one.
+    pub fn rewrite_keeping_mtime(path: &std::path::Path, text: &str) {
+        let mtime = std::fs::metadata(path).unwrap().modified().unwrap();
+        std::fs::write(path, text).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+    }
+
     /// Runs `f` and returns what it logged at warning level or above on this thread.
     pub fn warnings<T>(f: impl FnOnce() -> T) -> (T, String) {
         #[derive(Clone, Default)]

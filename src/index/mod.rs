@@ -573,14 +573,7 @@ mod tests {
         SymbolIndex::new(&ws.state_dir())
             .refresh(&ws, ws.root())
             .unwrap();
-        let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
-        std::fs::write(&file, "def right():\n    pass\n").unwrap();
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_modified(mtime)
-            .unwrap();
+        crate::index::cache_file::testing::rewrite_keeping_mtime(&file, "def right():\n    pass\n");
         let stored = std::fs::read(ws.state_dir().join(STORE_FILE)).unwrap();
         (dir, ws, stored)
     }

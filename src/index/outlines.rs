@@ -529,14 +529,10 @@ mod tests {
         OutlineIndex::new(&ws.state_dir())
             .refresh(&ws, ws.root())
             .unwrap();
-        let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
-        std::fs::write(&file, "export function right() {}\n").unwrap();
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_modified(mtime)
-            .unwrap();
+        crate::index::cache_file::testing::rewrite_keeping_mtime(
+            &file,
+            "export function right() {}\n",
+        );
         let stored = std::fs::read(ws.state_dir().join(STORE_FILE)).unwrap();
         (dir, ws, stored)
     }

@@ -262,7 +262,8 @@ impl SemanticIndex {
                 _ => {
                     let counts = self
                         .store()
-                        .and_then(|s| Ok(s.counts()?))
+                        .ok()
+                        .and_then(|s| s.counts().ok())
                         .unwrap_or_default();
                     *cached = Some((Instant::now(), counts));
                     counts

@@ -123,7 +123,7 @@ pub fn rank(signals: &Signals, opts: &RankOptions) -> Vec<Ranked> {
 }
 
 /// Reciprocal-rank contribution of a list at `rank` (1-based).
-fn rrf(k: f64, weight: f64, rank: usize) -> f64 {
+fn reciprocal_rank(k: f64, weight: f64, rank: usize) -> f64 {
     weight / (k + rank as f64)
 }
 
@@ -132,7 +132,7 @@ fn rrf(k: f64, weight: f64, rank: usize) -> f64 {
 fn score_files(signals: &Signals, opts: &RankOptions) -> HashMap<String, FileAcc> {
     let w = &opts.weights;
     let k = opts.rrf_k;
-    let rrf = |weight: f64, rank: usize| rrf(k, weight, rank);
+    let rrf = |weight: f64, rank: usize| reciprocal_rank(k, weight, rank);
 
     // File ranks per list (dense: the first chunk of a file gives the file its rank).
     let file_ranks = |files: &mut dyn Iterator<Item = &str>| -> HashMap<String, usize> {
@@ -215,7 +215,7 @@ fn score_files(signals: &Signals, opts: &RankOptions) -> HashMap<String, FileAcc
 fn score_chunks(signals: &Signals, opts: &RankOptions, files: &mut HashMap<String, FileAcc>) {
     let w = &opts.weights;
     let k = opts.rrf_k;
-    let rrf = |weight: f64, rank: usize| rrf(k, weight, rank);
+    let rrf = |weight: f64, rank: usize| reciprocal_rank(k, weight, rank);
     let chunk_ranks = |list: &[ChunkHit]| -> HashMap<String, usize> {
         list.iter()
             .enumerate()

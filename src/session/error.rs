@@ -69,20 +69,6 @@ impl SessionError {
         }
     }
 
-    /// An invalid parameter with one detail.
-    pub fn invalid_with(
-        message: impl Into<String>,
-        key: &str,
-        value: impl Into<Value>,
-    ) -> SessionError {
-        let mut details = Map::new();
-        details.insert(key.to_string(), value.into());
-        SessionError::Invalid {
-            message: message.into(),
-            details,
-        }
-    }
-
     pub fn internal(err: impl std::fmt::Display) -> SessionError {
         SessionError::Internal(err.to_string())
     }

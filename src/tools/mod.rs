@@ -103,6 +103,20 @@ impl Context {
         })
     }
 
+    /// One hybrid search over this project's index (`search::semantic`), with its term caches.
+    pub fn search(
+        &self,
+        request: &crate::search::semantic::SearchRequest,
+    ) -> anyhow::Result<crate::search::semantic::SearchResponse> {
+        crate::search::semantic::search(
+            &self.semantic,
+            &self.ws,
+            &self.symbols,
+            &self.search_cache,
+            request,
+        )
+    }
+
     /// Watches the project's directories so that whole-project refreshes of the symbol and
     /// outline indexes cost nothing while no file changed (for a long-running server).
     pub fn watch_changes(&self) {

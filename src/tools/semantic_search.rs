@@ -2,7 +2,7 @@
 
 use super::Context;
 use crate::error::{ToolError, ToolResult};
-use crate::search::semantic::{Collection, SearchRequest, SearchResponse, search};
+use crate::search::semantic::{Collection, SearchRequest, SearchResponse};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -48,7 +48,7 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
         .map_err(|err| ToolError::internal(format!("indexing failed: {err:#}")))?;
     let mut request = SearchRequest::new(query, n, ctx.ws.config.search_weights);
     request.collection = params.collection.unwrap_or_default();
-    search(sem, &ctx.ws, &ctx.symbols, &ctx.search_cache, &request)
+    ctx.search(&request)
         .map_err(|err| ToolError::internal(format!("search failed: {err:#}")))
 }
 

@@ -2,7 +2,7 @@
 
 use crate::support::{assert_consistent, context, project, sync, write};
 use code_intel::relevance::{FakeRelevance, SharedRelevance};
-use code_intel::search::semantic::{Collection, SearchRequest, search};
+use code_intel::search::semantic::{Collection, SearchRequest};
 use std::sync::Arc;
 
 const AUTH: &str = "class AuthService:\n    \"\"\"Handles user login.\"\"\"\n\n    def login(self, email, password):\n        return check_password(email, password)\n\n    def logout(self, session):\n        session.clear()\n";
@@ -13,18 +13,12 @@ const MAIL: &str =
 
 fn files_of(ctx: &code_intel::tools::Context, query: &str) -> Vec<String> {
     let req = SearchRequest::new(query, 10, ctx.ws.config.search_weights);
-    search(
-        &ctx.semantic,
-        &ctx.ws,
-        &ctx.symbols,
-        &ctx.search_cache,
-        &req,
-    )
-    .unwrap()
-    .results
-    .into_iter()
-    .map(|h| h.file)
-    .collect()
+    ctx.search(&req)
+        .unwrap()
+        .results
+        .into_iter()
+        .map(|h| h.file)
+        .collect()
 }
 
 #[test]
@@ -159,14 +153,7 @@ fn the_map_short_circuits_only_on_a_relevant_agreement() {
     let run = |query: &str, collection: Collection| {
         let mut req = SearchRequest::new(query, 5, ctx.ws.config.search_weights);
         req.collection = collection;
-        search(
-            &ctx.semantic,
-            &ctx.ws,
-            &ctx.symbols,
-            &ctx.search_cache,
-            &req,
-        )
-        .unwrap()
+        ctx.search(&req).unwrap()
     };
     let hit = run("ログイン機能はどこ", Collection::Auto);
     assert!(hit.short_circuit, "{hit:?}");
@@ -202,14 +189,7 @@ fn lightweight_mode_answers_from_lexical_and_symbol_signals() {
     let outcome = sync(&ctx);
     assert_eq!(outcome.embedding.state, "disabled");
     let req = SearchRequest::new("AuthService login", 5, ctx.ws.config.search_weights);
-    let resp = search(
-        &ctx.semantic,
-        &ctx.ws,
-        &ctx.symbols,
-        &ctx.search_cache,
-        &req,
-    )
-    .unwrap();
+    let resp = ctx.search(&req).unwrap();
     assert_eq!(resp.index_status.model, "disabled");
     assert_eq!(resp.index_status.embedded, 0);
     assert!(!resp.signals.contains(&"vector".to_string()));
