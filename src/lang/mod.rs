@@ -1,10 +1,27 @@
-//! The language registry: one table row per language, and everything else derives from it
-//! (detection, file types for search, tags queries, error messages listing what is supported).
+//! The languages: one home per language (or family sharing a grammar's conventions), and the
+//! registry that lists them. Everything else derives from a language's [`LanguageDef`] row:
+//! detection, file types for search, the tags query, the outline walker, error messages listing
+//! what is supported. Outside this module no code names a language id (`tests/tidy.rs` checks).
 //!
-//! Adding a language is one row in [`LANGUAGES`], one `queries/<id>/tags.scm` and, when the
-//! language has a tree-sitter grammar, one grammar crate in `Cargo.toml`.
+//! Adding a language is one directory `lang/<id>/` (its row, `tags.scm`, outline walker), one
+//! line in [`LANGUAGES`] and, when it has a tree-sitter grammar, one grammar crate in
+//! `Cargo.toml`.
 
 pub mod blade;
+pub mod css;
+pub mod ecma;
+pub mod go;
+pub mod html;
+pub mod java;
+pub mod outline;
+pub mod php;
+pub mod python;
+pub mod ruby;
+pub mod rust;
+pub mod vue;
+pub mod walk;
+
+use outline::{FileOutline, Import};
 
 use tree_sitter::Language as Grammar;
 
@@ -48,6 +65,8 @@ pub enum Chunking {
 pub struct LanguageDef {
     /// Stable identifier used in results and the `language` / `file_type` parameters.
     pub id: &'static str,
+    /// How people write the language's name (`TypeScript`, `PHP`), for summaries.
+    pub name: &'static str,
     /// Extensions without the dot; compound ones such as `blade.php` win over `php` because
     /// detection takes the longest matching suffix.
     pub extensions: &'static [&'static str],
@@ -63,6 +82,30 @@ pub struct LanguageDef {
     pub definition_hint: Option<&'static str>,
     /// The chunking strategy.
     pub chunking: Chunking,
+    /// The outline walker for trees this language's grammar parsed (`<id>/outline.rs`).
+    pub outline: Option<fn(tree_sitter::Node, &str) -> FileOutline>,
+    /// Imports found by scanning the text, for languages whose references no walker reads
+    /// (Blade directives, CSS at-rules); they replace the walker's.
+    pub scanned_imports: Option<fn(&str) -> Vec<Import>>,
+    /// A file of this language is one component, its file's default export (Vue).
+    pub component_file: bool,
+}
+
+impl LanguageDef {
+    /// The values a row leaves unsaid: no grammar, no tags, no walker.
+    pub const DEFAULT: LanguageDef = LanguageDef {
+        id: "",
+        name: "",
+        extensions: &[],
+        parsing: Parsing::Scanner,
+        tags: "",
+        member_separator: ".",
+        definition_hint: None,
+        chunking: Chunking::Code,
+        outline: None,
+        scanned_imports: None,
+        component_file: false,
+    };
 }
 
 impl std::fmt::Debug for LanguageDef {
@@ -77,169 +120,22 @@ impl PartialEq for LanguageDef {
     }
 }
 
-fn php() -> Grammar {
-    tree_sitter_php::LANGUAGE_PHP.into()
-}
-fn python() -> Grammar {
-    tree_sitter_python::LANGUAGE.into()
-}
-fn typescript() -> Grammar {
-    tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
-}
-fn tsx() -> Grammar {
-    tree_sitter_typescript::LANGUAGE_TSX.into()
-}
-fn javascript() -> Grammar {
-    tree_sitter_javascript::LANGUAGE.into()
-}
-fn go() -> Grammar {
-    tree_sitter_go::LANGUAGE.into()
-}
-fn java() -> Grammar {
-    tree_sitter_java::LANGUAGE.into()
-}
-fn rust() -> Grammar {
-    tree_sitter_rust::LANGUAGE.into()
-}
-fn css() -> Grammar {
-    tree_sitter_css::LANGUAGE.into()
-}
-fn scss() -> Grammar {
-    tree_sitter_scss::language()
-}
-fn html() -> Grammar {
-    tree_sitter_html::LANGUAGE.into()
-}
-fn vue() -> Grammar {
-    tree_sitter_vue_next::LANGUAGE.into()
-}
-
-/// PHP declaration keywords (`define(` covers global constants).
-const PHP_HINT: Option<&str> =
-    Some(r"\b(namespace|class|interface|trait|enum|function|const|define)\b");
-
-/// Every supported language. Keep sorted by id (a test checks).
+/// Every supported language, one line per home. Keep sorted by id (a test checks).
 pub static LANGUAGES: &[LanguageDef] = &[
-    LanguageDef {
-        id: "blade",
-        extensions: &["blade.php"],
-        parsing: Parsing::Scanner,
-        tags: "",
-        member_separator: ".",
-        definition_hint: None,
-        chunking: Chunking::Blade,
-    },
-    LanguageDef {
-        id: "css",
-        extensions: &["css"],
-        parsing: Parsing::Grammar(css),
-        tags: include_str!("queries/css/tags.scm"),
-        member_separator: " ",
-        definition_hint: None,
-        chunking: Chunking::Css,
-    },
-    LanguageDef {
-        id: "go",
-        extensions: &["go"],
-        parsing: Parsing::Grammar(go),
-        tags: include_str!("queries/go/tags.scm"),
-        member_separator: ".",
-        definition_hint: None,
-        chunking: Chunking::Code,
-    },
-    LanguageDef {
-        id: "html",
-        extensions: &["html", "htm"],
-        parsing: Parsing::Grammar(html),
-        tags: include_str!("queries/html/tags.scm"),
-        member_separator: " ",
-        definition_hint: None,
-        chunking: Chunking::Html,
-    },
-    LanguageDef {
-        id: "java",
-        extensions: &["java"],
-        parsing: Parsing::Grammar(java),
-        tags: include_str!("queries/java/tags.scm"),
-        member_separator: ".",
-        definition_hint: None,
-        chunking: Chunking::Code,
-    },
-    LanguageDef {
-        id: "javascript",
-        extensions: &["js", "mjs", "cjs", "jsx"],
-        parsing: Parsing::Grammar(javascript),
-        tags: include_str!("queries/javascript/tags.scm"),
-        member_separator: ".",
-        definition_hint: None,
-        chunking: Chunking::Code,
-    },
-    LanguageDef {
-        id: "php",
-        extensions: &["php", "phtml"],
-        parsing: Parsing::Grammar(php),
-        tags: include_str!("queries/php/tags.scm"),
-        member_separator: "::",
-        definition_hint: PHP_HINT,
-        chunking: Chunking::Code,
-    },
-    LanguageDef {
-        id: "python",
-        extensions: &["py", "pyi", "pyw"],
-        parsing: Parsing::Grammar(python),
-        tags: include_str!("queries/python/tags.scm"),
-        member_separator: ".",
-        definition_hint: None,
-        chunking: Chunking::Code,
-    },
-    LanguageDef {
-        id: "rust",
-        extensions: &["rs"],
-        parsing: Parsing::Grammar(rust),
-        tags: include_str!("queries/rust/tags.scm"),
-        member_separator: "::",
-        definition_hint: None,
-        chunking: Chunking::Code,
-    },
-    LanguageDef {
-        id: "scss",
-        extensions: &["scss"],
-        parsing: Parsing::Grammar(scss),
-        tags: include_str!("queries/scss/tags.scm"),
-        member_separator: " ",
-        definition_hint: None,
-        chunking: Chunking::Css,
-    },
-    LanguageDef {
-        id: "tsx",
-        extensions: &["tsx"],
-        parsing: Parsing::Grammar(tsx),
-        tags: include_str!("queries/typescript/tags.scm"),
-        member_separator: ".",
-        definition_hint: None,
-        chunking: Chunking::Code,
-    },
-    LanguageDef {
-        id: "typescript",
-        extensions: &["ts", "mts", "cts"],
-        parsing: Parsing::Grammar(typescript),
-        tags: include_str!("queries/typescript/tags.scm"),
-        member_separator: ".",
-        definition_hint: None,
-        chunking: Chunking::Code,
-    },
-    LanguageDef {
-        id: "vue",
-        extensions: &["vue"],
-        parsing: Parsing::Embedded {
-            host: vue,
-            embed: Embedding::VueScript,
-        },
-        tags: "",
-        member_separator: ".",
-        definition_hint: None,
-        chunking: Chunking::Vue,
-    },
+    blade::BLADE,
+    css::CSS,
+    go::GO,
+    html::HTML,
+    java::JAVA,
+    ecma::JAVASCRIPT,
+    php::PHP,
+    python::PYTHON,
+    ruby::RUBY,
+    rust::RUST,
+    css::SCSS,
+    ecma::TSX,
+    ecma::TYPESCRIPT,
+    vue::VUE,
 ];
 
 /// The language of a file, by the longest matching extension (`.blade.php` before `.php`).

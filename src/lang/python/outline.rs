@@ -5,8 +5,8 @@
 //! `TypedDict` classes as types, and module docstrings. Exports follow `__all__` when present,
 //! otherwise every public (not `_`-prefixed) module-level name defined here.
 
-use super::common::*;
-use super::*;
+use crate::lang::outline::*;
+use crate::lang::walk::*;
 use tree_sitter::Node;
 
 pub fn outline(root: Node, src: &str) -> FileOutline {

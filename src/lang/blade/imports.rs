@@ -8,8 +8,8 @@
 //! `cart-counter`); `deps::resolve` turns it into files. A namespaced `pkg::view` belongs to a
 //! package, so the outline guesses `external` for it.
 
-use super::{Import, ImportType};
-use crate::lang::blade::{COMPONENT_DIRECTIVE, COMPONENT_TAG, EXTENDS, INCLUDE, LIVEWIRE, QUOTED};
+use super::{COMPONENT_DIRECTIVE, COMPONENT_TAG, EXTENDS, INCLUDE, LIVEWIRE, QUOTED};
+use crate::lang::outline::{Import, ImportType};
 
 pub fn imports(text: &str) -> Vec<Import> {
     let line_starts: Vec<usize> = std::iter::once(0)

@@ -5,8 +5,8 @@
 //! backed enums and functions. Every top-level declaration is exported (PHP has no module
 //! privacy); exports carry short names, and `module` holds the namespace for FQCNs.
 
-use super::common::*;
-use super::*;
+use crate::lang::outline::*;
+use crate::lang::walk::*;
 use tree_sitter::Node;
 
 pub fn outline(root: Node, src: &str) -> FileOutline {

@@ -5,8 +5,8 @@
 //! signatures, type aliases, consts and statics, and `///` / `//!` docs. Exported means `pub`.
 //! Inline modules (`mod tests { … }`) are not descended into.
 
-use super::common::*;
-use super::*;
+use crate::lang::outline::*;
+use crate::lang::walk::*;
 use tree_sitter::Node;
 
 const ATTRIBUTES: &[&str] = &["attribute_item"];

@@ -1,12 +1,26 @@
 //! Blade, Laravel's template language, as far as it names other code: the directives and tags
 //! through which a view pulls in layouts, partials, components and Livewire components, and
 //! Laravel's conventions that turn those names into view files and classes. Blade has no
-//! tree-sitter grammar; the chunker (`chunk/blade.rs`), the outline (`analysis/outline/blade.rs`)
+//! tree-sitter grammar; the chunker (`chunk/blade.rs`), the outline (`imports.rs`)
 //! and module resolution (`deps/resolve.rs`) all read a template through these patterns, so they
 //! agree on what it references.
 
+mod imports;
+
+use super::{Chunking, LanguageDef, Parsing};
 use regex::Regex;
 use std::sync::LazyLock;
+
+/// Blade has no grammar: the chunker and the outline scan the text.
+pub const BLADE: LanguageDef = LanguageDef {
+    id: "blade",
+    name: "Blade",
+    extensions: &["blade.php"],
+    parsing: Parsing::Scanner,
+    chunking: Chunking::Blade,
+    scanned_imports: Some(imports::imports),
+    ..LanguageDef::DEFAULT
+};
 
 pub static COMPONENT_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"<x-([A-Za-z0-9_.:\-]+)").expect("valid regex"));

@@ -4,8 +4,8 @@
 //! interfaces, type definitions and aliases, and `iota` constant blocks of a named type as
 //! enums. Exported means capitalised, as the language says.
 
-use super::common::*;
-use super::*;
+use crate::lang::outline::*;
+use crate::lang::walk::*;
 use tree_sitter::Node;
 
 pub fn outline(root: Node, src: &str) -> FileOutline {

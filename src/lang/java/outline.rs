@@ -3,8 +3,8 @@
 //! modifiers (`public`/`protected`/`private`, or `package` when none is written), annotations,
 //! fields, constructors and methods, generic return types, varargs, and Javadoc.
 
-use super::common::*;
-use super::*;
+use crate::lang::outline::*;
+use crate::lang::walk::*;
 use tree_sitter::Node;
 
 pub fn outline(root: Node, src: &str) -> FileOutline {

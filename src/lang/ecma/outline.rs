@@ -4,8 +4,8 @@
 //! type aliases and enums. The TypeScript and JavaScript grammars differ in a few node shapes
 //! (`required_parameter` vs plain patterns, `extends_clause` vs a bare expression); both are read.
 
-use super::common::*;
-use super::*;
+use crate::lang::outline::*;
+use crate::lang::walk::*;
 use tree_sitter::Node;
 
 pub fn outline(root: Node, src: &str) -> FileOutline {

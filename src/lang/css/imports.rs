@@ -7,7 +7,7 @@
 //! The rule text is read after blanking comments (newlines kept, so lines stay right); a scan
 //! is all it takes, and it reads broken stylesheets as well as valid ones.
 
-use super::{Import, ImportType};
+use crate::lang::outline::{Import, ImportType};
 use regex::Regex;
 use std::sync::LazyLock;
 

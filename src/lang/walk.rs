@@ -5,7 +5,7 @@
 //! comment block among the file's leading statements that is followed by a blank line or by
 //! more imports describes the file.
 
-use super::{Location, Position};
+use crate::lang::outline::{Location, Position};
 use tree_sitter::{Node, Point};
 
 /// The source text of a node ("" when the range is not on char boundaries).
@@ -118,6 +118,9 @@ pub enum DocStyle {
     Line,
     /// `///` and `/** … */` only (Rust); plain `//` comments are not docs.
     RustDoc,
+    /// Runs of `#` lines (Ruby); `#!` and `# frozen_string_literal:`-style magic comments are not
+    /// docs.
+    Hash,
 }
 
 /// The doc comment directly above `node`, skipping over siblings of the `skip` kinds
@@ -145,6 +148,7 @@ pub fn doc_before(node: Node, src: &str, style: DocStyle, skip: &[&str]) -> Opti
         let wanted = match style {
             DocStyle::Block => raw.starts_with("/**") || raw.starts_with("//"),
             DocStyle::Line => raw.starts_with("//"),
+            DocStyle::Hash => raw.starts_with('#') && !raw.starts_with("#!") && !is_magic(raw),
             DocStyle::RustDoc => {
                 (raw.starts_with("///") && !raw.starts_with("////")) || raw.starts_with("/**")
             }
@@ -166,6 +170,20 @@ pub fn doc_before(node: Node, src: &str, style: DocStyle, skip: &[&str]) -> Opti
     run.reverse();
     let cleaned = clean_comment(&run.join("\n"));
     (!cleaned.is_empty()).then_some(cleaned)
+}
+
+/// A Ruby or Python magic comment (`# frozen_string_literal: true`, `# -*- coding: utf-8 -*-`).
+fn is_magic(comment: &str) -> bool {
+    let body = comment.trim_start_matches('#').trim();
+    body.starts_with("-*-")
+        || [
+            "frozen_string_literal:",
+            "encoding:",
+            "coding:",
+            "warn_indent:",
+        ]
+        .iter()
+        .any(|key| body.starts_with(key))
 }
 
 /// Longest doc comment kept.
