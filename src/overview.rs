@@ -447,21 +447,7 @@ fn toml_value(text: &str, key: &str) -> Option<String> {
     })
 }
 
+/// The language's name as people write it (`TypeScript`), or the id when it is not one of ours.
 fn display_language(id: &str) -> &str {
-    match id {
-        "typescript" => "TypeScript",
-        "tsx" => "TSX",
-        "javascript" => "JavaScript",
-        "python" => "Python",
-        "php" => "PHP",
-        "go" => "Go",
-        "java" => "Java",
-        "rust" => "Rust",
-        "vue" => "Vue",
-        "css" => "CSS",
-        "scss" => "SCSS",
-        "html" => "HTML",
-        "blade" => "Blade",
-        other => other,
-    }
+    crate::lang::by_id(id).map_or(id, |lang| lang.name)
 }

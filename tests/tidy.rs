@@ -8,6 +8,11 @@
 //! naming the file and line of each path that breaks the rule. The table is the one a reader
 //! sees, so the document cannot drift from the code either: a module missing from it, or listed
 //! but gone, fails too.
+//!
+//! A language lives in one place: `src/lang/<id>/`. Outside `src/lang/`, no code names a
+//! language id in a string literal; it asks the registry's row instead (tests may name ids, and
+//! a line that means something else by the same word, such as the `php` interpreter, says so
+//! with a `not a language id` comment on that line or the one above).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -98,6 +103,219 @@ fn layers_only_point_down() {
         "the layer rule of ARCHITECTURE.md is broken:\n  {}",
         problems.join("\n  ")
     );
+}
+
+#[test]
+fn no_language_ids_outside_lang() {
+    let root = Path::new(ROOT);
+    let ids: BTreeSet<&str> = code_intel::lang::ids().into_iter().collect();
+    let files = rust_files(&root.join("src"));
+    let tests = test_files(&files);
+    let mut problems = Vec::new();
+    for file in &files {
+        let rel = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if rel.starts_with("src/lang/") || tests.contains(file) {
+            continue;
+        }
+        let text = fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let test_lines = inline_test_lines(&code_only(&text));
+        for (line, literal) in string_literals(&text) {
+            // The marker sits on the literal's line or on the line above it.
+            let excused = lines[line.saturating_sub(2)..line]
+                .iter()
+                .any(|l| l.contains("not a language id"));
+            if ids.contains(literal.as_str()) && !test_lines.contains(&line) && !excused {
+                problems.push(format!(
+                    "{rel}:{line}: names the language id \"{literal}\"; ask the registry row \
+                     (src/lang/) instead"
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "language knowledge outside src/lang/:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn finds_literals_and_test_code() {
+    let text = "let a = \"php\"; // \"go\"\nlet b = r#\"rust\"#;\n#[cfg(test)]\nmod tests {\n    fn f() { g(\"python\") }\n}\nlet c = 'x';\n";
+    assert_eq!(
+        string_literals(text),
+        vec![
+            (1, "php".to_string()),
+            (2, "rust".to_string()),
+            (5, "python".to_string())
+        ]
+    );
+    assert_eq!(
+        inline_test_lines(&code_only(text)),
+        BTreeSet::from([3, 4, 5, 6])
+    );
+}
+
+/// The files that `#[cfg(test)] mod x;` declarations pull in: `x.rs` or `x/mod.rs` beside the
+/// declaring file (inside its directory when it is a `mod.rs`), and everything under them.
+fn test_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for file in files {
+        let code = code_only(&fs::read_to_string(file).unwrap());
+        let dir = match file.file_name().and_then(|n| n.to_str()) {
+            Some("mod.rs" | "lib.rs" | "main.rs") => file.parent().unwrap().to_path_buf(),
+            _ => file.with_extension(""),
+        };
+        let mut rest = code.as_str();
+        while let Some(at) = rest.find("#[cfg(test)]") {
+            rest = &rest[at + "#[cfg(test)]".len()..];
+            let after = rest.trim_start();
+            let Some(decl) = after.strip_prefix("mod ") else {
+                continue;
+            };
+            let name: String = decl
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !decl[name.len()..].trim_start().starts_with(';') {
+                continue; // an inline module: its lines are skipped by `inline_test_lines`
+            }
+            let single = dir.join(format!("{name}.rs"));
+            let nested = dir.join(&name);
+            for candidate in files {
+                if *candidate == single || candidate.starts_with(&nested) {
+                    out.insert(candidate.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The lines of `#[cfg(test)] mod x { … }` blocks in `code` (comments and strings blanked).
+fn inline_test_lines(code: &str) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("#[cfg(test)]") {
+        let start = from + at;
+        from = start + 1;
+        let after = &code[start + "#[cfg(test)]".len()..];
+        let Some(decl) = after.trim_start().strip_prefix("mod ") else {
+            continue;
+        };
+        let Some(open) = decl
+            .find(['{', ';'])
+            .filter(|&i| decl.as_bytes()[i] == b'{')
+        else {
+            continue;
+        };
+        let body_start = code.len() - decl.len() + open;
+        let mut depth = 0;
+        let mut end = code.len();
+        for (i, b) in code.bytes().enumerate().skip(body_start) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let first = code[..start].matches('\n').count() + 1;
+        let last = code[..end].matches('\n').count() + 1;
+        out.extend(first..=last);
+    }
+    out
+}
+
+/// Every string literal's content with the line it starts on (plain and raw strings; comments
+/// and char literals skipped).
+fn string_literals(text: &str) -> Vec<(usize, String)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    line += usize::from(chars[i] == '\n');
+                    i += 1;
+                }
+            }
+        } else if c == 'r'
+            && (next == Some('"') || next == Some('#'))
+            && !chars[..i]
+                .last()
+                .is_some_and(|p| p.is_alphanumeric() || *p == '_')
+            && raw_string_end(&chars, i).is_some()
+        {
+            let end = raw_string_end(&chars, i).unwrap();
+            let raw: String = chars[i..end].iter().collect();
+            let hashes = raw[1..].chars().take_while(|&c| c == '#').count();
+            out.push((line, raw[2 + hashes..raw.len() - 1 - hashes].to_string()));
+            line += raw.matches('\n').count();
+            i = end;
+        } else if c == '"' {
+            let start_line = line;
+            let mut content = String::new();
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    content.push(chars[i]);
+                    i += 1;
+                }
+                if i < chars.len() {
+                    line += usize::from(chars[i] == '\n');
+                    content.push(chars[i]);
+                    i += 1;
+                }
+            }
+            out.push((start_line, content));
+            i += 1;
+        } else if c == '\'' {
+            let close = if next == Some('\\') {
+                chars[i + 2..]
+                    .iter()
+                    .position(|&c| c == '\'')
+                    .map(|p| i + 2 + p)
+            } else if chars.get(i + 2) == Some(&'\'') {
+                Some(i + 2)
+            } else {
+                None
+            };
+            i = close.map_or(i + 1, |end| end + 1);
+        } else {
+            line += usize::from(c == '\n');
+            i += 1;
+        }
+    }
+    out
 }
 
 /// The reader itself: comments, strings and look-alikes are not references.

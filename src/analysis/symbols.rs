@@ -4,7 +4,7 @@
 //! here: scopes come from nesting, a function directly inside a class-like is a method, an
 //! UPPER_CASE variable is a constant, a PHP `namespace X;` statement scopes the rest of its file.
 
-use crate::lang::LanguageDef;
+use crate::lang::{LanguageDef, Parsing};
 use crate::syntax::{self, SyntaxError, node_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -130,7 +130,8 @@ impl From<SyntaxError> for SymbolError {
 
 /// Parses and extracts the symbols of one file.
 pub fn analyze_source(lang: &'static LanguageDef, text: &str) -> FileSymbols {
-    if lang.id == "blade" {
+    // A language without a grammar is scanned; Blade is the one such.
+    if matches!(lang.parsing, Parsing::Scanner) {
         return FileSymbols {
             language: lang.id.into(),
             symbols: super::blade::symbols(text),
@@ -191,8 +192,8 @@ pub fn symbols_in_tree(
     }
 }
 
-/// False when the language's declaration keywords do not occur in `text`, so parsing can be
-/// skipped (see `LanguageDef::definition_hint`).
+/// False when none of the language's declaration keywords occurs in `text` as a word, so
+/// parsing can be skipped (see `LanguageDef::declaration_keywords`).
 fn may_define_symbols(lang: &'static LanguageDef, text: &str) -> bool {
     use std::collections::HashMap;
     use std::sync::{LazyLock, Mutex};
@@ -200,15 +201,16 @@ fn may_define_symbols(lang: &'static LanguageDef, text: &str) -> bool {
     // it would then rebuild for every file.
     static HINTS: LazyLock<Mutex<HashMap<&'static str, Option<&'static regex::Regex>>>> =
         LazyLock::new(Default::default);
-    let Some(pattern) = lang.definition_hint else {
+    if lang.declaration_keywords.is_empty() {
         return true;
-    };
+    }
     let hint = *HINTS
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .entry(lang.id)
         .or_insert_with(|| {
-            regex::Regex::new(pattern)
+            let words = lang.declaration_keywords.join("|");
+            regex::Regex::new(&format!(r"\b({words})\b"))
                 .ok()
                 .map(|regex| &*Box::leak(Box::new(regex)))
         });
@@ -426,33 +428,35 @@ fn collect_by_walk(
     }
 }
 
-/// Whether a definition can lie below `node`. PHP declares everything with a keyword, so a
-/// statement whose text has none of them holds no definition, and the walk need not step
-/// through it: data files (Symfony's Intl tables are one `return [...]` of thousands of
+/// Whether a definition can lie below `node`. A language whose definitions all start with a
+/// keyword (PHP) has none in a statement whose text holds none of them, and the walk need not
+/// step through it: data files (Symfony's Intl tables are one `return [...]` of thousands of
 /// elements) otherwise cost as much as all the classes of a project. A keyword inside a string
 /// or `Foo::class` only means the statement is walked.
-fn may_define(lang: &LanguageDef, node: Node, text: &str) -> bool {
+fn may_define(lang: &'static LanguageDef, node: Node, text: &str) -> bool {
     use memchr::memmem::Finder;
-    use std::sync::LazyLock;
-    static PHP_KEYWORDS: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
-        [
-            "function",
-            "class",
-            "interface",
-            "trait",
-            "enum",
-            "const",
-            "namespace",
-        ]
-        .into_iter()
-        .map(Finder::new)
-        .collect()
-    });
-    if lang.id != "php" || !node.kind().ends_with("_statement") {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    type Finders = &'static [Finder<'static>];
+    static KEYWORDS: LazyLock<Mutex<HashMap<&'static str, Finders>>> =
+        LazyLock::new(Default::default);
+    if lang.declaration_keywords.is_empty() || !node.kind().ends_with("_statement") {
         return true;
     }
+    let finders: Finders = KEYWORDS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(lang.id)
+        .or_insert_with(|| {
+            let finders: Vec<Finder> = lang
+                .declaration_keywords
+                .iter()
+                .map(|k| Finder::new(k.as_bytes()))
+                .collect();
+            Box::leak(finders.into_boxed_slice())
+        });
     let code = &text.as_bytes()[node.start_byte()..node.end_byte()];
-    PHP_KEYWORDS.iter().any(|k| k.find(code).is_some())
+    finders.iter().any(|k| k.find(code).is_some())
 }
 
 /// Turns the matches of `query` run from `node` into raw definitions; returns whether one of
@@ -495,7 +499,7 @@ fn collect_matches(
         defines_function |= node.id() == at.id() && kind.is_some_and(SymbolKind::is_callable);
         raws.push(Raw {
             kind,
-            exported: kind.is_some() && is_exported(lang, node, &name, text),
+            exported: kind.is_some() && (lang.exported)(node, &name, text),
             signature: signature(node, text),
             name,
             start: node.start_byte(),
@@ -596,9 +600,9 @@ fn resolve_scopes(lang: &LanguageDef, raws: Vec<Raw>) -> Vec<Symbol> {
                     if stack
                         .last()
                         .is_some_and(|(_, _, k)| *k == Some(SymbolKind::Namespace))
-                        && lang.id == "php" =>
+                        && let Some(separator) = lang.namespace_separator =>
                 {
-                    format!("{scope}\\{}", raw.name)
+                    format!("{scope}{separator}{}", raw.name)
                 }
                 Some(scope) => format!("{scope}{}{}", lang.member_separator, raw.name),
             };
@@ -634,12 +638,11 @@ fn join_scope(lang: &LanguageDef, stack: &[(usize, String, Option<SymbolKind>)])
     let mut scope = String::new();
     for (i, (_, name, kind)) in stack.iter().enumerate() {
         if i > 0 {
-            let after_namespace = stack[i - 1].2 == Some(SymbolKind::Namespace) && lang.id == "php";
-            scope.push_str(if after_namespace {
-                "\\"
-            } else {
-                lang.member_separator
-            });
+            let separator = match lang.namespace_separator {
+                Some(separator) if stack[i - 1].2 == Some(SymbolKind::Namespace) => separator,
+                _ => lang.member_separator,
+            };
+            scope.push_str(separator);
         }
         let _ = kind;
         scope.push_str(name);
@@ -686,46 +689,6 @@ fn signature(node: Node, text: &str) -> String {
     } else {
         trimmed
     }
-}
-
-/// Whether a definition is visible outside its file/module, by each language's rules.
-fn is_exported(lang: &LanguageDef, node: Node, name: &str, text: &str) -> bool {
-    match lang.id {
-        "typescript" | "tsx" | "javascript" => {
-            // `export function f`, `export class C`, and `export const f = …` (declarator →
-            // declaration → export); members of an exported class are not themselves exports.
-            let parent = node.parent();
-            let is_export = |n: Option<Node>| n.is_some_and(|n| n.kind() == "export_statement");
-            is_export(parent)
-                || (node.kind() == "variable_declarator"
-                    && is_export(parent.and_then(|p| p.parent())))
-        }
-        "python" => !name.starts_with('_'),
-        "go" => name.chars().next().is_some_and(char::is_uppercase),
-        "rust" => has_child_kind(node, "visibility_modifier"),
-        "java" => modifiers_text(node, text).contains("public"),
-        "php" => {
-            let mut cursor = node.walk();
-            let visibility = node
-                .children(&mut cursor)
-                .find(|c| c.kind() == "visibility_modifier")
-                .map(|c| node_text(c, text).to_string());
-            visibility.is_none_or(|v| v == "public")
-        }
-        _ => true,
-    }
-}
-
-fn has_child_kind(node: Node, kind: &str) -> bool {
-    let mut cursor = node.walk();
-    node.children(&mut cursor).any(|c| c.kind() == kind)
-}
-
-fn modifiers_text<'a>(node: Node, text: &'a str) -> &'a str {
-    let mut cursor = node.walk();
-    node.children(&mut cursor)
-        .find(|c| c.kind() == "modifiers")
-        .map_or("", |m| node_text(m, text))
 }
 
 #[cfg(test)]

@@ -15,11 +15,12 @@ use super::split::Emitter;
 use super::unit::{Elide, Unit};
 use super::{Chunk, ChunkKind, Metadata, Source};
 use crate::analysis::{SymbolKind, analyze_source};
+use crate::lang::LanguageDef;
 use crate::lang::blade::{
     COMPONENT_DIRECTIVE, COMPONENT_TAG, END_COMPONENT, EXTENDS, INCLUDE, LIVEWIRE, QUOTED, ROUTE,
     STACK, YIELD, component_class, livewire_class, view_name,
 };
-use crate::lang::by_id;
+use crate::lang::html::HTML;
 use serde::Serialize;
 use std::ops::Range;
 
@@ -142,7 +143,6 @@ fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
     }
 }
 
-/// `product-card` → `ProductCard`.
 /// A directive block found in the template.
 struct Block {
     directive: String,
@@ -150,11 +150,8 @@ struct Block {
     lines: (usize, usize),
 }
 
-fn blocks(source: &Source) -> Vec<Block> {
+fn blocks(source: &Source, blade: &'static LanguageDef) -> Vec<Block> {
     let mut out = Vec::new();
-    let Some(blade) = by_id("blade") else {
-        return out;
-    };
     for symbol in analyze_source(blade, source.text).symbols {
         if symbol.kind != SymbolKind::Section {
             continue;
@@ -186,9 +183,9 @@ fn blocks(source: &Source) -> Vec<Block> {
     out
 }
 
-pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
+pub(crate) fn chunk(source: &Source, blade: &'static LanguageDef, emitter: &Emitter) -> Vec<Chunk> {
     let text = source.text;
-    let all_blocks = blocks(source);
+    let all_blocks = blocks(source, blade);
     let line_range = |(first, last): (usize, usize)| -> Range<usize> {
         source.lines.start_of(first)
             ..source
@@ -230,8 +227,9 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
         units.push(unit);
     }
     // The layout's own structure, outside the blocks.
-    let html = by_id("html").map(|lang| crate::syntax::parse(lang, text));
-    if let Some(tree) = html.as_ref().and_then(|p| p.tree.as_ref()) {
+    // The layout around the directives is HTML.
+    let html = crate::syntax::parse(&HTML, text);
+    if let Some(tree) = html.tree.as_ref() {
         let mut elements = element_units(source, tree.root_node(), &covered);
         for element in elements.iter_mut() {
             BladeFacts::of(&text[element.range.clone()]).apply(&mut element.meta);
@@ -261,7 +259,7 @@ pub(crate) fn chunk(source: &Source, emitter: &Emitter) -> Vec<Chunk> {
     }
     facts.apply(&mut root.meta);
     root.nest(units);
-    emitter.emit(&root, "blade")
+    emitter.emit(&root, blade.id)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use super::split::Emitter;
 use super::unit::{Elide, Unit, body_stub};
 use super::{Chunk, ChunkKind, Source, laravel};
 use crate::analysis::{Reach, Symbol, SymbolKind, symbols_in_tree};
-use crate::lang::LanguageDef;
+use crate::lang::{Framework, LanguageDef};
 use crate::syntax::{self, node_text};
 use std::ops::Range;
 use tree_sitter::Node;
@@ -41,7 +41,7 @@ pub(crate) fn chunk(
     )
     .key("module")
     .node(root);
-    module.meta.docstring = module_docstring(parsed.code_lang.id, root, source.text);
+    module.meta.docstring = module_docstring(parsed.code_lang, root, source.text);
     module.meta.imports = code.imports.list.clone();
     module.meta.set(
         "symbols",
@@ -55,7 +55,7 @@ pub(crate) fn chunk(
         .imports
         .namespace
         .as_ref()
-        .filter(|_| lang.id == "php" || lang.id == "java")
+        .filter(|_| lang.package_scoped)
     {
         module.meta.set("namespace", ns);
     }
@@ -106,7 +106,8 @@ impl<'t> CodeUnits<'t> {
         let symbols = symbols_in_tree(lang, root, text, reach);
         let locals: Vec<String> = symbols
             .iter()
-            .filter(|s| s.scope.is_none() || lang.id == "php")
+            // A class's scope may be its namespace, which still makes it the file's own.
+            .filter(|s| s.scope.is_none() || lang.namespace_separator.is_some())
             .filter(|s| s.kind.is_type_like() || s.kind.is_callable() || s.kind == SymbolKind::Type)
             .map(|s| s.name.clone())
             .collect();
@@ -124,7 +125,7 @@ impl<'t> CodeUnits<'t> {
                 // `mod ledger;` declares a file; it is not a unit of this one.
                 continue;
             }
-            if lang.id == "rust"
+            if lang.impl_blocks
                 && let Some(imp) = enclosing_impl(node)
                 && !impls.iter().any(|i| i.id() == imp.id())
             {
@@ -137,12 +138,12 @@ impl<'t> CodeUnits<'t> {
         }
         let mut units = keep_chunkable(units);
         error_units(source, root, &mut units);
-        if lang.id == "php" {
+        if lang.frameworks.contains(&Framework::Laravel) {
             laravel::enrich(source, root, &imports, &mut units);
         }
         for unit in units.iter_mut() {
             if unit.kind.is_type_like_kind() {
-                super::laravel::di::apply(lang.id, unit, text, &imports);
+                super::laravel::di::apply(lang, unit, text, &imports);
             }
         }
         // Related symbols last, when enrichment has added its units (whose ranges are skipped
@@ -348,13 +349,13 @@ fn definition_unit<'t>(
     let lead_start = lead.first().map_or(outer.start_byte(), |n| n.start_byte());
     let start = line_start_if_indented(source, lead_start);
     let range = start..outer.end_byte();
-    let python = lang.id == "python";
+    let indented = lang.indented_blocks;
     let body = body_node(node);
     let elide = match body {
         Some(body) => Elide::Body {
             lead: (lead_start < outer.start_byte()).then_some(lead_start..outer.start_byte()),
             body: body.start_byte()..body.end_byte(),
-            stub: body_stub(node_text(body, text), python),
+            stub: body_stub(node_text(body, text), indented),
         },
         None => {
             let first_line_end = text[outer.start_byte()..outer.end_byte()]
@@ -373,7 +374,7 @@ fn definition_unit<'t>(
     };
     let mut kind = kind;
     if kind == ChunkKind::Function
-        && matches!(lang.id, "tsx" | "javascript")
+        && lang.jsx
         && symbol.name.starts_with(|c: char| c.is_ascii_uppercase())
         && contains_jsx(node)
     {
@@ -400,12 +401,13 @@ fn definition_unit<'t>(
     );
     unit.meta.qualified_name = Some(key);
     unit.meta.signature = Some(symbol.signature.clone());
-    unit.meta.docstring = docstring(lang.id, node, &lead, text);
+    unit.meta.docstring = docstring(lang, node, &lead, text);
     unit.meta.set("exported", symbol.exported);
-    if lang.id == "php" {
+    let namespaced = lang.namespace_separator.is_some();
+    if namespaced {
         unit.meta.fqcn = Some(symbol.qualified_name.clone());
     }
-    if kind.is_type_like_kind() && symbol.scope.as_deref().is_none_or(|_| lang.id == "php") {
+    if kind.is_type_like_kind() && symbol.scope.as_deref().is_none_or(|_| namespaced) {
         unit.meta.imports = imports.list.clone();
     }
     unit
@@ -619,8 +621,8 @@ impl ChunkKind {
 }
 
 /// Python docstrings (first statement of the body), otherwise the doc comment above.
-fn docstring(lang: &str, node: Node, lead: &[Node], text: &str) -> Option<String> {
-    if lang == "python" {
+fn docstring(lang: &LanguageDef, node: Node, lead: &[Node], text: &str) -> Option<String> {
+    if lang.docstrings {
         let body = node.child_by_field_name("body")?;
         return python_docstring(body, text);
     }
@@ -654,8 +656,8 @@ fn python_docstring(block: Node, text: &str) -> Option<String> {
 }
 
 /// The module docstring (Python) or the comment block at the top of the file.
-fn module_docstring(lang: &str, root: Node, text: &str) -> Option<String> {
-    if lang == "python" {
+fn module_docstring(lang: &LanguageDef, root: Node, text: &str) -> Option<String> {
+    if lang.docstrings {
         return python_docstring(root, text);
     }
     let mut cursor = root.walk();

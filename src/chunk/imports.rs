@@ -1,137 +1,31 @@
 //! What a file imports, and turning the names a chunk uses into fully qualified ones.
 //!
 //! Seed 004 §1.4 and §1.14: `LoginController` alone is ambiguous, and "what does this depend on"
-//! needs `App\Services\OrderService`, not `OrderService`. Each language's import statements give
-//! a local-name → full-name map; [`Imports::resolve`] applies the language's lookup rule (PHP:
-//! imports, then the current namespace; Python/TypeScript/Rust: imports, then this file's own
-//! top-level names; Java/Go: imports, then the current package).
+//! needs `App\Services\OrderService`, not `OrderService`. Each language's home gives its name
+//! rules (`lang::names::NameRules`: which statements bind which names, how a name resolves,
+//! which nodes refer to other code); this module runs them over a file and walks a chunk's
+//! nodes for its references. A language without rules binds nothing.
 
 use crate::lang::LanguageDef;
-use crate::syntax::{self, KindNames, node_text};
-use std::collections::{HashMap, HashSet};
+use crate::lang::names::{Bindings, NameRules, Visit};
+use crate::syntax::{self, KindNames};
 use std::ops::Range;
-use std::sync::LazyLock;
 use tree_sitter::Node;
 
 pub(crate) struct Imports {
-    lang: &'static str,
+    rules: Option<&'static NameRules>,
     kinds: &'static KindNames,
     /// Full names, in source order, without duplicates.
     pub list: Vec<String>,
-    map: HashMap<String, String>,
+    bindings: Bindings,
     /// PHP namespace, Java/Go package, Python dotted module, TS file module, Rust module path.
     pub namespace: Option<String>,
-    locals: HashSet<String>,
 }
 
-/// PHP names that are not classes.
-const PHP_BUILTIN_TYPES: &[&str] = &[
-    "self", "static", "parent", "string", "int", "float", "bool", "array", "mixed", "void", "null",
-    "callable", "iterable", "object", "never", "false", "true", "integer", "double", "boolean",
-];
-
-/// Python annotations that are not project types.
-const PYTHON_BUILTIN_TYPES: &[&str] = &[
-    "str",
-    "int",
-    "float",
-    "bool",
-    "bytes",
-    "dict",
-    "list",
-    "set",
-    "tuple",
-    "frozenset",
-    "object",
-    "None",
-    "Any",
-    "Optional",
-    "Union",
-    "List",
-    "Dict",
-    "Set",
-    "Tuple",
-    "Callable",
-    "Iterable",
-    "Iterator",
-    "Sequence",
-    "Mapping",
-    "Type",
-    "self",
-    "cls",
-    "type",
-];
-
-/// TypeScript/JavaScript names that are never project symbols.
-const TS_BUILTIN_TYPES: &[&str] = &[
-    "string",
-    "number",
-    "boolean",
-    "any",
-    "unknown",
-    "never",
-    "void",
-    "object",
-    "undefined",
-    "null",
-    "Promise",
-    "Array",
-    "Record",
-    "Partial",
-    "Readonly",
-    "Pick",
-    "Omit",
-    "Map",
-    "Set",
-    "Date",
-    "Error",
-    "RegExp",
-    "JSX",
-    "React",
-];
-
-/// `java.lang` types used without an import.
-const JAVA_LANG_TYPES: &[&str] = &[
-    "String",
-    "Object",
-    "Integer",
-    "Long",
-    "Double",
-    "Float",
-    "Short",
-    "Byte",
-    "Character",
-    "Boolean",
-    "Number",
-    "Void",
-    "Exception",
-    "RuntimeException",
-    "Error",
-    "Throwable",
-    "IllegalArgumentException",
-    "IllegalStateException",
-    "Override",
-    "Math",
-    "System",
-    "StringBuilder",
-    "Iterable",
-    "Comparable",
-    "Runnable",
-    "Class",
-    "Enum",
-    "Record",
-    "Deprecated",
-    "FunctionalInterface",
-    "SuppressWarnings",
-    "Thread",
-    "UnsupportedOperationException",
-    "NullPointerException",
-    "IndexOutOfBoundsException",
-];
-
 impl Imports {
-    /// Reads the import statements at the top level of `root` (and inside PHP namespaces).
-    /// `locals` are the file's own top-level type and function names.
+    /// Reads the import statements at the top level of `root` (the rules step into blocks that
+    /// nest them, such as PHP's `namespace X { … }`). `locals` are the file's own top-level type
+    /// and function names.
     pub fn read(
         language: &'static LanguageDef,
         root: Node,
@@ -139,228 +33,24 @@ impl Imports {
         file: &str,
         locals: &[String],
     ) -> Imports {
-        let lang = language.id;
-        let mut imports = Imports {
-            lang,
-            kinds: syntax::kind_names(language),
-            list: Vec::new(),
-            map: HashMap::new(),
-            namespace: None,
+        let rules = language.names;
+        let mut bindings = Bindings {
             locals: locals.iter().cloned().collect(),
+            ..Bindings::default()
         };
-        match lang {
-            "python" => imports.namespace = Some(python_module(file)),
-            "typescript" | "tsx" | "javascript" => {
-                imports.namespace = Some(strip_ext(file).to_string())
-            }
-            "rust" => imports.namespace = Some(rust_module(file)),
-            _ => {}
-        }
-        let mut stack = vec![root];
-        while let Some(node) = stack.pop() {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                imports.statement(child, text, file);
-                // PHP `namespace X { … }` blocks nest their statements.
-                if child.kind() == "namespace_definition"
-                    && let Some(body) = child.child_by_field_name("body")
-                {
-                    stack.push(body);
-                }
+        if let Some(rules) = rules {
+            bindings.namespace = (rules.module)(file);
+            let mut cursor = root.walk();
+            for child in root.named_children(&mut cursor) {
+                (rules.statement)(child, text, file, &mut bindings);
             }
         }
-        imports
-    }
-
-    fn add(&mut self, local: &str, full: String) {
-        let local = local.trim();
-        if local.is_empty() || full.is_empty() {
-            return;
-        }
-        if !self.list.contains(&full) {
-            self.list.push(full.clone());
-        }
-        self.map.insert(local.to_string(), full);
-    }
-
-    fn statement(&mut self, node: Node, text: &str, file: &str) {
-        let src = node_text(node, text);
-        match (self.lang, node.kind()) {
-            ("php", "namespace_definition") => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    self.namespace = Some(node_text(name, text).to_string());
-                }
-            }
-            ("php", "namespace_use_declaration") => self.php_use(src),
-            ("python", "import_statement") => {
-                for part in src.trim_start_matches("import").split(',') {
-                    let (full, alias) = split_alias(part);
-                    let local = alias.unwrap_or_else(|| full.split('.').next().unwrap_or(full));
-                    let full_name = if alias.is_some() { full } else { local };
-                    self.add(local, full_name.to_string());
-                }
-            }
-            ("python", "import_from_statement") => {
-                let Some(rest) = src.strip_prefix("from") else {
-                    return;
-                };
-                let Some((module, names)) = rest.split_once(" import ") else {
-                    return;
-                };
-                let module = resolve_python_relative(module.trim(), file);
-                let names = names.trim().trim_start_matches('(').trim_end_matches(')');
-                for part in names.split(',') {
-                    let (name, alias) = split_alias(part);
-                    if name.is_empty() || name == "*" {
-                        continue;
-                    }
-                    let full = if module.is_empty() {
-                        name.to_string()
-                    } else {
-                        format!("{module}.{name}")
-                    };
-                    self.add(alias.unwrap_or(name), full);
-                }
-            }
-            ("typescript" | "tsx" | "javascript", "import_statement") => {
-                self.ts_import(node, text, file)
-            }
-            ("go", "package_clause") => {
-                let mut cursor = node.walk();
-                if let Some(name) = node.named_children(&mut cursor).next() {
-                    self.namespace = Some(node_text(name, text).to_string());
-                }
-            }
-            ("go", "import_declaration") => {
-                let mut specs = Vec::new();
-                collect_kind(node, "import_spec", &mut specs);
-                for spec in specs {
-                    let Some(path) = spec.child_by_field_name("path") else {
-                        continue;
-                    };
-                    let path = node_text(path, text).trim_matches(['"', '`']).to_string();
-                    let local = match spec.child_by_field_name("name") {
-                        Some(name) => node_text(name, text).to_string(),
-                        None => path.rsplit('/').next().unwrap_or(&path).to_string(),
-                    };
-                    if local != "_" && local != "." {
-                        self.add(&local, path);
-                    }
-                }
-            }
-            ("java", "package_declaration") => {
-                let name = src
-                    .trim_start_matches("package")
-                    .trim()
-                    .trim_end_matches(';')
-                    .trim();
-                self.namespace = Some(name.to_string());
-            }
-            ("java", "import_declaration") => {
-                let name = src
-                    .trim_start_matches("import")
-                    .trim()
-                    .trim_end_matches(';')
-                    .trim();
-                if name.starts_with("static ") || name.ends_with(".*") {
-                    return;
-                }
-                let local = name.rsplit('.').next().unwrap_or(name);
-                self.add(local, name.to_string());
-            }
-            ("rust", "use_declaration") => {
-                let body = src
-                    .trim_start_matches("pub")
-                    .trim_start()
-                    .trim_start_matches("use")
-                    .trim()
-                    .trim_end_matches(';');
-                for (local, full) in rust_use_paths(body) {
-                    self.add(&local, full);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn php_use(&mut self, src: &str) {
-        let body = src
-            .trim()
-            .trim_start_matches("use")
-            .trim()
-            .trim_end_matches(';')
-            .trim();
-        if body.starts_with("function ") || body.starts_with("const ") {
-            return;
-        }
-        let (prefix, items): (&str, Vec<&str>) = match body.split_once('{') {
-            Some((prefix, rest)) => (
-                prefix.trim().trim_end_matches('\\'),
-                rest.trim_end_matches('}').split(',').collect(),
-            ),
-            None => ("", body.split(',').collect()),
-        };
-        for item in items {
-            let (name, alias) = split_alias(item);
-            let name = name.trim_start_matches('\\');
-            if name.is_empty() {
-                continue;
-            }
-            let full = if prefix.is_empty() {
-                name.to_string()
-            } else {
-                format!("{}\\{name}", prefix.trim_start_matches('\\'))
-            };
-            let local = alias.unwrap_or_else(|| full.rsplit('\\').next().unwrap_or(&full));
-            let local = local.to_string();
-            self.add(&local, full);
-        }
-    }
-
-    fn ts_import(&mut self, node: Node, text: &str, file: &str) {
-        let Some(source) = node.child_by_field_name("source") else {
-            return;
-        };
-        let spec = node_text(source, text).trim_matches(['"', '\'', '`']);
-        let module = resolve_ts_module(spec, file);
-        let mut cursor = node.walk();
-        let Some(clause) = node
-            .named_children(&mut cursor)
-            .find(|c| c.kind() == "import_clause")
-        else {
-            return;
-        };
-        let mut cursor = clause.walk();
-        for part in clause.named_children(&mut cursor) {
-            match part.kind() {
-                "identifier" => {
-                    let local = node_text(part, text);
-                    self.add(local, format!("{module}#default"));
-                }
-                "namespace_import" => {
-                    let mut c = part.walk();
-                    if let Some(id) = part
-                        .named_children(&mut c)
-                        .find(|n| n.kind() == "identifier")
-                    {
-                        self.add(node_text(id, text), format!("{module}#*"));
-                    }
-                }
-                "named_imports" => {
-                    let mut c = part.walk();
-                    for spec in part.named_children(&mut c) {
-                        let Some(name) = spec.child_by_field_name("name") else {
-                            continue;
-                        };
-                        let name = node_text(name, text);
-                        let local = spec
-                            .child_by_field_name("alias")
-                            .map_or(name, |a| node_text(a, text));
-                        self.add(local, format!("{module}#{name}"));
-                    }
-                }
-                _ => {}
-            }
+        Imports {
+            rules,
+            kinds: syntax::kind_names(language),
+            list: std::mem::take(&mut bindings.list),
+            namespace: bindings.namespace.clone(),
+            bindings,
         }
     }
 
@@ -371,104 +61,19 @@ impl Imports {
         if raw.is_empty() {
             return None;
         }
-        match self.lang {
-            "php" => {
-                if let Some(absolute) = raw.strip_prefix('\\') {
-                    return Some(absolute.to_string());
-                }
-                if PHP_BUILTIN_TYPES.contains(&raw.to_ascii_lowercase().as_str()) {
-                    return None;
-                }
-                let (first, rest) = match raw.split_once('\\') {
-                    Some((f, r)) => (f, Some(r)),
-                    None => (raw, None),
-                };
-                if let Some(full) = self.map.get(first) {
-                    return Some(match rest {
-                        Some(rest) => format!("{full}\\{rest}"),
-                        None => full.clone(),
-                    });
-                }
-                Some(match &self.namespace {
-                    Some(ns) => format!("{ns}\\{raw}"),
-                    None => raw.to_string(),
-                })
-            }
-            "python" | "typescript" | "tsx" | "javascript" | "rust" => {
-                let separator = match self.lang {
-                    "rust" => "::",
-                    _ => ".",
-                };
-                let (first, rest) = match raw.split_once(separator) {
-                    Some((f, r)) => (f, Some(r)),
-                    None => (raw, None),
-                };
-                let builtins: &[&str] = match self.lang {
-                    "python" => PYTHON_BUILTIN_TYPES,
-                    "rust" => &[
-                        "Self", "self", "crate", "super", "String", "Vec", "Option", "Result",
-                        "Box",
-                    ],
-                    _ => TS_BUILTIN_TYPES,
-                };
-                if builtins.contains(&first) {
-                    return None;
-                }
-                let base = if let Some(full) = self.map.get(first) {
-                    full.clone()
-                } else if self.locals.contains(first) {
-                    let module = self.namespace.as_deref().unwrap_or("");
-                    match self.lang {
-                        "python" => format!("{module}.{first}"),
-                        "rust" => format!("{module}::{first}"),
-                        _ => format!("{module}#{first}"),
-                    }
-                } else {
-                    return None;
-                };
-                Some(match rest {
-                    Some(rest) => format!("{base}{separator}{rest}"),
-                    None => base,
-                })
-            }
-            "java" => {
-                if JAVA_LANG_TYPES.contains(&raw) || raw.len() == 1 {
-                    return None;
-                }
-                let first = raw.split('.').next().unwrap_or(raw);
-                if let Some(full) = self.map.get(first) {
-                    return Some(format!("{full}{}", &raw[first.len()..]));
-                }
-                if raw.contains('.') {
-                    return Some(raw.to_string());
-                }
-                Some(match &self.namespace {
-                    Some(pkg) => format!("{pkg}.{raw}"),
-                    None => raw.to_string(),
-                })
-            }
-            "go" => {
-                if let Some((pkg, name)) = raw.split_once('.') {
-                    return self.map.get(pkg).map(|path| format!("{path}.{name}"));
-                }
-                if self.locals.contains(raw) {
-                    return Some(match &self.namespace {
-                        Some(pkg) => format!("{pkg}.{raw}"),
-                        None => raw.to_string(),
-                    });
-                }
-                None
-            }
-            _ => None,
-        }
+        self.rules
+            .and_then(|rules| (rules.resolve)(&self.bindings, raw))
     }
 
     /// Resolved names of the symbols `node` refers to (types, classes instantiated or called
     /// statically, imported functions called, JSX components), skipping byte ranges that other
     /// chunks cover, in order of first use.
     pub fn references(&self, node: Node, text: &str, skip: &SkipRanges) -> Vec<String> {
+        let Some(rules) = self.rules else {
+            return Vec::new();
+        };
         let mut raw = Vec::new();
-        collect_refs(self.lang, self.kinds, node, text, skip, &mut raw);
+        collect_refs(rules, self.kinds, node, text, skip, &mut raw);
         let mut out: Vec<String> = Vec::new();
         for name in raw {
             if let Some(full) = self.resolve(&name)
@@ -479,67 +84,6 @@ impl Imports {
         }
         out
     }
-}
-
-/// The node being visited with its parent and grandparent kinds: tree-sitter's `parent()`
-/// walks down from the root each time, far too slow to call for every node of a file.
-struct Visit<'t> {
-    node: Node<'t>,
-    kind: &'t str,
-    parent: Option<Node<'t>>,
-    grandparent: Option<Node<'t>>,
-}
-
-/// Named nodes whose subtrees never hold a reference: comments, literals that cannot
-/// interpolate code, and PHP's `$variable` (whose `name` is never a class). The walk steps over
-/// every node it enters, so not entering these saves a large share of it (PHP code is mostly
-/// variables and strings).
-fn opaque(lang: &str, kind: &str) -> bool {
-    match lang {
-        "php" => matches!(
-            kind,
-            "variable_name" | "string" | "comment" | "integer" | "float" | "boolean" | "null"
-        ),
-        "python" => matches!(kind, "comment" | "integer" | "float"),
-        "typescript" | "tsx" | "javascript" => {
-            matches!(kind, "string" | "comment" | "number" | "regex")
-        }
-        "java" => matches!(
-            kind,
-            "string_literal"
-                | "line_comment"
-                | "block_comment"
-                | "decimal_integer_literal"
-                | "character_literal"
-        ),
-        "go" => matches!(
-            kind,
-            "interpreted_string_literal" | "raw_string_literal" | "comment" | "int_literal"
-        ),
-        "rust" => matches!(
-            kind,
-            "string_literal" | "raw_string_literal" | "line_comment" | "block_comment"
-        ),
-        _ => false,
-    }
-}
-
-/// Whether a PHP statement's text can hold a reference at all. Inside a function body, every
-/// rule above needs one of these in the text: `new` (instantiation, anonymous classes), `::`
-/// (static calls and constants), `instanceof`, `\\` (qualified names), `catch`, `function` or
-/// `fn` (closure parameter and return types). Most statements have none, and a byte search is
-/// far cheaper than stepping through their nodes; a false alarm (`renew`, a string) only costs
-/// the walk.
-fn php_may_refer(node: Node, text: &str) -> bool {
-    use memchr::memmem::Finder;
-    static NEEDLES: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
-        ["::", "new", "instanceof", "catch", "fn", "function"]
-            .into_iter()
-            .map(Finder::new)
-            .collect()
-    });
-    let code = &text.as_bytes()[node.start_byte()..node.end_byte()];
-    memchr::memchr(b'\\', code).is_some() || NEEDLES.iter().any(|n| n.find(code).is_some())
 }
 
 /// Byte ranges whose nodes a reference walk leaves out, sorted and merged so that asking
@@ -569,21 +113,21 @@ impl SkipRanges {
     }
 }
 
-/// Walks `node`'s subtree with one cursor (a cursor per node cost an allocation each), keeping
-/// the path of ancestors for the parent and grandparent kinds the rules look at.
-fn collect_refs(
-    lang: &str,
+/// Collects the names `node`'s subtree refers to, by the language's rules.
+fn collect_refs<'t>(
+    rules: &NameRules,
     kinds: &KindNames,
-    node: Node,
-    text: &str,
+    node: Node<'t>,
+    text: &'t str,
     skip: &SkipRanges,
     out: &mut Vec<String>,
 ) {
     let outer_parent = node.parent();
     let outer_grandparent = outer_parent.and_then(|p| p.parent());
+    let kind_of = |n: Option<Node<'t>>| -> &'t str { kinds.of(n) };
     let mut cursor = node.walk();
     // Ancestors of the cursor's node inside the walk, `node` first.
-    let mut path: Vec<Node> = Vec::new();
+    let mut path: Vec<Node<'t>> = Vec::new();
     loop {
         let current = cursor.node();
         // Every reference is a named node; anonymous ones (punctuation, keywords) are about
@@ -602,8 +146,9 @@ fn collect_refs(
                     kind,
                     parent,
                     grandparent,
+                    kind_of: &kind_of,
                 };
-                visit_ref(lang, kinds, visit, text, skip, out)
+                visit_ref(rules, &visit, text, skip, out)
             }
         };
         if descend && cursor.goto_first_child() {
@@ -625,253 +170,30 @@ fn collect_refs(
 }
 
 /// Records the reference `visit.node` makes, if any; returns whether its children may hold
-/// more (a skipped range or a whole qualified name does not).
-fn visit_ref(
-    lang: &str,
-    kinds: &KindNames,
-    visit: Visit,
-    text: &str,
+/// more (an opaque node, a skipped range or a whole qualified name does not).
+fn visit_ref<'t>(
+    rules: &NameRules,
+    visit: &Visit<'t, '_>,
+    text: &'t str,
     skip: &SkipRanges,
     out: &mut Vec<String>,
 ) -> bool {
-    let Visit {
-        node,
-        kind,
-        parent,
-        grandparent,
-    } = visit;
-    if opaque(lang, kind)
+    let node = visit.node;
+    if (rules.opaque)(visit.kind)
         || skip.covers(node.start_byte(), node.end_byte())
-        || (lang == "php" && kind.ends_with("_statement") && !php_may_refer(node, text))
+        || rules
+            .statement_may_refer
+            .is_some_and(|may_refer| visit.kind.ends_with("_statement") && !may_refer(node, text))
     {
         return false;
     }
-    // Kinds are looked up only where a rule needs them: this runs for every named node.
-    let parent_kind = || kinds.of(parent);
-    let take = match lang {
-        "php" => match kind {
-            "named_type" | "qualified_name" => true,
-            "name" => match parent_kind() {
-                "base_clause"
-                | "class_interface_clause"
-                | "object_creation_expression"
-                | "use_declaration" => true,
-                "scoped_call_expression" | "class_constant_access_expression" => {
-                    parent.and_then(|p| p.named_child(0)).map(|n| n.id()) == Some(node.id())
-                }
-                "binary_expression" => parent
-                    .and_then(|p| p.child_by_field_name("operator"))
-                    .is_some_and(|op| op.kind() == "instanceof"),
-                _ => false,
-            },
-            _ => false,
-        },
-        "python" => match kind {
-            "identifier" | "attribute" => {
-                matches!(parent_kind(), "type" | "generic_type" | "argument_list")
-                    && (parent_kind() != "argument_list"
-                        || kinds.of(grandparent) == "class_definition")
-                    || (parent_kind() == "call"
-                        && parent
-                            .and_then(|p| p.child_by_field_name("function"))
-                            .map(|f| f.id())
-                            == Some(node.id()))
-                    || parent_kind() == "decorator"
-            }
-            _ => false,
-        },
-        "typescript" | "tsx" | "javascript" => match kind {
-            "type_identifier" => parent_kind() != "type_parameter",
-            "nested_type_identifier" => true,
-            "identifier" | "member_expression" => {
-                matches!(
-                    parent_kind(),
-                    "new_expression"
-                        | "extends_clause"
-                        | "jsx_opening_element"
-                        | "jsx_self_closing_element"
-                ) || (parent_kind() == "call_expression"
-                    && parent
-                        .and_then(|p| p.child_by_field_name("function"))
-                        .map(|f| f.id())
-                        == Some(node.id()))
-            }
-            _ => false,
-        },
-        "java" => matches!(kind, "type_identifier" | "scoped_type_identifier"),
-        "go" => match kind {
-            "qualified_type" => true,
-            "type_identifier" => parent_kind() != "qualified_type" && parent_kind() != "type_spec",
-            _ => false,
-        },
-        "rust" => match kind {
-            "type_identifier" => !matches!(
-                parent_kind(),
-                "scoped_type_identifier"
-                    | "struct_item"
-                    | "enum_item"
-                    | "type_parameter"
-                    | "trait_item"
-            ),
-            "scoped_type_identifier" => true,
-            "scoped_identifier" => parent_kind() == "call_expression",
-            _ => false,
-        },
-        _ => false,
+    let Some(reference) = (rules.reference)(visit, text) else {
+        return true;
     };
-    if take {
-        let mut name = node_text(node, text).trim();
-        if lang == "php" {
-            name = name.trim_start_matches('?');
-        }
-        if lang == "rust" && kind == "scoped_identifier" {
-            // `Money::new(…)`: the type is the path without the function.
-            name = name.rsplit_once("::").map_or(name, |(path, _)| path);
-        }
-        if !name.is_empty() && !name.contains(['(', '<', ' ', '[']) {
-            out.push(name.to_string());
-        }
-        if matches!(
-            kind,
-            "named_type"
-                | "qualified_name"
-                | "qualified_type"
-                | "nested_type_identifier"
-                | "scoped_type_identifier"
-        ) {
-            return false;
-        }
+    if !reference.name.is_empty() && !reference.name.contains(['(', '<', ' ', '[']) {
+        out.push(reference.name.to_string());
     }
-    true
-}
-
-fn split_alias(part: &str) -> (&str, Option<&str>) {
-    let part = part.trim();
-    match part.split_once(" as ") {
-        Some((name, alias)) => (name.trim(), Some(alias.trim())),
-        None => (part, None),
-    }
-}
-
-fn collect_kind<'t>(node: Node<'t>, kind: &str, out: &mut Vec<Node<'t>>) {
-    if node.kind() == kind {
-        out.push(node);
-        return;
-    }
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        collect_kind(child, kind, out);
-    }
-}
-
-fn strip_ext(file: &str) -> &str {
-    let name_start = file.rfind('/').map_or(0, |i| i + 1);
-    match file[name_start..].find('.') {
-        Some(dot) => &file[..name_start + dot],
-        None => file,
-    }
-}
-
-/// `src/orderly/auth/service.py` → `orderly.auth.service` (a leading `src/` or `lib/` is the
-/// layout, not the package).
-pub(crate) fn python_module(file: &str) -> String {
-    let path = strip_ext(file);
-    let mut parts: Vec<&str> = path.split('/').collect();
-    if parts.len() > 1 && matches!(parts[0], "src" | "lib") {
-        parts.remove(0);
-    }
-    if parts.last() == Some(&"__init__") {
-        parts.pop();
-    }
-    parts.join(".")
-}
-
-/// `from ..db import x` inside `orderly/auth/service.py` → `orderly.db`.
-fn resolve_python_relative(module: &str, file: &str) -> String {
-    let dots = module.len() - module.trim_start_matches('.').len();
-    if dots == 0 {
-        return module.to_string();
-    }
-    let rest = &module[dots..];
-    let current = python_module(file);
-    let mut parts: Vec<&str> = current.split('.').filter(|p| !p.is_empty()).collect();
-    // The module itself is not a package (unless it is an `__init__`).
-    if !file.ends_with("__init__.py") {
-        parts.pop();
-    }
-    for _ in 1..dots {
-        parts.pop();
-    }
-    if !rest.is_empty() {
-        parts.push(rest);
-    }
-    parts.join(".")
-}
-
-/// Relative specifiers become workspace paths without extension; packages stay as written.
-fn resolve_ts_module(spec: &str, file: &str) -> String {
-    if !spec.starts_with('.') {
-        return spec.to_string();
-    }
-    let mut parts: Vec<&str> = file.split('/').collect();
-    parts.pop();
-    for segment in spec.split('/') {
-        match segment {
-            "." | "" => {}
-            ".." => {
-                parts.pop();
-            }
-            s => parts.push(s),
-        }
-    }
-    strip_ext(&parts.join("/")).to_string()
-}
-
-/// `src/ledger.rs` → `crate::ledger`; `lib.rs`, `main.rs` and `mod.rs` name their directory.
-fn rust_module(file: &str) -> String {
-    let path = strip_ext(file);
-    let mut parts: Vec<&str> = path.split('/').collect();
-    if let Some(pos) = parts.iter().position(|p| *p == "src") {
-        parts.drain(..=pos);
-    }
-    if matches!(parts.last(), Some(&"lib" | &"main" | &"mod")) {
-        parts.pop();
-    }
-    std::iter::once("crate")
-        .chain(parts)
-        .collect::<Vec<_>>()
-        .join("::")
-}
-
-/// `std::collections::{HashMap, BTreeMap as B}` → `[(HashMap, std::collections::HashMap), …]`.
-fn rust_use_paths(body: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    match body.split_once('{') {
-        Some((prefix, rest)) => {
-            let prefix = prefix.trim().trim_end_matches("::");
-            for item in rest.trim_end_matches('}').split(',') {
-                let (path, alias) = split_alias(item);
-                if path.is_empty() || path.contains('{') {
-                    continue;
-                }
-                let full = if path == "self" {
-                    prefix.to_string()
-                } else {
-                    format!("{prefix}::{path}")
-                };
-                let local = alias.unwrap_or_else(|| full.rsplit("::").next().unwrap_or(&full));
-                out.push((local.to_string(), full.clone()));
-            }
-        }
-        None => {
-            let (path, alias) = split_alias(body);
-            if !path.ends_with('*') {
-                let local = alias.unwrap_or_else(|| path.rsplit("::").next().unwrap_or(path));
-                out.push((local.to_string(), path.to_string()));
-            }
-        }
-    }
-    out
+    !reference.whole
 }
 
 #[cfg(test)]

@@ -163,6 +163,7 @@ fn dependencies<'t>(mut unit: Unit<'t>, value: &Value, kind: &str, manager: Mana
     unit.meta.relate(
         packages
             .keys()
+            // Composer's platform requirements: not a language id.
             .filter(|p| !matches!(p.as_str(), "php") && !p.starts_with("ext-"))
             .cloned(),
     );

@@ -460,25 +460,14 @@ fn dispatch(source: &Source, emitter: &split::Emitter, lines_only: bool) -> File
             0,
         );
     };
-    match language.chunking {
-        Chunking::Code => {
-            let (chunks, errors) = code::chunk(source, language, emitter);
-            done(language.id, "code", chunks, errors)
-        }
-        Chunking::Css => {
-            let (chunks, errors) = css::chunk(source, language, emitter);
-            done(language.id, "css", chunks, errors)
-        }
-        Chunking::Html => {
-            let (chunks, errors) = html::chunk(source, language, emitter);
-            done(language.id, "html", chunks, errors)
-        }
-        Chunking::Blade => done(language.id, "blade", blade::chunk(source, emitter), 0),
-        Chunking::Vue => {
-            let (chunks, errors) = vue::chunk(source, language, emitter);
-            done(language.id, "vue", chunks, errors)
-        }
-    }
+    let (chunks, errors) = match language.chunking {
+        Chunking::Code => code::chunk(source, language, emitter),
+        Chunking::Css => css::chunk(source, language, emitter),
+        Chunking::Html => html::chunk(source, language, emitter),
+        Chunking::Blade => (blade::chunk(source, language, emitter), 0),
+        Chunking::Vue => vue::chunk(source, language, emitter),
+    };
+    done(language.id, language.chunking.name(), chunks, errors)
 }
 
 #[cfg(test)]

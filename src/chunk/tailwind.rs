@@ -10,6 +10,7 @@ use super::imports::Imports;
 use super::split::Emitter;
 use super::unit::{Elide, Unit};
 use super::{Chunk, ChunkKind, Metadata, Source};
+use crate::lang::{self, Chunking, ModuleSystem};
 use crate::syntax::{self, node_text};
 use regex::Regex;
 use std::collections::BTreeMap;
@@ -93,17 +94,16 @@ pub fn css_theme(block: &str) -> Theme {
     theme
 }
 
-/// Whether a path is a Tailwind config file.
+/// The language of a Tailwind config file (`tailwind.config.{js,cjs,mjs,ts,mts,cts}`), or
+/// `None` when the path is not one.
 fn is_config(file_name: &str) -> Option<&'static str> {
-    let (stem, ext) = file_name.rsplit_once('.')?;
+    let (stem, _) = file_name.rsplit_once('.')?;
     if stem != "tailwind.config" {
         return None;
     }
-    match ext {
-        "js" | "cjs" | "mjs" => Some("javascript"),
-        "ts" | "mts" | "cts" => Some("typescript"),
-        _ => None,
-    }
+    lang::detect(file_name)
+        .filter(|l| l.modules == ModuleSystem::EsModules && l.chunking == Chunking::Code)
+        .map(|l| l.id)
 }
 
 /// Chunks a Tailwind config file; `None` when the file is not one (by name *and* content).

@@ -124,10 +124,10 @@ fn insert<'t>(siblings: &mut Vec<Unit<'t>>, unit: Unit<'t>) {
 }
 
 /// The stub that replaces a body: braces stay braces.
-pub fn body_stub(body_text: &str, python_like: bool) -> String {
+pub fn body_stub(body_text: &str, indented: bool) -> String {
     if body_text.starts_with('{') {
         "{ … }".to_string()
-    } else if python_like {
+    } else if indented {
         "...".to_string()
     } else {
         "…".to_string()

@@ -538,7 +538,8 @@ fn layout_fingerprint(snapshot: &OutlineSnapshot) -> [u8; 32] {
     hasher.finalize().into()
 }
 
-/// The file set, plus what PHP and Java files declare (FQCN lookups resolve against it).
+/// The file set, plus what the files of package-scoped languages (PHP, Java) declare: FQCN
+/// lookups resolve against it.
 fn files_fingerprint(snapshot: &OutlineSnapshot) -> [u8; 32] {
     let mut paths: Vec<&String> = snapshot.files.keys().collect();
     paths.sort();
@@ -547,7 +548,7 @@ fn files_fingerprint(snapshot: &OutlineSnapshot) -> [u8; 32] {
         hasher.update(path.as_bytes());
         hasher.update([0]);
         let outline = &snapshot.files[path].outline;
-        if matches!(outline.language.as_str(), "php" | "java") {
+        if crate::lang::by_id(&outline.language).is_some_and(|l| l.package_scoped) {
             hasher.update(outline.module.as_deref().unwrap_or("").as_bytes());
             for export in &outline.exports {
                 hasher.update(export.name.as_bytes());

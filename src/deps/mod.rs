@@ -12,12 +12,19 @@ pub mod resolve;
 pub use graph::{Cycle, GraphStats, GraphStore, ImportGraph, ResolvedImport, cycle_message};
 pub use resolve::{Resolution, Resolver};
 
+use crate::lang::ModuleSystem;
+
 /// The package an external import belongs to, as a dependency list names it: `react`,
 /// `@scope/pkg` (for `@scope/pkg/sub`), `numpy` (for `numpy.linalg`), `Illuminate\Support`,
-/// `github.com/x/y`, `java.util`, `serde`.
+/// `github.com/x/y`, `java.util`, `serde`, `active_support` (for `active_support/core_ext`).
 pub fn package_name(language: &str, source: &str) -> String {
-    match language {
-        "typescript" | "tsx" | "javascript" | "vue" => {
+    let modules = crate::lang::by_id(language).map_or(ModuleSystem::None, |l| l.modules);
+    package_in(modules, source)
+}
+
+fn package_in(modules: ModuleSystem, source: &str) -> String {
+    match modules {
+        ModuleSystem::EsModules => {
             let source = source.strip_prefix("node:").unwrap_or(source);
             let mut parts = source.split('/');
             match (parts.next(), parts.next()) {
@@ -26,12 +33,12 @@ pub fn package_name(language: &str, source: &str) -> String {
                 _ => source.to_string(),
             }
         }
-        "python" => source.split('.').next().unwrap_or(source).to_string(),
-        "php" => {
+        ModuleSystem::PythonPackages => source.split('.').next().unwrap_or(source).to_string(),
+        ModuleSystem::PhpNamespaces => {
             let parts: Vec<&str> = source.trim_start_matches('\\').split('\\').collect();
             parts[..parts.len().min(2)].join("\\")
         }
-        "go" => {
+        ModuleSystem::GoPackages => {
             let parts: Vec<&str> = source.split('/').collect();
             if parts[0].contains('.') {
                 parts[..parts.len().min(3)].join("/")
@@ -39,22 +46,24 @@ pub fn package_name(language: &str, source: &str) -> String {
                 source.to_string()
             }
         }
-        "java" => {
+        ModuleSystem::JavaPackages => {
             let parts: Vec<&str> = source.split('.').collect();
             parts[..parts.len().min(2)].join(".")
         }
-        "rust" => source.split("::").next().unwrap_or(source).to_string(),
-        // `~bootstrap/scss/bootstrap` and `bootstrap/scss/bootstrap` (a load path) alike.
-        "css" | "scss" if !source.contains("://") && !source.starts_with("sass:") => {
-            package_name("javascript", source.trim_start_matches('~'))
+        ModuleSystem::RustModules => source.split("::").next().unwrap_or(source).to_string(),
+        // `~bootstrap/scss/bootstrap` and `bootstrap/scss/bootstrap` (a load path) alike: npm
+        // packages.
+        ModuleSystem::Stylesheets if !source.contains("://") && !source.starts_with("sass:") => {
+            package_in(ModuleSystem::EsModules, source.trim_start_matches('~'))
         }
         // `mail::message`, `<x-filament::button>`.
-        "blade" => source
+        ModuleSystem::BladeViews => source
             .trim_start_matches("x-")
             .split("::")
             .next()
             .unwrap_or(source)
             .to_string(),
-        _ => source.to_string(),
+        ModuleSystem::LoadPath { .. } => source.split('/').next().unwrap_or(source).to_string(),
+        ModuleSystem::Stylesheets | ModuleSystem::None => source.to_string(),
     }
 }

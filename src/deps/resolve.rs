@@ -32,6 +32,7 @@
 use super::layout::{Layout, contains, dir_of, join};
 use crate::analysis::outline::{Import, ImportType};
 use crate::index::outlines::OutlineSnapshot;
+use crate::lang::ModuleSystem;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -57,6 +58,7 @@ pub struct Resolver {
 
 /// Extensions probed for an extension-less TypeScript/JavaScript import, in TypeScript's order.
 const ECMA_EXTENSIONS: &[&str] = &[
+    // File extensions: not a language id.
     "ts", "tsx", "d.ts", "js", "jsx", "mjs", "cjs", "mts", "cts", "vue",
 ];
 
@@ -86,8 +88,8 @@ impl Resolver {
                 .or_default()
                 .push(path.clone());
             let outline = &entry.outline;
-            match outline.language.as_str() {
-                "php" => {
+            match modules_of(&outline.language) {
+                ModuleSystem::PhpNamespaces => {
                     let namespace = outline.module.as_deref().unwrap_or("");
                     let names = outline
                         .exports
@@ -106,7 +108,7 @@ impl Resolver {
                             .or_insert_with(|| path.clone());
                     }
                 }
-                "java" => {
+                ModuleSystem::JavaPackages => {
                     let package = outline.module.clone().unwrap_or_default();
                     resolver
                         .java_packages
@@ -128,7 +130,7 @@ impl Resolver {
                         resolver.java_types.insert(fqcn, path.clone());
                     }
                 }
-                "python" => {
+                ModuleSystem::PythonPackages => {
                     // The parent of a file's topmost package directory is an import root.
                     let mut dir = dir_of(path);
                     let mut top = None;
@@ -164,16 +166,20 @@ impl Resolver {
     }
 
     pub fn resolve(&self, from: &str, language: &str, import: &Import) -> Resolution {
-        let resolution = match language {
-            "typescript" | "tsx" | "javascript" | "vue" => self.ecma(from, &import.source),
-            "python" => self.python(from, import),
-            "php" => self.php(from, import),
-            "go" => self.go(&import.source),
-            "java" => self.java(import),
-            "rust" => self.rust(from, import),
-            "blade" => self.blade(from, import),
-            "css" | "scss" => self.css(from, &import.source),
-            _ => None,
+        let resolution = match modules_of(language) {
+            ModuleSystem::EsModules => self.ecma(from, &import.source),
+            ModuleSystem::PythonPackages => self.python(from, import),
+            ModuleSystem::PhpNamespaces => self.php(from, import),
+            ModuleSystem::GoPackages => self.go(&import.source),
+            ModuleSystem::JavaPackages => self.java(import),
+            ModuleSystem::RustModules => self.rust(from, import),
+            ModuleSystem::BladeViews => self.blade(from, import),
+            ModuleSystem::Stylesheets => self.css(from, &import.source),
+            ModuleSystem::LoadPath { roots } => {
+                let extension = crate::lang::by_id(language).and_then(|l| l.extensions.first());
+                self.load_path(from, import, roots, extension.copied().unwrap_or(""))
+            }
+            ModuleSystem::None => None,
         };
         resolution.unwrap_or(Resolution {
             internal: import.kind == ImportType::Internal,
@@ -265,7 +271,9 @@ impl Resolver {
         }
         // ESM TypeScript imports `./x.js` for `./x.ts`.
         for (written, actual) in [
+            // Extensions: not a language id.
             (".js", &["ts", "tsx"][..]),
+            // Extensions: not a language id.
             (".jsx", &["tsx"][..]),
             (".mjs", &["mts"][..]),
             (".cjs", &["cts"][..]),
@@ -620,12 +628,14 @@ impl Resolver {
             None => (String::new(), p),
         };
         let mut candidates = vec![p.to_string()];
+        // Stylesheet extensions: not a language id.
         for ext in ["scss", "sass", "css"] {
             candidates.push(format!("{p}.{ext}"));
             candidates.push(format!("{dir}_{name}.{ext}"));
         }
         candidates.push(format!("{dir}_{name}"));
         for index in ["_index", "index"] {
+            // Extensions again: not a language id.
             for ext in ["scss", "sass", "css"] {
                 candidates.push(format!("{p}/{index}.{ext}"));
             }
@@ -638,6 +648,47 @@ impl Resolver {
             .into_iter()
             .filter(|c| c.ends_with(".sass") || c == p)
             .find(|c| c.contains('.') && self.root.join(c).is_file())
+    }
+
+    // ---- Load paths (Ruby) ----------------------------------------------------------------
+
+    /// `require_relative "x"` (or a `./` path) from the requiring file's directory; `require "x"`
+    /// from each load-path root; the language's extension added when the path has none. A
+    /// require that names no project file is a library's.
+    fn load_path(
+        &self,
+        from: &str,
+        import: &Import,
+        roots: &[&str],
+        extension: &str,
+    ) -> Option<Resolution> {
+        let source = import.source.as_str();
+        let relative = import.statement.as_deref() == Some("require_relative")
+            || source.starts_with("./")
+            || source.starts_with("../");
+        let with_extension = |path: String| {
+            if extension.is_empty() || path.ends_with(&format!(".{extension}")) {
+                path
+            } else {
+                format!("{path}.{extension}")
+            }
+        };
+        let bases: Vec<&str> = if relative {
+            vec![dir_of(from)]
+        } else {
+            roots.to_vec()
+        };
+        let found = bases
+            .into_iter()
+            .filter_map(|base| join(base, source).map(with_extension))
+            .find(|candidate| self.has(candidate));
+        match found {
+            Some(path) => self.found(vec![path]),
+            None => Some(Resolution {
+                internal: relative,
+                targets: Vec::new(),
+            }),
+        }
     }
 
     // ---- Go -----------------------------------------------------------------------------
@@ -849,4 +900,9 @@ fn strip_prefix_ci<'a>(source: &'a str, prefix: &str) -> Option<&'a str> {
     let head = source.get(..prefix.len())?;
     head.eq_ignore_ascii_case(prefix)
         .then(|| &source[prefix.len()..])
+}
+
+/// The module system of a language id (outlines carry their language as an id).
+fn modules_of(language: &str) -> ModuleSystem {
+    crate::lang::by_id(language).map_or(ModuleSystem::None, |l| l.modules)
 }

@@ -13,6 +13,7 @@ pub mod ecma;
 pub mod go;
 pub mod html;
 pub mod java;
+pub mod names;
 pub mod outline;
 pub mod php;
 pub mod python;
@@ -47,7 +48,8 @@ pub enum Embedding {
     VueScript,
 }
 
-/// How the chunker (`crate::chunk`) cuts files of a language into units.
+/// How the chunker (`crate::chunk`) cuts files of a language into units; the strategy names a
+/// chunk's `strategy` field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chunking {
     /// Definitions from the tags query: functions, classes, methods … plus a module summary.
@@ -60,6 +62,65 @@ pub enum Chunking {
     Blade,
     /// Vue SFC: template, script definitions, style.
     Vue,
+}
+
+impl Chunking {
+    /// The strategy's name in chunk metadata; code files are cut by the AST.
+    pub fn name(self) -> &'static str {
+        match self {
+            Chunking::Code => "code",
+            Chunking::Css => "css",
+            Chunking::Html => "html",
+            Chunking::Blade => "blade",
+            Chunking::Vue => "vue",
+        }
+    }
+}
+
+/// How a language's imports name other code; `deps` resolves each convention to files and
+/// `chunk` turns a file's imports into full names by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleSystem {
+    /// No imports between files.
+    None,
+    /// ES modules and CommonJS: relative paths, `tsconfig` paths, packages.
+    EsModules,
+    /// Dotted modules and packages, relative imports with leading dots.
+    PythonPackages,
+    /// Namespaces mapped to directories (PSR-4), `use` statements.
+    PhpNamespaces,
+    /// Import paths under the module path of `go.mod`.
+    GoPackages,
+    /// Packages mapped to source roots, `import` of classes.
+    JavaPackages,
+    /// `mod` files and `crate::` / `self::` / `super::` paths.
+    RustModules,
+    /// Blade's dotted view names, components and Livewire classes.
+    BladeViews,
+    /// `@import` / `@use` / `@forward` of stylesheets and partials.
+    Stylesheets,
+    /// Files required by path: relative to the requiring file (`require_relative`) or to a
+    /// load path (`require`), with the language's first extension added (Ruby).
+    LoadPath {
+        /// Directories searched for a non-relative require, in order.
+        roots: &'static [&'static str],
+    },
+}
+
+/// Framework conventions the chunker recognises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framework {
+    /// Routes, controllers, models, Livewire and service providers.
+    Laravel,
+}
+
+/// A constructor parameter with a type, as written: the type, the variable, and whether it is
+/// also a property (PHP's promoted properties, TypeScript's parameter properties).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypedParameter {
+    pub type_name: String,
+    pub variable: String,
+    pub promoted: bool,
 }
 
 pub struct LanguageDef {
@@ -76,12 +137,41 @@ pub struct LanguageDef {
     pub tags: &'static str,
     /// Separator between a scope and a member in qualified names.
     pub member_separator: &'static str,
-    /// A regex that every file defining a symbol must match (its declaration keywords). Files
-    /// that do not match are known to define nothing and are not parsed: PHP projects ship
-    /// thousands of `<?php return [...];` data files.
-    pub definition_hint: Option<&'static str>,
+    /// Keywords that introduce every definition, when the language has such (PHP). A file
+    /// without any of them defines nothing and is not parsed, and a statement without any is not
+    /// walked: PHP projects ship thousands of `<?php return [...];` data files.
+    pub declaration_keywords: &'static [&'static str],
+    /// Whether a definition is visible outside its file, by the language's rule: (definition
+    /// node, name, file text).
+    pub exported: fn(tree_sitter::Node, &str, &str) -> bool,
+    /// The separator between a namespace and what it contains, when it differs from
+    /// `member_separator` (PHP's `App\Models\User`, whose members are `User::save`).
+    pub namespace_separator: Option<&'static str>,
+    /// A file adds its classes to a package or namespace rather than exporting names to its
+    /// importers (PHP, Java): the package is stated with each chunk, what files declare is what
+    /// fully qualified names resolve against, and the "exports" are just its public classes.
+    pub package_scoped: bool,
+    /// How imports name other files, and how those names resolve.
+    pub modules: ModuleSystem,
+    /// How the names a file uses bind to full names, and which nodes refer to other code.
+    pub names: Option<&'static names::NameRules>,
+    /// A definition's doc is the string that opens its body (Python docstrings).
+    pub docstrings: bool,
+    /// Blocks are delimited by indentation, not brackets (Python).
+    pub indented_blocks: bool,
+    /// Methods live in separate `impl` blocks, which are chunks of their own (Rust).
+    pub impl_blocks: bool,
+    /// Functions may return JSX, which makes a capitalised one a component.
+    pub jsx: bool,
+    /// The framework conventions the chunker looks for in files of this language.
+    pub frameworks: &'static [Framework],
+    /// The typed parameters of a class's constructor, for dependency injection (seed 004
+    /// §1.14); `None` when the language has no constructor injection.
+    pub injected: Option<fn(tree_sitter::Node, &str) -> Vec<TypedParameter>>,
     /// The chunking strategy.
     pub chunking: Chunking,
+    /// How a summary calls a file of this language, when not by the language's name.
+    pub file_noun: Option<&'static str>,
     /// The outline walker for trees this language's grammar parsed (`<id>/outline.rs`).
     pub outline: Option<fn(tree_sitter::Node, &str) -> FileOutline>,
     /// Imports found by scanning the text, for languages whose references no walker reads
@@ -100,8 +190,20 @@ impl LanguageDef {
         parsing: Parsing::Scanner,
         tags: "",
         member_separator: ".",
-        definition_hint: None,
+        declaration_keywords: &[],
+        exported: |_, _, _| true,
+        namespace_separator: None,
+        package_scoped: false,
+        modules: ModuleSystem::None,
+        names: None,
+        docstrings: false,
+        indented_blocks: false,
+        impl_blocks: false,
+        jsx: false,
+        frameworks: &[],
+        injected: None,
         chunking: Chunking::Code,
+        file_noun: None,
         outline: None,
         scanned_imports: None,
         component_file: false,

@@ -45,7 +45,7 @@ pub fn compress(lang: &'static LanguageDef, text: &str) -> String {
     let Some(tree) = parsed.tree else {
         return text.to_string();
     };
-    let python = parsed.code_lang.id == "python";
+    let indented = parsed.code_lang.indented_blocks;
     let mut cuts: Vec<(usize, usize, String)> = Vec::new();
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
@@ -53,7 +53,7 @@ pub fn compress(lang: &'static LanguageDef, text: &str) -> String {
             && let Some(body) = node.child_by_field_name("body")
             && BLOCK_KINDS.contains(&body.kind())
         {
-            if let Some(cut) = elide(body, text, python) {
+            if let Some(cut) = elide(body, text, indented) {
                 cuts.push(cut);
             }
             continue;
@@ -77,10 +77,11 @@ pub fn compress(lang: &'static LanguageDef, text: &str) -> String {
 }
 
 /// The byte range of a body and what replaces it; `None` when there is nothing to remove.
-fn elide(body: Node, text: &str, python: bool) -> Option<(usize, usize, String)> {
+fn elide(body: Node, text: &str, indented: bool) -> Option<(usize, usize, String)> {
     let (start, end) = (body.start_byte(), body.end_byte());
-    if python {
-        // Keep the docstring; the rest becomes `...` at the body's indentation.
+    if indented {
+        // An indented body (Python) keeps its docstring; the rest becomes `...` at the body's
+        // indentation.
         let first = body.named_child(0);
         let docstring = first.filter(|f| {
             f.kind() == "expression_statement"

@@ -173,7 +173,7 @@ const ENTRIES: &[(&str, &[&str])] = &[
     ("サイドバー", &["sidebar"]),
     ("モーダル", &["modal", "dialog"]),
     ("ダイアログ", &["dialog", "modal"]),
-    ("スタイル", &["style", "css"]),
+    ("スタイル", &["style", "css"]), // a word here: not a language id
     ("テーマ", &["theme"]),
     ("色", &["color", "colour"]),
     ("レイアウト", &["layout"]),

@@ -155,7 +155,7 @@ const CATALOGUE_EXTENSIONS: &[&str] = &[
     "xlf",
     "xliff",
     "properties",
-    "php",
+    "php", // an extension: not a language id
     "toml",
     "ftl",
     "arb",
@@ -185,6 +185,7 @@ pub fn role_of(path: &str) -> FileRole {
     if CATALOGUE_EXTENSIONS.contains(&ext) && (in_translation_dir || is_locale_code(stem)) {
         // `lang/en/auth.php` (Laravel) or `translations/ja_JP.json`; but a PHP or TOML file
         // outside such a directory needs a locale-code name to count.
+        // An extension: not a language id.
         if ext != "php" || in_translation_dir {
             return FileRole::Translations;
         }
@@ -205,6 +206,7 @@ fn is_locale_code(stem: &str) -> bool {
         })
         && !matches!(
             stem,
+            // Directory names: not a language id.
             "app" | "api" | "web" | "cli" | "src" | "lib" | "db" | "ui" | "js" | "css"
         )
 }

@@ -112,9 +112,12 @@ pub(super) fn effects(words: &[Word]) -> Vec<Effect> {
         "tee" => writes_all(Parsed::new(args, &[]).operands),
         "sed" => sed(args),
         "awk" | "gawk" | "mawk" | "nawk" => awk(args),
+        // Interpreter commands, here and below: not a language id.
         "perl" | "ruby" => perl_like(name, args),
+        // Commands again: not a language id.
         "python" | "python3" | "python2" | "py" | "pypy" | "pypy3" => python(args),
         n if n.starts_with("python3.") => python(args),
+        // The `php` command: not a language id.
         "node" | "nodejs" | "deno" | "bun" | "php" | "lua" | "Rscript" | "osascript" => {
             interpreter(name, args)
         }
@@ -275,7 +278,7 @@ pub(super) fn effects(words: &[Word]) -> Vec<Effect> {
             "composer",
         ),
         "cargo" => cargo(args),
-        "go" => go(args),
+        "go" => go(args), // the command: not a language id
         "mvn" | "mvnw" | "gradle" | "gradlew" => subcommand(
             args,
             &[
@@ -869,6 +872,7 @@ fn interpreter(name: &str, args: &[Word]) -> Vec<Effect> {
     {
         return Vec::new();
     }
+    // The interpreter command: not a language id.
     if name == "php" {
         if args
             .first()

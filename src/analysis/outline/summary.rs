@@ -108,23 +108,9 @@ pub fn first_sentence(doc: &str) -> Option<String> {
     Some(sentence)
 }
 
+/// What a file of the language is called: its noun (`Vue component`) or the language's name.
 fn display_language(id: &str) -> &str {
-    match id {
-        "typescript" => "TypeScript",
-        "tsx" => "TSX",
-        "javascript" => "JavaScript",
-        "python" => "Python",
-        "php" => "PHP",
-        "go" => "Go",
-        "java" => "Java",
-        "rust" => "Rust",
-        "vue" => "Vue component",
-        "css" => "CSS",
-        "scss" => "SCSS",
-        "html" => "HTML",
-        "blade" => "Blade template",
-        other => other,
-    }
+    crate::lang::by_id(id).map_or(id, |lang| lang.file_noun.unwrap_or(lang.name))
 }
 
 fn names(list: &[&str]) -> String {
@@ -204,7 +190,9 @@ fn describe(outline: &FileOutline, path: &str) -> String {
         .map(|e| e.name.as_str())
         .filter(|n| *n != "*")
         .collect();
-    if !exported.is_empty() && outline.language != "php" && outline.language != "java" {
+    // Where the exports are just the public classes already named, they add nothing.
+    let package_scoped = crate::lang::by_id(&outline.language).is_some_and(|l| l.package_scoped);
+    if !exported.is_empty() && !package_scoped {
         sentence.push_str(&format!("; exports {}", names(&exported)));
     }
     let mut sources: Vec<&str> = Vec::new();

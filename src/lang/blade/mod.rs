@@ -7,7 +7,7 @@
 
 mod imports;
 
-use super::{Chunking, LanguageDef, Parsing};
+use super::{Chunking, LanguageDef, ModuleSystem, Parsing};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -18,6 +18,8 @@ pub const BLADE: LanguageDef = LanguageDef {
     extensions: &["blade.php"],
     parsing: Parsing::Scanner,
     chunking: Chunking::Blade,
+    modules: ModuleSystem::BladeViews,
+    file_noun: Some("Blade template"),
     scanned_imports: Some(imports::imports),
     ..LanguageDef::DEFAULT
 };

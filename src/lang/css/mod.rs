@@ -6,7 +6,7 @@ mod imports;
 pub use imports::is_external;
 
 use super::outline::Import;
-use super::{Chunking, LanguageDef, Parsing};
+use super::{Chunking, LanguageDef, ModuleSystem, Parsing};
 use tree_sitter::Language as Grammar;
 
 fn css() -> Grammar {
@@ -31,6 +31,7 @@ pub const CSS: LanguageDef = LanguageDef {
     tags: include_str!("css.scm"),
     member_separator: " ",
     chunking: Chunking::Css,
+    modules: ModuleSystem::Stylesheets,
     scanned_imports: Some(css_imports),
     ..LanguageDef::DEFAULT
 };
@@ -43,6 +44,7 @@ pub const SCSS: LanguageDef = LanguageDef {
     tags: include_str!("scss.scm"),
     member_separator: " ",
     chunking: Chunking::Css,
+    modules: ModuleSystem::Stylesheets,
     scanned_imports: Some(scss_imports),
     ..LanguageDef::DEFAULT
 };

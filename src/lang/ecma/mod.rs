@@ -1,10 +1,12 @@
 //! TypeScript, TSX and JavaScript: one family, one outline walker (`outline.rs`, which also walks
 //! Vue scripts); imports, exports with their defaults and re-exports, classes, interfaces, enums.
 
+pub mod names;
 pub mod outline;
 
-use super::{LanguageDef, Parsing};
-use tree_sitter::Language as Grammar;
+use super::walk::{has_child, named_children, text};
+use super::{LanguageDef, ModuleSystem, Parsing, TypedParameter};
+use tree_sitter::{Language as Grammar, Node};
 
 fn typescript() -> Grammar {
     tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
@@ -22,6 +24,10 @@ pub const TYPESCRIPT: LanguageDef = LanguageDef {
     extensions: &["ts", "mts", "cts"],
     parsing: Parsing::Grammar(typescript),
     tags: include_str!("typescript.scm"),
+    exported,
+    modules: ModuleSystem::EsModules,
+    injected: Some(injected),
+    names: Some(&names::RULES),
     outline: Some(outline::outline),
     ..LanguageDef::DEFAULT
 };
@@ -32,6 +38,11 @@ pub const TSX: LanguageDef = LanguageDef {
     extensions: &["tsx"],
     parsing: Parsing::Grammar(tsx),
     tags: include_str!("typescript.scm"),
+    jsx: true,
+    exported,
+    modules: ModuleSystem::EsModules,
+    injected: Some(injected),
+    names: Some(&names::RULES),
     outline: Some(outline::outline),
     ..LanguageDef::DEFAULT
 };
@@ -42,6 +53,65 @@ pub const JAVASCRIPT: LanguageDef = LanguageDef {
     extensions: &["js", "mjs", "cjs", "jsx"],
     parsing: Parsing::Grammar(javascript),
     tags: include_str!("javascript.scm"),
+    jsx: true,
+    exported,
+    modules: ModuleSystem::EsModules,
+    injected: Some(injected),
+    names: Some(&names::RULES),
     outline: Some(outline::outline),
     ..LanguageDef::DEFAULT
 };
+
+/// `export function f`, `export class C`, and `export const f = …` (declarator → declaration →
+/// export); members of an exported class are not themselves exports.
+fn exported(node: Node, _name: &str, _src: &str) -> bool {
+    let parent = node.parent();
+    let is_export = |n: Option<Node>| n.is_some_and(|n| n.kind() == "export_statement");
+    is_export(parent)
+        || (node.kind() == "variable_declarator" && is_export(parent.and_then(|p| p.parent())))
+}
+
+/// `constructor`'s parameters annotated with a class type (generics dropped); `private` /
+/// `readonly` parameters are also properties.
+fn injected(class: Node, src: &str) -> Vec<TypedParameter> {
+    let Some(constructor) = class
+        .child_by_field_name("body")
+        .map(named_children)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|m| {
+            m.kind() == "method_definition"
+                && m.child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "constructor")
+        })
+    else {
+        return Vec::new();
+    };
+    let parameters = constructor
+        .child_by_field_name("parameters")
+        .map(named_children)
+        .unwrap_or_default();
+    parameters
+        .into_iter()
+        .filter_map(|param| {
+            if !matches!(param.kind(), "required_parameter" | "optional_parameter") {
+                return None;
+            }
+            let variable = text(param.child_by_field_name("pattern")?, src);
+            let annotation = param.child_by_field_name("type")?;
+            let ty = annotation.named_child(0).filter(|t| {
+                matches!(
+                    t.kind(),
+                    "type_identifier" | "nested_type_identifier" | "generic_type"
+                )
+            })?;
+            let type_name = text(ty, src).split('<').next().unwrap_or("").trim();
+            Some(TypedParameter {
+                type_name: type_name.to_string(),
+                variable: variable.to_string(),
+                promoted: has_child(param, "accessibility_modifier")
+                    || has_child(param, "readonly"),
+            })
+        })
+        .collect()
+}

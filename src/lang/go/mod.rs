@@ -1,9 +1,10 @@
 //! Go: packages, functions, methods with their receivers, structs and interfaces; a name is
 //! exported by its capital letter.
 
+pub mod names;
 pub mod outline;
 
-use super::{LanguageDef, Parsing};
+use super::{LanguageDef, ModuleSystem, Parsing};
 use tree_sitter::Language as Grammar;
 
 fn grammar() -> Grammar {
@@ -16,6 +17,9 @@ pub const GO: LanguageDef = LanguageDef {
     extensions: &["go"],
     parsing: Parsing::Grammar(grammar),
     tags: include_str!("tags.scm"),
+    exported: |_, name, _| name.chars().next().is_some_and(char::is_uppercase),
+    modules: ModuleSystem::GoPackages,
+    names: Some(&names::RULES),
     outline: Some(outline::outline),
     ..LanguageDef::DEFAULT
 };

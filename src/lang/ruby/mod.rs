@@ -3,7 +3,7 @@
 
 pub mod outline;
 
-use super::{LanguageDef, Parsing};
+use super::{LanguageDef, ModuleSystem, Parsing};
 use tree_sitter::Language as Grammar;
 
 fn grammar() -> Grammar {
@@ -18,6 +18,7 @@ pub const RUBY: LanguageDef = LanguageDef {
     tags: include_str!("tags.scm"),
     // `Admin::UsersController`, and its methods as `Admin::UsersController::index`.
     member_separator: "::",
+    modules: ModuleSystem::LoadPath { roots: &["lib"] },
     outline: Some(outline::outline),
     ..LanguageDef::DEFAULT
 };

@@ -1,7 +1,7 @@
 //! Vue single-file components: the `<script>` blocks are TypeScript or JavaScript (see
 //! [`crate::lang::vue_script_language`]), and each file is one component.
 
-use super::{Chunking, Embedding, LanguageDef, Parsing};
+use super::{Chunking, Embedding, LanguageDef, ModuleSystem, Parsing};
 use tree_sitter::Language as Grammar;
 
 fn grammar() -> Grammar {
@@ -17,6 +17,8 @@ pub const VUE: LanguageDef = LanguageDef {
         embed: Embedding::VueScript,
     },
     chunking: Chunking::Vue,
+    modules: ModuleSystem::EsModules,
+    file_noun: Some("Vue component"),
     component_file: true,
     ..LanguageDef::DEFAULT
 };

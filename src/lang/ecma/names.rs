@@ -1,0 +1,156 @@
+//! TypeScript and JavaScript name binding: `import` clauses (default, namespace, named with
+//! aliases) bind `module#name`, relative modules becoming workspace paths; the file's own
+//! top-level names are `file#name`. Types, `new`, `extends`, JSX elements and called functions
+//! are the references.
+
+use crate::lang::names::{Bindings, NameRules, Reference, Visit, strip_ext};
+use crate::lang::walk::text as node_text;
+use tree_sitter::Node;
+
+pub static RULES: NameRules = NameRules {
+    module: |file| Some(strip_ext(file).to_string()),
+    statement,
+    resolve,
+    opaque: |kind| matches!(kind, "string" | "comment" | "number" | "regex"),
+    statement_may_refer: None,
+    reference,
+};
+
+/// Names that are never project symbols.
+const BUILTIN_TYPES: &[&str] = &[
+    "string",
+    "number",
+    "boolean",
+    "any",
+    "unknown",
+    "never",
+    "void",
+    "object",
+    "undefined",
+    "null",
+    "Promise",
+    "Array",
+    "Record",
+    "Partial",
+    "Readonly",
+    "Pick",
+    "Omit",
+    "Map",
+    "Set",
+    "Date",
+    "Error",
+    "RegExp",
+    "JSX",
+    "React",
+];
+
+fn statement(node: Node, text: &str, file: &str, bindings: &mut Bindings) {
+    if node.kind() != "import_statement" {
+        return;
+    }
+    let Some(source) = node.child_by_field_name("source") else {
+        return;
+    };
+    let spec = node_text(source, text).trim_matches(['"', '\'', '`']);
+    let module = resolve_module(spec, file);
+    let mut cursor = node.walk();
+    let Some(clause) = node
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "import_clause")
+    else {
+        return;
+    };
+    let mut cursor = clause.walk();
+    for part in clause.named_children(&mut cursor) {
+        match part.kind() {
+            "identifier" => {
+                let local = node_text(part, text);
+                bindings.add(local, format!("{module}#default"));
+            }
+            "namespace_import" => {
+                let mut c = part.walk();
+                if let Some(id) = part
+                    .named_children(&mut c)
+                    .find(|n| n.kind() == "identifier")
+                {
+                    bindings.add(node_text(id, text), format!("{module}#*"));
+                }
+            }
+            "named_imports" => {
+                let mut c = part.walk();
+                for spec in part.named_children(&mut c) {
+                    let Some(name) = spec.child_by_field_name("name") else {
+                        continue;
+                    };
+                    let name = node_text(name, text);
+                    let local = spec
+                        .child_by_field_name("alias")
+                        .map_or(name, |a| node_text(a, text));
+                    bindings.add(local, format!("{module}#{name}"));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Relative specifiers become workspace paths without extension; packages stay as written.
+fn resolve_module(spec: &str, file: &str) -> String {
+    if !spec.starts_with('.') {
+        return spec.to_string();
+    }
+    let mut parts: Vec<&str> = file.split('/').collect();
+    parts.pop();
+    for segment in spec.split('/') {
+        match segment {
+            "." | "" => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    strip_ext(&parts.join("/")).to_string()
+}
+
+fn resolve(bindings: &Bindings, raw: &str) -> Option<String> {
+    let (first, rest) = match raw.split_once('.') {
+        Some((f, r)) => (f, Some(r)),
+        None => (raw, None),
+    };
+    if BUILTIN_TYPES.contains(&first) {
+        return None;
+    }
+    let base = if let Some(full) = bindings.map.get(first) {
+        full.clone()
+    } else if bindings.locals.contains(first) {
+        format!("{}#{first}", bindings.namespace.as_deref().unwrap_or(""))
+    } else {
+        return None;
+    };
+    Some(match rest {
+        Some(rest) => format!("{base}.{rest}"),
+        None => base,
+    })
+}
+
+fn reference<'t>(visit: &Visit<'t, '_>, text: &'t str) -> Option<Reference<'t>> {
+    let take = match visit.kind {
+        "type_identifier" => visit.parent_kind() != "type_parameter",
+        "nested_type_identifier" => true,
+        "identifier" | "member_expression" => {
+            matches!(
+                visit.parent_kind(),
+                "new_expression"
+                    | "extends_clause"
+                    | "jsx_opening_element"
+                    | "jsx_self_closing_element"
+            ) || (visit.parent_kind() == "call_expression" && visit.is_parent_field("function"))
+        }
+        _ => false,
+    };
+    take.then(|| Reference {
+        name: node_text(visit.node, text).trim(),
+        whole: visit.kind == "nested_type_identifier",
+    })
+}

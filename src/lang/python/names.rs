@@ -1,0 +1,157 @@
+//! Python name binding: `import a.b [as c]` and `from .x import y [as z]` (relative imports
+//! resolved against the file's own module), then the file's own top-level names. A name is a
+//! reference where it is an annotation, a base class, a decorator or the function of a call.
+
+use crate::lang::names::{Bindings, NameRules, Reference, Visit, split_alias, strip_ext};
+use crate::lang::walk::text as node_text;
+use tree_sitter::Node;
+
+pub static RULES: NameRules = NameRules {
+    module: |file| Some(module_of(file)),
+    statement,
+    resolve,
+    opaque: |kind| matches!(kind, "comment" | "integer" | "float"),
+    statement_may_refer: None,
+    reference,
+};
+
+/// Annotations that are not project types.
+const BUILTIN_TYPES: &[&str] = &[
+    "str",
+    "int",
+    "float",
+    "bool",
+    "bytes",
+    "dict",
+    "list",
+    "set",
+    "tuple",
+    "frozenset",
+    "object",
+    "None",
+    "Any",
+    "Optional",
+    "Union",
+    "List",
+    "Dict",
+    "Set",
+    "Tuple",
+    "Callable",
+    "Iterable",
+    "Iterator",
+    "Sequence",
+    "Mapping",
+    "Type",
+    "self",
+    "cls",
+    "type",
+];
+
+/// `src/orderly/auth/service.py` → `orderly.auth.service` (a leading `src/` or `lib/` is the
+/// layout, not the package).
+pub fn module_of(file: &str) -> String {
+    let path = strip_ext(file);
+    let mut parts: Vec<&str> = path.split('/').collect();
+    if parts.len() > 1 && matches!(parts[0], "src" | "lib") {
+        parts.remove(0);
+    }
+    if parts.last() == Some(&"__init__") {
+        parts.pop();
+    }
+    parts.join(".")
+}
+
+/// `from ..db import x` inside `orderly/auth/service.py` → `orderly.db`.
+fn resolve_relative(module: &str, file: &str) -> String {
+    let dots = module.len() - module.trim_start_matches('.').len();
+    if dots == 0 {
+        return module.to_string();
+    }
+    let rest = &module[dots..];
+    let current = module_of(file);
+    let mut parts: Vec<&str> = current.split('.').filter(|p| !p.is_empty()).collect();
+    // The module itself is not a package (unless it is an `__init__`).
+    if !file.ends_with("__init__.py") {
+        parts.pop();
+    }
+    for _ in 1..dots {
+        parts.pop();
+    }
+    if !rest.is_empty() {
+        parts.push(rest);
+    }
+    parts.join(".")
+}
+
+fn statement(node: Node, text: &str, file: &str, bindings: &mut Bindings) {
+    let src = node_text(node, text);
+    match node.kind() {
+        "import_statement" => {
+            for part in src.trim_start_matches("import").split(',') {
+                let (full, alias) = split_alias(part);
+                let local = alias.unwrap_or_else(|| full.split('.').next().unwrap_or(full));
+                let full_name = if alias.is_some() { full } else { local };
+                bindings.add(local, full_name.to_string());
+            }
+        }
+        "import_from_statement" => {
+            let Some(rest) = src.strip_prefix("from") else {
+                return;
+            };
+            let Some((module, names)) = rest.split_once(" import ") else {
+                return;
+            };
+            let module = resolve_relative(module.trim(), file);
+            let names = names.trim().trim_start_matches('(').trim_end_matches(')');
+            for part in names.split(',') {
+                let (name, alias) = split_alias(part);
+                if name.is_empty() || name == "*" {
+                    continue;
+                }
+                let full = if module.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{module}.{name}")
+                };
+                bindings.add(alias.unwrap_or(name), full);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn resolve(bindings: &Bindings, raw: &str) -> Option<String> {
+    let (first, rest) = match raw.split_once('.') {
+        Some((f, r)) => (f, Some(r)),
+        None => (raw, None),
+    };
+    if BUILTIN_TYPES.contains(&first) {
+        return None;
+    }
+    let base = if let Some(full) = bindings.map.get(first) {
+        full.clone()
+    } else if bindings.locals.contains(first) {
+        format!("{}.{first}", bindings.namespace.as_deref().unwrap_or(""))
+    } else {
+        return None;
+    };
+    Some(match rest {
+        Some(rest) => format!("{base}.{rest}"),
+        None => base,
+    })
+}
+
+fn reference<'t>(visit: &Visit<'t, '_>, text: &'t str) -> Option<Reference<'t>> {
+    let take = matches!(visit.kind, "identifier" | "attribute")
+        && (matches!(
+            visit.parent_kind(),
+            "type" | "generic_type" | "argument_list"
+        ) && (visit.parent_kind() != "argument_list"
+            || visit.grandparent_kind() == "class_definition")
+            || (visit.parent_kind() == "call" && visit.is_parent_field("function"))
+            || visit.parent_kind() == "decorator");
+    take.then(|| Reference {
+        name: node_text(visit.node, text).trim(),
+        whole: false,
+    })
+}
