@@ -1,4 +1,4 @@
-//! The tree-sitter strategy for Python, PHP, TypeScript/JavaScript, Go, Java and Rust.
+//! The tree-sitter strategy for the languages cut by their definitions (`Chunking::Code`).
 //!
 //! Units are the definitions `analysis` finds with each language's tags query (one parse serves
 //! both), mapped back to their syntax nodes: functions and methods (the seed's main search unit),

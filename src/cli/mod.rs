@@ -17,16 +17,25 @@ use std::path::PathBuf;
     name = "code-intel",
     version,
     about = "Code intelligence for coding agents: an MCP server over stdio, and the same tools from the shell.",
-    long_about = "code-intel gives coding agents (Claude Code or any MCP client) a real understanding of the \
-codebase they work in: text search with ripgrep's engine, file search, definitions, references, \
-symbols, structure and function-at-line for Python, PHP (with Laravel Blade), TypeScript/TSX, \
-JavaScript, Go, Java, Rust, CSS/SCSS, HTML and Vue.\n\n\
-Add it to a project's .mcp.json as {\"command\": \"code-intel\", \"args\": [\"serve\"]}, or call any tool \
-from the shell:\n\n  code-intel call find_definitions '{\"symbol\": \"AuthService\"}' --root path/to/project\n  code-intel tools"
+    long_about = long_about()
 )]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// The long help, with the languages as the registry lists them.
+fn long_about() -> String {
+    let names: Vec<&str> = crate::lang::LANGUAGES.iter().map(|l| l.name).collect();
+    format!(
+        "code-intel gives coding agents (Claude Code or any MCP client) a real understanding of the \
+codebase they work in: text search with ripgrep's engine, file search, definitions, references, \
+symbols, structure and function-at-line for {}.\n\n\
+Add it to a project's .mcp.json as {{\"command\": \"code-intel\", \"args\": [\"serve\"]}}, or call any \
+tool from the shell:\n\n  code-intel call find_definitions '{{\"symbol\": \"AuthService\"}}' --root \
+path/to/project\n  code-intel tools",
+        names.join(", ")
+    )
 }
 
 #[derive(Subcommand)]

@@ -653,8 +653,10 @@ impl Resolver {
     // ---- Load paths (Ruby) ----------------------------------------------------------------
 
     /// `require_relative "x"` (or a `./` path) from the requiring file's directory; `require "x"`
-    /// from each load-path root; the language's extension added when the path has none. A
-    /// require that names no project file is a library's.
+    /// from a load-path root (`lib/`) beside the requiring file or any directory above it, the
+    /// nearest first, so a library nested in a larger repository finds its own `lib/`; the
+    /// language's extension added when the path has none. A require that names no project file
+    /// is a library's.
     fn load_path(
         &self,
         from: &str,
@@ -673,13 +675,25 @@ impl Resolver {
                 format!("{path}.{extension}")
             }
         };
-        let bases: Vec<&str> = if relative {
-            vec![dir_of(from)]
+        let bases: Vec<String> = if relative {
+            vec![dir_of(from).to_string()]
         } else {
-            roots.to_vec()
+            let mut ancestors = Vec::new();
+            let mut dir = dir_of(from);
+            loop {
+                ancestors.push(dir);
+                if dir.is_empty() {
+                    break;
+                }
+                dir = dir_of(dir);
+            }
+            ancestors
+                .into_iter()
+                .flat_map(|dir| roots.iter().filter_map(move |root| join(dir, root)))
+                .collect()
         };
         let found = bases
-            .into_iter()
+            .iter()
             .filter_map(|base| join(base, source).map(with_extension))
             .find(|candidate| self.has(candidate));
         match found {

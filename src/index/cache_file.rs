@@ -27,7 +27,15 @@ use std::sync::Mutex;
 const MAGIC: &[u8; 8] = b"CODEINTC";
 /// Magic, tag, version, the two lengths, the checksum and the tool version's length.
 const FIXED_LEN: usize = 8 + 4 + 4 + 8 + 8 + 4 + 2;
-const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The tool's version and the language registry's fingerprint: a store written by another
+/// release, or by a build that knew other languages, is rebuilt.
+static TOOL_VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "{}+{:08x}",
+        env!("CARGO_PKG_VERSION"),
+        crate::lang::fingerprint()
+    )
+});
 
 /// An error a [`Format`] reports when its part of the file does not decode.
 pub type DecodeError = Box<dyn Error + Send + Sync>;

@@ -269,6 +269,23 @@ pub fn ids() -> Vec<&'static str> {
     LANGUAGES.iter().map(|lang| lang.id).collect()
 }
 
+/// A stamp of what the registry knows: ids, extensions and tags queries. Persisted caches carry
+/// it with the tool's version, so a build that learns a language or changes a query rebuilds
+/// them rather than trusting files written without it.
+pub fn fingerprint() -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    for lang in LANGUAGES {
+        for part in [lang.id, lang.tags]
+            .into_iter()
+            .chain(lang.extensions.iter().copied())
+        {
+            hasher.update(part.as_bytes());
+            hasher.update(&[0]);
+        }
+    }
+    hasher.finalize()
+}
+
 /// The language that parses a Vue `<script>` block.
 pub fn vue_script_language(lang_attr: Option<&str>) -> &'static LanguageDef {
     match lang_attr {

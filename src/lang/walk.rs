@@ -173,7 +173,7 @@ pub fn doc_before(node: Node, src: &str, style: DocStyle, skip: &[&str]) -> Opti
 }
 
 /// A Ruby or Python magic comment (`# frozen_string_literal: true`, `# -*- coding: utf-8 -*-`).
-fn is_magic(comment: &str) -> bool {
+pub fn is_magic(comment: &str) -> bool {
     let body = comment.trim_start_matches('#').trim();
     body.starts_with("-*-")
         || [
@@ -274,11 +274,12 @@ pub fn body_excerpt(body: Node, src: &str) -> String {
 
 /// The file's own doc: the first comment run among the leading statements that is followed by
 /// a blank line or by another leading statement (so it is not a declaration's doc).
-/// `is_leading` says which statements may precede it (imports, package, namespace, `use`).
+/// `is_leading` says which statements may precede it (imports, package, namespace, `use`, and
+/// comments that are not prose, such as Ruby's magic comments).
 pub fn file_doc(root: Node, src: &str, is_leading: impl Fn(Node) -> bool) -> Option<String> {
     let nodes = named_children(root);
     let mut i = 0;
-    while i < nodes.len() && !is_comment(nodes[i]) {
+    while i < nodes.len() && (!is_comment(nodes[i]) || is_leading(nodes[i])) {
         if !is_leading(nodes[i]) {
             return None;
         }

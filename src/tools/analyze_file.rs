@@ -16,8 +16,8 @@ pub const DESCRIPTION: &str = "Analyse one source file and return its structure 
 it: a 1-2 sentence summary built from the code, imports (source, internal/external, imported names, \
 default/namespace/typeOnly/dynamic), exports, functions (async, generator, typed parameters with \
 optional/rest, return type, start/end line and column), classes (abstract, extends, implements, \
-methods with accessModifier/static/abstract/async), interfaces and type aliases, enums. TypeScript, \
-JavaScript, TSX, Vue, Python, PHP, Go, Java, Rust. `mode: \"detailed\"` adds doc comments and a short \
+methods with accessModifier/static/abstract/async), interfaces and type aliases, enums, for every \
+language with an outline (stylesheets and templates list their imports). `mode: \"detailed\"` adds doc comments and a short \
 body excerpt per function; `include` limits the sections (structure, types, docs, dependencies). A \
 file with syntax errors still returns what parsed, with `partial: true`, `errors` and `fallback`. \
 Results are cached by file fingerprint.";

@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub const DESCRIPTION: &str = "Find where a symbol is defined: functions, methods, classes, interfaces, traits, \
-enums, types, constants, variables, properties (Python, PHP, TypeScript/TSX, JavaScript, Go, Java, Rust, \
-CSS/SCSS, Vue, Blade sections). Give a bare name (`AuthService`, `login`) or a qualified one \
+enums, types, constants, variables, properties, in every supported language (the `language` error \
+lists them; Blade sections and CSS selectors count). Give a bare name (`AuthService`, `login`) or a qualified one \
 (`App\\Models\\Product`, `CartService::add`, `AuthService.login`). Each result has kind, file, 1-based \
 line and end line, scope, qualified name (PHP: FQCN), signature and language. `exact_match: false` \
 matches case-insensitive substrings.";

@@ -16,7 +16,8 @@ imported names and `resolvedPath` (real module resolution: TS/JS relative paths,
 tsconfig paths/baseUrl; Python packages and relative imports; PHP `use` through composer.json PSR-4 \
 and classmap, and project classes of the same namespace used without `use`; Go module paths; Java \
 packages; Rust mod/use crate::; Blade @extends/@include/@each/@component, <x-…> and Livewire \
-components to their views and classes; CSS/SCSS @import/@use/@forward with partials), nested `dependencies` up to \
+components to their views and classes; CSS/SCSS @import/@use/@forward with partials; Ruby require_relative \
+and require through the library's lib/), nested `dependencies` up to \
 `depth` (1 = direct imports, 2 = their imports, 0 = unlimited), `dependents` (files that import this \
 one), and `circularDependencies` (each cycle through this file, e.g. A -> B -> C -> A).";
 

@@ -19,7 +19,9 @@ const MIXINS: &[&str] = &["include", "extend", "prepend"];
 
 pub fn outline(root: Node, src: &str) -> FileOutline {
     let mut out = FileOutline {
-        doc: file_doc(root, src, |n| load_call(n, src).is_some()),
+        doc: file_doc(root, src, |n| {
+            load_call(n, src).is_some() || (is_comment(n) && is_magic(text(n, src)))
+        }),
         ..FileOutline::default()
     };
     imports(root, src, false, &mut out.imports);
