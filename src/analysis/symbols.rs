@@ -6,6 +6,7 @@
 
 use crate::lang::{LanguageDef, Parsing};
 use crate::syntax::{self, SyntaxError, node_text};
+use memchr::memmem::Finder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
@@ -400,6 +401,7 @@ fn collect_by_walk(
 ) {
     let mut anchored = QueryCursor::new();
     anchored.set_max_start_depth(Some(0));
+    let keywords = declaration_finders(lang);
     let mut walk = root.walk();
     let mut depth = 0u32;
     loop {
@@ -410,7 +412,7 @@ fn collect_by_walk(
         }
         let descend = reach.max_start_depth.is_none_or(|max| depth < max)
             && (reach.inside_functions || !defines_function)
-            && may_define(lang, node, text);
+            && may_define(keywords, node, text);
         if descend && walk.goto_first_child() {
             depth += 1;
             continue;
@@ -433,17 +435,21 @@ fn collect_by_walk(
 /// step through it: data files (Symfony's Intl tables are one `return [...]` of thousands of
 /// elements) otherwise cost as much as all the classes of a project. A keyword inside a string
 /// or `Foo::class` only means the statement is walked.
-fn may_define(lang: &'static LanguageDef, node: Node, text: &str) -> bool {
-    use memchr::memmem::Finder;
-    use std::collections::HashMap;
-    use std::sync::{LazyLock, Mutex};
-    type Finders = &'static [Finder<'static>];
-    static KEYWORDS: LazyLock<Mutex<HashMap<&'static str, Finders>>> =
-        LazyLock::new(Default::default);
-    if lang.declaration_keywords.is_empty() || !node.kind().ends_with("_statement") {
+fn may_define(keywords: &[Finder<'static>], node: Node, text: &str) -> bool {
+    if keywords.is_empty() || !node.kind().ends_with("_statement") {
         return true;
     }
-    let finders: Finders = KEYWORDS
+    let code = &text.as_bytes()[node.start_byte()..node.end_byte()];
+    keywords.iter().any(|k| k.find(code).is_some())
+}
+
+/// Searchers for a language's declaration keywords, built once per language and shared.
+fn declaration_finders(lang: &'static LanguageDef) -> &'static [Finder<'static>] {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static FINDERS: LazyLock<Mutex<HashMap<&'static str, &'static [Finder<'static>]>>> =
+        LazyLock::new(Default::default);
+    FINDERS
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .entry(lang.id)
@@ -454,9 +460,7 @@ fn may_define(lang: &'static LanguageDef, node: Node, text: &str) -> bool {
                 .map(|k| Finder::new(k.as_bytes()))
                 .collect();
             Box::leak(finders.into_boxed_slice())
-        });
-    let code = &text.as_bytes()[node.start_byte()..node.end_byte()];
-    finders.iter().any(|k| k.find(code).is_some())
+        })
 }
 
 /// Turns the matches of `query` run from `node` into raw definitions; returns whether one of
