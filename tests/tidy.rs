@@ -12,7 +12,8 @@
 //! A language lives in one place: `src/lang/<id>/`. Outside `src/lang/`, no code names a
 //! language id in a string literal; it asks the registry's row instead (tests may name ids, and
 //! a line that means something else by the same word, such as the `php` interpreter, says so
-//! with a `not a language id` comment on that line or the one above).
+//! with a `not a language id` comment on that line or the one above). Library code returns typed
+//! errors: `anyhow` appears only in `src/cli/` and `src/main.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -140,6 +141,30 @@ fn no_language_ids_outside_lang() {
     assert!(
         problems.is_empty(),
         "language knowledge outside src/lang/:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+/// Library code returns typed errors; `anyhow` belongs to the edge that prints them.
+#[test]
+fn anyhow_only_at_the_edge() {
+    let root = Path::new(ROOT);
+    let mut problems = Vec::new();
+    for file in rust_files(&root.join("src")) {
+        let rel = file.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        if rel.starts_with("src/cli/") || rel == "src/main.rs" {
+            continue;
+        }
+        let code = code_only(&fs::read_to_string(&file).unwrap());
+        for (index, line) in code.lines().enumerate() {
+            if line.contains("anyhow") {
+                problems.push(format!("{rel}:{}", index + 1));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "`anyhow` outside src/cli/ and src/main.rs (use a typed error):\n  {}",
         problems.join("\n  ")
     );
 }

@@ -9,10 +9,10 @@
 //! vectors.
 
 use super::chunks::embedding_text;
+use super::error::IndexResult;
 use super::sync::{Progress, ProgressFn};
 use crate::embed::Embedder;
 use crate::store::Store;
-use anyhow::Result;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -55,7 +55,7 @@ pub fn run(
     deadline: Option<Instant>,
     status: &QueueStatus,
     progress: ProgressFn,
-) -> Result<EmbedReport> {
+) -> IndexResult<EmbedReport> {
     let started = Instant::now();
     let counts = store.counts()?;
     let mut remaining = counts.chunks - counts.embedded;
@@ -71,7 +71,7 @@ pub fn run(
     let commit = |buffer: &mut Vec<(String, String, Vec<f32>)>,
                   report: &mut EmbedReport,
                   remaining: &mut usize|
-     -> Result<usize> {
+     -> IndexResult<usize> {
         let n = store.set_vectors(std::mem::take(buffer))?;
         report.embedded += n;
         *remaining = remaining.saturating_sub(n);

@@ -12,6 +12,7 @@ pub mod cache_file;
 pub mod chunks;
 pub mod dir_stamps;
 pub mod embedding_queue;
+pub mod error;
 mod freshness;
 pub mod maintenance;
 pub mod outlines;
@@ -22,6 +23,7 @@ pub mod sync_state;
 mod lazy;
 
 pub use dir_stamps::DirStamps;
+pub use error::{IndexError, IndexResult};
 pub use lazy::LazySymbols;
 
 use crate::analysis::analyze_source;

@@ -8,6 +8,7 @@
 
 use super::SymbolIndex;
 use super::embedding_queue::{self, EmbedReport, QueueStatus};
+use super::error::{IndexError, IndexResult};
 use super::maintenance::Maintenance;
 use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
@@ -15,7 +16,6 @@ use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState};
 use crate::relevance::SharedRelevance;
 use crate::store::{ModelStamp, Store, StoreCounts};
 use crate::workspace::Workspace;
-use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -178,10 +178,11 @@ impl SemanticIndex {
     }
 
     /// The store, opened on first use (which also starts its background maintenance).
-    pub fn store(&self) -> Result<Arc<Store>> {
+    pub fn store(&self) -> IndexResult<Arc<Store>> {
         self.store
             .get_or_init(|| {
-                std::fs::create_dir_all(&self.state_dir).map_err(|e| e.to_string())?;
+                std::fs::create_dir_all(&self.state_dir)
+                    .map_err(|e| format!("cannot create {}: {e}", self.state_dir.display()))?;
                 let store = Store::open(
                     &self.store_uri,
                     ModelStamp {
@@ -194,7 +195,7 @@ impl SemanticIndex {
                 Ok(store)
             })
             .clone()
-            .map_err(anyhow::Error::msg)
+            .map_err(IndexError::Unavailable)
     }
 
     /// The store's maintenance scheduler.
@@ -204,7 +205,7 @@ impl SemanticIndex {
 
     /// Brings the store's indexes up to date now, waiting up to `timeout` (the CLI does this
     /// before it exits, since the background maintenance dies with the process).
-    pub fn finish_maintenance(&self, timeout: Duration) -> Result<bool> {
+    pub fn finish_maintenance(&self, timeout: Duration) -> IndexResult<bool> {
         self.store()?;
         Ok(self.maintenance.finish(timeout))
     }
@@ -212,7 +213,7 @@ impl SemanticIndex {
     /// The recorded sync state (cached; re-read when the file changes).
     /// Never indexed (a search before any sync got anywhere): builds the lexical and symbol
     /// index now, which takes seconds; embedding is left to the background or `code-intel index`.
-    pub fn ensure_indexed(&self, ws: &Workspace, symbols: &SymbolIndex) -> Result<()> {
+    pub fn ensure_indexed(&self, ws: &Workspace, symbols: &SymbolIndex) -> IndexResult<()> {
         if self.sync_state().last_sync.is_none() {
             self.sync(
                 ws,
@@ -323,7 +324,7 @@ impl SemanticIndex {
         force: bool,
         limit: Duration,
         progress: Arc<dyn Fn(Progress) + Send + Sync>,
-    ) -> Result<SyncOutcome> {
+    ) -> IndexResult<SyncOutcome> {
         let started = Instant::now();
         let (tx, rx) = std::sync::mpsc::channel();
         let (ws_, symbols_, this, sink) =
@@ -337,7 +338,8 @@ impl SemanticIndex {
                     tracing::warn!("sync failed: {err:#}");
                 }
                 let _ = tx.send(result);
-            })?;
+            })
+            .map_err(IndexError::Thread)?;
         let received = (!limit.is_zero())
             .then(|| rx.recv_timeout(limit).ok())
             .flatten();
@@ -374,7 +376,7 @@ impl SemanticIndex {
         force: bool,
         embed_budget: Option<Duration>,
         progress: ProgressFn,
-    ) -> Result<SyncOutcome> {
+    ) -> IndexResult<SyncOutcome> {
         let started = Instant::now();
         let store = self.store()?;
         let (forest, map) = {
@@ -397,7 +399,7 @@ impl SemanticIndex {
                         store.adopt_model(m.model_id())?;
                     }
                     let embed = model.as_ref().map(|m| {
-                        move |texts: &[String]| -> Result<Vec<Vec<f32>>> {
+                        move |texts: &[String]| -> IndexResult<Vec<Vec<f32>>> {
                             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
                             Ok(m.embed_queries(&refs)?)
                         }
@@ -408,7 +410,7 @@ impl SemanticIndex {
                         &store,
                         embed
                             .as_ref()
-                            .map(|f| f as &dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>),
+                            .map(|f| f as &dyn Fn(&[String]) -> IndexResult<Vec<Vec<f32>>>),
                     )?)
                 }
                 Target::Forest => None,
@@ -430,7 +432,11 @@ impl SemanticIndex {
 
     /// Makes sure the worker embeds pending chunks, then waits up to `budget` (None: until it
     /// is done or the model turns out unavailable), forwarding its progress.
-    pub fn embed(&self, budget: Option<Duration>, progress: ProgressFn) -> Result<EmbeddingStatus> {
+    pub fn embed(
+        &self,
+        budget: Option<Duration>,
+        progress: ProgressFn,
+    ) -> IndexResult<EmbeddingStatus> {
         let store = self.store()?;
         let pending = |s: &Store| s.counts().map(|c| c.chunks - c.embedded).unwrap_or(0);
         if self.lightweight {
@@ -532,7 +538,7 @@ impl SemanticIndex {
         let maintenance = self.maintenance.clone();
         let batch = embedding_queue::batch_size(self.memory_limit_mb);
         let spawned = crate::background::spawn("code-intel-embed", move || {
-            let run = || -> Result<EmbedReport> {
+            let run = || -> IndexResult<EmbedReport> {
                 // Wait for the model as long as it takes; searches meanwhile go lexical.
                 let model = loop {
                     match model.wait(Duration::from_secs(1)) {

@@ -12,10 +12,10 @@
 
 use super::SymbolIndex;
 use super::chunks::{self, FileKind};
+use super::error::{IndexError, IndexResult};
 use super::sync_state::{FileState, SyncState};
 use crate::store::{Agreement, ChunkRecord, Store};
 use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
-use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
@@ -109,7 +109,7 @@ pub fn sync_forest(
     store: &Store,
     force: bool,
     progress: ProgressFn,
-) -> Result<ForestReport> {
+) -> IndexResult<ForestReport> {
     let started = Instant::now();
     let mut phase = crate::timing::Phases::start("sync");
     let cfg = &ws.config;
@@ -138,7 +138,9 @@ pub fn sync_forest(
         message: "scanning files".into(),
     });
     // The symbol index first: definitions are a search signal of their own.
-    symbols.refresh(ws, ws.root()).map_err(anyhow::Error::msg)?;
+    symbols
+        .refresh(ws, ws.root())
+        .map_err(IndexError::Project)?;
     phase.done("symbol refresh");
     let mut candidates = candidates(ws, &mut report)?;
     classify(&mut candidates, &state);
@@ -154,7 +156,9 @@ pub fn sync_forest(
             for f in part {
                 state.files.remove(f);
             }
-            state.save(&state_dir)?;
+            state
+                .save(&state_dir)
+                .map_err(IndexError::io("saving the sync state"))?;
         }
     }
     report.deleted = deleted.len();
@@ -198,7 +202,9 @@ pub fn sync_forest(
     store.ensure_text_indexes()?;
     phase.done("text indexes");
     state.last_sync = Some(now_secs());
-    state.save(&state_dir)?;
+    state
+        .save(&state_dir)
+        .map_err(IndexError::io("saving the sync state"))?;
     let counts = store.counts()?;
     phase.done("state + counts");
     report.files = state.files.len();
@@ -210,7 +216,7 @@ pub fn sync_forest(
 
 /// The files this sync may index: walked, of a kind the forest holds, of a language the
 /// configuration indexes, and not too large (those are reported as skipped).
-fn candidates(ws: &Workspace, report: &mut ForestReport) -> Result<Vec<Candidate>> {
+fn candidates(ws: &Workspace, report: &mut ForestReport) -> IndexResult<Vec<Candidate>> {
     let cfg = &ws.config;
     Ok(walk_sources(ws)?
         .into_iter()
@@ -332,7 +338,7 @@ struct BatchWriter<'a> {
 }
 
 impl BatchWriter<'_> {
-    fn write(&mut self, batch: &[&Candidate]) -> Result<()> {
+    fn write(&mut self, batch: &[&Candidate]) -> IndexResult<()> {
         let cfg = &self.ws.config;
         if self.report.truncated {
             for c in batch {
@@ -413,7 +419,9 @@ impl BatchWriter<'_> {
             self.state.files.remove(f);
         }
         self.state.files.extend(entries);
-        self.state.save(&self.ws.state_dir())?;
+        self.state
+            .save(&self.ws.state_dir())
+            .map_err(IndexError::io("saving the sync state"))?;
         let size_limit = cfg.max_index_size_mb.saturating_mul(1024 * 1024);
         if size_limit > 0
             && self
@@ -456,7 +464,7 @@ impl BatchWriter<'_> {
 type Chunked = Result<(String, crate::chunk::FileChunks), String>;
 
 /// Texts to vectors, for the map's terms.
-pub type EmbedTerms<'a> = &'a dyn Fn(&[String]) -> Result<Vec<Vec<f32>>>;
+pub type EmbedTerms<'a> = &'a dyn Fn(&[String]) -> IndexResult<Vec<Vec<f32>>>;
 
 /// Reads, hashes and chunks one file.
 fn chunk_one(c: &Candidate, chunker: &crate::chunk::Chunker, max_bytes: u64) -> Chunked {
@@ -469,7 +477,7 @@ fn chunk_one(c: &Candidate, chunker: &crate::chunk::Chunker, max_bytes: u64) -> 
 }
 
 /// Every file under the configured `source_dirs` (the whole root when empty).
-fn walk_sources(ws: &Workspace) -> Result<Vec<crate::workspace::WalkedFile>> {
+fn walk_sources(ws: &Workspace) -> IndexResult<Vec<crate::workspace::WalkedFile>> {
     let dirs: Vec<std::path::PathBuf> = if ws.config.source_dirs.is_empty() {
         vec![ws.root().to_path_buf()]
     } else {
@@ -482,7 +490,10 @@ fn walk_sources(ws: &Workspace) -> Result<Vec<crate::workspace::WalkedFile>> {
     };
     let mut out = Vec::new();
     for dir in dirs {
-        out.extend(walk_files(ws, &dir, &WalkOptions::default()).map_err(anyhow::Error::msg)?);
+        out.extend(
+            walk_files(ws, &dir, &WalkOptions::default())
+                .map_err(|e| IndexError::Project(e.to_string()))?,
+        );
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     out.dedup_by(|a, b| a.rel == b.rel);
@@ -525,7 +536,7 @@ pub fn sync_map(
     symbols: &SymbolIndex,
     store: &Store,
     embed: Option<EmbedTerms>,
-) -> Result<MapReport> {
+) -> IndexResult<MapReport> {
     let dir = ws.state_dir().join("agreements");
     let mut report = MapReport::default();
     let mut parsed = Vec::new();
@@ -631,7 +642,7 @@ fn expired_agreements<'a>(
     ws: &Workspace,
     symbols: &SymbolIndex,
     agreements: impl Iterator<Item = &'a Agreement>,
-) -> Result<BTreeSet<String>> {
+) -> IndexResult<BTreeSet<String>> {
     let days = ws.config.auto_purge_days.min(365_000) as i64;
     let cutoff = now_secs() - days * 86_400;
     let old: Vec<&Agreement> = agreements
@@ -640,7 +651,9 @@ fn expired_agreements<'a>(
     if old.is_empty() {
         return Ok(BTreeSet::new());
     }
-    let (snapshot, _) = symbols.refresh(ws, ws.root()).map_err(anyhow::Error::msg)?;
+    let (snapshot, _) = symbols
+        .refresh(ws, ws.root())
+        .map_err(IndexError::Project)?;
     let defined: BTreeSet<&str> = snapshot
         .files
         .values()

@@ -130,12 +130,37 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
+/// Why a project (or a plugin directory) could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error("{what} {path}: {source}")]
+    File {
+        what: &'static str,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0} is not a directory")]
+    NotADirectory(String),
+    #[error("cannot write JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl InitError {
+    fn file(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InitError {
+        let path = path.display().to_string();
+        move |source| InitError::File { what, path, source }
+    }
+}
+
 /// Sets up `root` (see the module doc). `command` is the binary Claude Code runs.
-pub fn init(root: &Path, command: &str) -> anyhow::Result<InitReport> {
+pub fn init(root: &Path, command: &str) -> Result<InitReport, InitError> {
     let root = root
         .canonicalize()
-        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", root.display()))?;
-    anyhow::ensure!(root.is_dir(), "{} is not a directory", root.display());
+        .map_err(InitError::file("cannot open", root))?;
+    if !root.is_dir() {
+        return Err(InitError::NotADirectory(root.display().to_string()));
+    }
     let mut files = Vec::new();
 
     // 1. config.json: add missing keys only.
@@ -280,7 +305,7 @@ fn merge_json(
     root: &Path,
     path: &Path,
     edit: impl FnOnce(&mut Value) -> (bool, Option<String>),
-) -> anyhow::Result<FileReport> {
+) -> Result<FileReport, InitError> {
     let shown = path
         .strip_prefix(root)
         .unwrap_or(path)
@@ -300,7 +325,7 @@ fn merge_json(
             }
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (json!({}), false),
-        Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(InitError::file("cannot read", path)(e)),
     };
     let (changed, note) = edit(&mut value);
     if !changed {
@@ -316,7 +341,7 @@ fn merge_json(
     }
     let mut text = serde_json::to_string_pretty(&value)?;
     text.push('\n');
-    write_atomic(path, text.as_bytes())?;
+    write_atomic(path, text.as_bytes()).map_err(InitError::file("cannot write", path))?;
     Ok(FileReport {
         file: shown,
         action: if existed {
@@ -332,10 +357,11 @@ fn merge_json(
 /// once for every repository: `.claude-plugin/plugin.json`, the server in `.mcp.json`, both
 /// hooks in `hooks/hooks.json` and the /code command in `commands/code.md`. Every file is
 /// generated; a second run rewrites only what changed.
-pub fn plugin(dir: &Path, command: &str) -> anyhow::Result<InitReport> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
-    let dir = dir.canonicalize()?;
+pub fn plugin(dir: &Path, command: &str) -> Result<InitReport, InitError> {
+    std::fs::create_dir_all(dir).map_err(InitError::file("cannot create", dir))?;
+    let dir = dir
+        .canonicalize()
+        .map_err(InitError::file("cannot open", dir))?;
     let quoted = shell_quote(command);
     let hook = |subcommand: &str| json!({"type": "command", "command": format!("{quoted} hook {subcommand}")});
     let manifest = json!({
@@ -362,7 +388,7 @@ pub fn plugin(dir: &Path, command: &str) -> anyhow::Result<InitReport> {
         env!("CARGO_PKG_DESCRIPTION")
     );
     let pretty =
-        |v: &Value| -> anyhow::Result<String> { Ok(serde_json::to_string_pretty(v)? + "\n") };
+        |v: &Value| -> Result<String, InitError> { Ok(serde_json::to_string_pretty(v)? + "\n") };
     let files = vec![
         write_generated(&dir, ".claude-plugin/plugin.json", &pretty(&manifest)?)?,
         write_generated(&dir, ".mcp.json", &pretty(&servers)?)?,
@@ -377,7 +403,7 @@ pub fn plugin(dir: &Path, command: &str) -> anyhow::Result<InitReport> {
 }
 
 /// Writes a file code-intel owns entirely, reporting whether it changed.
-fn write_generated(dir: &Path, rel: &str, content: &str) -> anyhow::Result<FileReport> {
+fn write_generated(dir: &Path, rel: &str, content: &str) -> Result<FileReport, InitError> {
     let path = dir.join(rel);
     let action = match std::fs::read_to_string(&path) {
         Ok(current) if current == content => Action::Unchanged,
@@ -385,7 +411,7 @@ fn write_generated(dir: &Path, rel: &str, content: &str) -> anyhow::Result<FileR
         Err(_) => Action::Created,
     };
     if action != Action::Unchanged {
-        write_atomic(&path, content.as_bytes())?;
+        write_atomic(&path, content.as_bytes()).map_err(InitError::file("cannot write", &path))?;
     }
     Ok(FileReport {
         file: rel.to_string(),
@@ -394,7 +420,7 @@ fn write_generated(dir: &Path, rel: &str, content: &str) -> anyhow::Result<FileR
     })
 }
 
-fn write_command(root: &Path) -> anyhow::Result<FileReport> {
+fn write_command(root: &Path) -> Result<FileReport, InitError> {
     let path: PathBuf = root.join(".claude/commands/code.md");
     let shown = ".claude/commands/code.md".to_string();
     let wanted = workflow::command_markdown();
@@ -411,7 +437,7 @@ fn write_command(root: &Path) -> anyhow::Result<FileReport> {
         Err(_) => Action::Created,
     };
     if action != Action::Unchanged {
-        write_atomic(&path, wanted.as_bytes())?;
+        write_atomic(&path, wanted.as_bytes()).map_err(InitError::file("cannot write", &path))?;
     }
     Ok(FileReport {
         file: shown,

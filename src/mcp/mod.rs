@@ -21,6 +21,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+/// Why serving over stdio stopped with a failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("the MCP handshake failed: {0}")]
+    Handshake(Box<rmcp::service::ServerInitializeError>),
+    #[error("the MCP service stopped abnormally: {0}")]
+    Stopped(#[from] tokio::task::JoinError),
+}
+
 #[derive(Clone)]
 pub struct Server {
     ctx: Arc<Context>,
@@ -55,12 +64,16 @@ impl Server {
         }
     }
 
-    /// Serves MCP on stdin/stdout until the client disconnects.
-    pub async fn serve_stdio(self) -> anyhow::Result<()> {
+    /// Serves MCP on stdin/stdout until the client disconnects; fails when the handshake does
+    /// or the connection breaks.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
         crate::tools::sync_index::start_background(self.ctx.clone());
         // Pipes (how MCP clients start servers) are driven by the IO reactor; plain stdio
         // would hand every read and write to the blocking pool, a thread switch per message.
-        let service = self.serve(rmcp::transport::stdio_pipes()).await?;
+        let service = self
+            .serve(rmcp::transport::stdio_pipes())
+            .await
+            .map_err(|e| ServeError::Handshake(Box::new(e)))?;
         service.waiting().await?;
         Ok(())
     }

@@ -7,12 +7,12 @@
 //! are scored entirely; large ones through their nearest terms by vector first. Without a scorer
 //! (no model), only an identical term counts as relevant enough to short-circuit.
 
+use crate::index::IndexResult;
 use crate::index::semantic::SemanticIndex;
 use crate::lexical;
 use crate::memory::MemoryError;
 use crate::memory::{MapEntry, MapHit, MapStore};
 use crate::store::{Agreement, Store};
-use anyhow::Result;
 use std::collections::HashSet;
 
 /// Maps up to this size are scored entirely; larger ones through vector candidates.
@@ -28,7 +28,7 @@ pub fn score_agreements(
     query: &str,
     query_vector: Option<&[f32]>,
     n: usize,
-) -> Result<Vec<(Agreement, f32)>> {
+) -> IndexResult<Vec<(Agreement, f32)>> {
     let all = store.agreements()?;
     if all.is_empty() || query.trim().is_empty() {
         return Ok(Vec::new());
@@ -119,8 +119,24 @@ fn to_agreement(entry: &MapEntry) -> Agreement {
     }
 }
 
-fn map_error(err: impl Into<anyhow::Error>) -> MemoryError {
-    MemoryError::Map(format!("{:#}", err.into()))
+/// The map store's failure as the session sees it, its cause chain kept in the message.
+fn map_error(err: impl Into<crate::index::IndexError>) -> MemoryError {
+    MemoryError::Map(chain(&err.into()))
+}
+
+/// An error and its sources, `: `-separated.
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut message = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
 }
 
 impl MapStore for SemanticIndex {

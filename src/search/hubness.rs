@@ -15,8 +15,8 @@
 //! set (177 requests), the correction lifts dense-only NDCG@10 from 0.61 to 0.67 (Japanese 0.54
 //! to 0.63); subtracting the mean of the passages instead made things worse.
 
+use crate::embed::EmbedError;
 use crate::embed::Embedder;
-use anyhow::{Result, anyhow};
 
 /// How much of the request direction is removed.
 pub const BETA: f32 = 0.6;
@@ -34,7 +34,7 @@ pub struct RequestCenters {
 
 impl RequestCenters {
     /// Embeds both banks (≈ 80 short requests: a few hundred milliseconds, once per process).
-    pub fn compute(model: &dyn Embedder) -> Result<RequestCenters> {
+    pub fn compute(model: &dyn Embedder) -> Result<RequestCenters, EmbedError> {
         Ok(RequestCenters {
             model_id: model.model_id().to_string(),
             english: mean_embedding(model, BANK_EN)?,
@@ -57,13 +57,16 @@ impl RequestCenters {
     }
 }
 
-fn mean_embedding(model: &dyn Embedder, bank: &str) -> Result<Vec<f32>> {
+fn mean_embedding(model: &dyn Embedder, bank: &str) -> Result<Vec<f32>, EmbedError> {
     let requests: Vec<&str> = bank.lines().filter(|l| !l.trim().is_empty()).collect();
     let vectors = model.embed_queries(&requests)?;
     let mut mean = vec![0f32; model.dims()];
     for v in &vectors {
         if v.len() != mean.len() {
-            return Err(anyhow!("the model returned a {}-d vector", v.len()));
+            return Err(EmbedError::Inference(format!(
+                "the model returned a {}-d vector",
+                v.len()
+            )));
         }
         for (m, x) in mean.iter_mut().zip(v) {
             *m += x / vectors.len() as f32;
@@ -75,7 +78,7 @@ fn mean_embedding(model: &dyn Embedder, bank: &str) -> Result<Vec<f32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::embed::{EmbedError, Vector};
+    use crate::embed::Vector;
 
     /// Requests embed along axis 0 plus a language axis; every vector is unit length.
     struct Axes;

@@ -14,12 +14,12 @@ use super::hybrid::{self, DefinitionMatch, Fusion, RankOptions, Signals};
 use super::names::{PathTerms, QueryStems, SymbolTerms};
 use super::roles::RequestFocus;
 use crate::config::SearchWeights;
+use crate::index::IndexResult;
 use crate::index::semantic::{IndexStatus, SemanticIndex};
 use crate::index::{Snapshot, SymbolIndex};
 use crate::lexical;
 use crate::store::{Agreement, ChunkHit};
 use crate::workspace::Workspace;
-use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -237,7 +237,7 @@ pub fn search(
     symbols: &SymbolIndex,
     cache: &SearchCache,
     req: &SearchRequest,
-) -> Result<SearchResponse> {
+) -> IndexResult<SearchResponse> {
     let started = Instant::now();
     let mut phase = crate::timing::Phases::start("search");
     let store = sem.store()?;
@@ -350,7 +350,7 @@ fn map_hints(
     store: &crate::store::Store,
     query: &str,
     vector: Option<&[f32]>,
-) -> Result<Vec<MapHint>> {
+) -> IndexResult<Vec<MapHint>> {
     let hits: Vec<(Agreement, f32)> =
         crate::memory::store_map::score_agreements(sem, store, query, vector, 5)?;
     Ok(hits
@@ -455,7 +455,7 @@ impl ForestQuery<'_> {
         signals: &mut Signals,
         used: &mut Vec<String>,
         phase: &mut crate::timing::Phases,
-    ) -> Result<()> {
+    ) -> IndexResult<()> {
         if let Some(v) = self.vector {
             let corrected = match self.cache.request_centers(self.sem) {
                 Some(centers) => centers.correct(self.query, v),

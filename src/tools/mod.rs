@@ -68,7 +68,7 @@ pub struct Context {
 }
 
 impl Context {
-    pub fn open(root: &std::path::Path) -> anyhow::Result<Context> {
+    pub fn open(root: &std::path::Path) -> Result<Context, crate::workspace::OpenError> {
         let ws = Arc::new(Workspace::open(root)?);
         let symbols = Arc::new(SymbolIndex::new(&ws.state_dir()));
         let outlines = crate::index::outlines::OutlineIndex::new(&ws.state_dir());
@@ -107,7 +107,7 @@ impl Context {
     pub fn search(
         &self,
         request: &crate::search::semantic::SearchRequest,
-    ) -> anyhow::Result<crate::search::semantic::SearchResponse> {
+    ) -> crate::index::IndexResult<crate::search::semantic::SearchResponse> {
         crate::search::semantic::search(
             &self.semantic,
             &self.ws,

@@ -34,17 +34,31 @@ pub struct ResolvedPath {
     pub is_dir: bool,
 }
 
+/// Why a project root cannot be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("cannot open workspace root {root}: {source}")]
+    Unreadable {
+        root: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("workspace root {0} is not a directory")]
+    NotADirectory(String),
+}
+
 impl Workspace {
     /// Opens a workspace at `root`, which must be an existing directory.
-    pub fn open(root: &Path) -> anyhow::Result<Workspace> {
-        let root = root.canonicalize().map_err(|err| {
-            anyhow::anyhow!("cannot open workspace root {}: {err}", root.display())
-        })?;
-        anyhow::ensure!(
-            root.is_dir(),
-            "workspace root {} is not a directory",
-            root.display()
-        );
+    pub fn open(root: &Path) -> Result<Workspace, OpenError> {
+        let root = root
+            .canonicalize()
+            .map_err(|source| OpenError::Unreadable {
+                root: root.display().to_string(),
+                source,
+            })?;
+        if !root.is_dir() {
+            return Err(OpenError::NotADirectory(root.display().to_string()));
+        }
         let (config, config_report) = crate::config::load(&root);
         for problem in &config_report.problems {
             tracing::warn!(

@@ -1,0 +1,40 @@
+//! What can go wrong while the indexes are brought up to date or read, typed so that callers
+//! (the tools, the CLI) decide what each failure means for their answer.
+
+use crate::embed::EmbedError;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The vector and full-text store refused a read or a write.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The embedding model could not embed (not installed, failed to load, failed to run).
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    /// A file of the index's own (its directory, the sync state) could not be written.
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The symbol index or the walk of the project failed (an unreadable root, say).
+    #[error("{0}")]
+    Project(String),
+    /// The store failed to open earlier in this process; it is not retried.
+    #[error("the semantic store is unavailable: {0}")]
+    Unavailable(String),
+    /// A background thread could not be started.
+    #[error("cannot start a background thread: {0}")]
+    Thread(#[source] std::io::Error),
+}
+
+impl IndexError {
+    pub fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> IndexError {
+        let what = what.into();
+        move |source| IndexError::Io { what, source }
+    }
+}
+
+pub type IndexResult<T> = Result<T, IndexError>;
