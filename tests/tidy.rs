@@ -151,7 +151,11 @@ fn anyhow_only_at_the_edge() {
     let root = Path::new(ROOT);
     let mut problems = Vec::new();
     for file in rust_files(&root.join("src")) {
-        let rel = file.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        let rel = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         if rel.starts_with("src/cli/") || rel == "src/main.rs" {
             continue;
         }

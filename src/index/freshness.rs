@@ -1,11 +1,76 @@
-//! One file's step in a store refresh, shared by the symbol store (`index`) and the outline
-//! store (`outlines`): keep the entry while size and mtime are unchanged, give it the new stamp
-//! when the content hash is unchanged, otherwise read the file and analyse it again.
+//! The steps of a store refresh that the symbol store (`index`) and the outline store
+//! (`outlines`) share: which files to look at ([`list`]), what is carried over from outside the
+//! refreshed subtree ([`outside`]), and one file's step ([`refresh_file`]: keep the entry while
+//! size and mtime are unchanged, give it the new stamp when the content hash is unchanged,
+//! otherwise read the file and analyse it again).
 
-use crate::workspace::{SourceText, read_source};
+use super::dir_stamps::{self, DirStamps};
+use crate::workspace::{SourceText, WalkOptions, WalkedFile, Workspace, read_source, walk_files};
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
+
+/// The files a refresh looks at, and the directory stamps to keep with its snapshot.
+pub(crate) struct Listing {
+    pub files: Vec<WalkedFile>,
+    pub stamps: Option<Arc<DirStamps>>,
+    /// The stamps differ from the old ones (worth persisting even when no file changed).
+    pub stamps_changed: bool,
+    /// Directories listed again by a stamp-based rescan (for tests and logs).
+    pub relisted: Option<usize>,
+}
+
+/// A subtree's walk (the stamps left as they are: a directory it changed no longer matches its
+/// stamp, so the next stamp-based refresh lists it again); for the whole workspace, the files of
+/// the directories whose stamps moved (`known` lists the files the store already has), or a full
+/// walk that records new stamps.
+pub(crate) fn list<'k>(
+    ws: &Workspace,
+    base: &Path,
+    whole: bool,
+    old: Option<&Arc<DirStamps>>,
+    known: impl FnOnce() -> Vec<&'k str>,
+) -> Result<Listing, String> {
+    if !whole {
+        return Ok(Listing {
+            files: walk_files(ws, base, &WalkOptions::default())?,
+            stamps: old.cloned(),
+            stamps_changed: false,
+            relisted: None,
+        });
+    }
+    if let Some(rescan) = old.and_then(|s| s.rescan(ws, &known())) {
+        return Ok(Listing {
+            files: rescan.files,
+            stamps: Some(Arc::new(rescan.stamps)),
+            stamps_changed: rescan.stamps_changed,
+            relisted: Some(rescan.relisted),
+        });
+    }
+    let (files, stamps) = dir_stamps::walk(ws, base)?;
+    Ok(Listing {
+        files,
+        stamps_changed: old.map(|s| &**s) != Some(&stamps),
+        stamps: Some(Arc::new(stamps)),
+        relisted: None,
+    })
+}
+
+/// The entries of `map` outside the refreshed subtree `prefix`, carried over untouched.
+pub(crate) fn outside<V: Clone>(map: &HashMap<String, V>, prefix: &str) -> HashMap<String, V> {
+    map.iter()
+        .filter(|(path, _)| !in_subtree(path, prefix))
+        .map(|(path, v)| (path.clone(), v.clone()))
+        .collect()
+}
+
+/// Whether `path` is `prefix` or below it (every path is below the root's `""`).
+pub(crate) fn in_subtree(path: &str, prefix: &str) -> bool {
+    prefix.is_empty()
+        || path == prefix
+        || (path.starts_with(prefix) && path.as_bytes().get(prefix.len()) == Some(&b'/'))
+}
 
 /// What a refresh did with one file.
 #[derive(Clone, Copy, PartialEq, Eq)]

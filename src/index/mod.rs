@@ -27,11 +27,11 @@ pub use error::{IndexError, IndexResult};
 pub use lazy::LazySymbols;
 
 use crate::analysis::analyze_source;
+use crate::workspace::Workspace;
 use crate::workspace::watch::{TreeWatch, WatchedRefresh};
-use crate::workspace::{WalkOptions, Workspace, walk_files};
 use cache_file::{CacheFile, DecodeError, Encoder, Format, Kind, LazyPart};
 use dir_stamps::stable_nanos;
-use freshness::{Fate, Seen, Stamped, refresh_file};
+use freshness::{Fate, Seen, Stamped, in_subtree, refresh_file};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -224,52 +224,25 @@ impl SymbolIndex {
             stats.elapsed = started.elapsed();
             return Some(Ok((old, stats)));
         }
-        let mut changed = false;
-        let (walked, stamps) = if !whole {
-            // A subtree walk leaves the stamps as they are: a directory it changed no longer
-            // matches its stamp, so the next stamp-based refresh lists it again.
-            let walked = match walk_files(ws, base, &WalkOptions::default()) {
-                Ok(walked) => walked,
-                Err(err) => return Some(Err(err)),
-            };
-            (walked, old.stamps.clone())
-        } else if let Some(rescan) = old.stamps.as_ref().and_then(|s| {
-            let known: Vec<&str> = old
-                .files
+        let listing = match freshness::list(ws, base, whole, old.stamps.as_ref(), || {
+            old.files
                 .keys()
                 .chain(old.skipped.keys())
                 .map(String::as_str)
-                .collect();
-            s.rescan(ws, &known)
+                .collect()
         }) {
-            changed |= rescan.stamps_changed;
-            stats.relisted = Some(rescan.relisted);
-            (rescan.files, Some(Arc::new(rescan.stamps)))
-        } else {
-            let (walked, stamps) = match dir_stamps::walk(ws, base) {
-                Ok(walked) => walked,
-                Err(err) => return Some(Err(err)),
-            };
-            changed |= old.stamps.as_deref() != Some(&stamps);
-            (walked, Some(Arc::new(stamps)))
+            Ok(listing) => listing,
+            Err(err) => return Some(Err(err)),
         };
-
-        let mut next = Snapshot {
-            files: HashMap::with_capacity(old.files.len()),
-            skipped: HashMap::new(),
-            stamps,
-        };
+        let mut changed = listing.stamps_changed;
+        stats.relisted = listing.relisted;
         // Entries outside the refreshed subtree are carried over untouched.
-        for (path, entry) in &old.files {
-            if !in_subtree(path, &prefix) {
-                next.files.insert(path.clone(), entry.clone());
-            }
-        }
-        for (path, reason) in &old.skipped {
-            if !in_subtree(path, &prefix) {
-                next.skipped.insert(path.clone(), reason.clone());
-            }
-        }
+        let mut next = Snapshot {
+            files: freshness::outside(&old.files, &prefix),
+            skipped: freshness::outside(&old.skipped, &prefix),
+            stamps: listing.stamps,
+        };
+        let walked = listing.files;
 
         let mut candidates: Vec<_> = walked
             .into_iter()
@@ -455,12 +428,6 @@ impl Format for SymbolStore {
             stamps: head.stamps.map(Arc::new),
         })
     }
-}
-
-fn in_subtree(path: &str, prefix: &str) -> bool {
-    prefix.is_empty()
-        || path == prefix
-        || (path.starts_with(prefix) && path.as_bytes().get(prefix.len()) == Some(&b'/'))
 }
 
 #[cfg(test)]

@@ -20,12 +20,13 @@
 //! empty optional fields when serialised, which only a self-describing format reads back.
 
 use super::cache_file::{CacheFile, DecodeError, Encoder, Format, Kind, LazyPart};
-use super::dir_stamps::{self, DirStamps, stable_nanos};
-use super::freshness::{Fate, Seen, Stamped, refresh_file};
+use super::dir_stamps::{DirStamps, stable_nanos};
+use super::freshness::{Fate, Seen, Stamped, in_subtree, list, outside, refresh_file};
 use crate::analysis::outline::{FileOutline, outline_source};
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::lang::LanguageDef;
 use crate::workspace::watch::{TreeWatch, WatchedRefresh};
-use crate::workspace::{ResolvedPath, WalkOptions, Workspace, read_source, walk_files};
+use crate::workspace::{ResolvedPath, WalkedFile, Workspace, read_source};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -258,116 +259,28 @@ impl OutlineIndex {
             };
             return Ok((old, stats));
         }
-        let (found, stamps) = if !whole {
-            // A subtree walk leaves the stamps as they are: a directory it changed no longer
-            // matches its stamp, so the next stamp-based refresh lists it again.
-            (
-                walk_files(ws, base, &WalkOptions::default())?,
-                old.stamps.clone(),
-            )
-        } else if let Some(rescan) = old.stamps.as_ref().and_then(|s| {
+        let listing = list(ws, base, whole, old.stamps.as_ref(), || {
             // Manifests are known files too: they need not be in a supported language.
-            let known: Vec<&str> = old
-                .files
+            old.files
                 .keys()
                 .chain(old.skipped.keys())
                 .chain(old.manifests.keys().filter(|m| !old.files.contains_key(*m)))
                 .map(String::as_str)
-                .collect();
-            s.rescan(ws, &known)
-        }) {
-            (rescan.files, Some(Arc::new(rescan.stamps)))
-        } else {
-            let (found, stamps) = dir_stamps::walk(ws, base)?;
-            (found, Some(Arc::new(stamps)))
-        };
-
+                .collect()
+        })?;
         let mut next = OutlineSnapshot {
-            stamps,
-            ..OutlineSnapshot::default()
+            files: outside(&old.files, &prefix),
+            skipped: outside(&old.skipped, &prefix),
+            manifests: outside(&old.manifests, &prefix),
+            stamps: listing.stamps,
+            generation: 0,
         };
-        for (path, entry) in &old.files {
-            if !in_subtree(path, &prefix) {
-                next.files.insert(path.clone(), entry.clone());
-            }
-        }
-        for (path, reason) in &old.skipped {
-            if !in_subtree(path, &prefix) {
-                next.skipped.insert(path.clone(), reason.clone());
-            }
-        }
-        for (path, manifest) in &old.manifests {
-            if !in_subtree(path, &prefix) {
-                next.manifests.insert(path.clone(), manifest.clone());
-            }
-        }
-
-        let mut changed = false;
-        let mut candidates = Vec::new();
-        for file in found {
-            let mtime_ns = stable_nanos(file.mtime);
-            let name = file.rel.rsplit('/').next().unwrap_or(&file.rel);
-            if is_manifest(name) {
-                let kept = old
-                    .manifests
-                    .get(&file.rel)
-                    .filter(|m| m.size == file.size && m.mtime_ns == mtime_ns && m.mtime_ns != 0)
-                    .cloned();
-                let manifest = match kept {
-                    Some(m) => m,
-                    None => match std::fs::read_to_string(&file.abs) {
-                        Ok(text) => {
-                            let sha256: [u8; 32] = Sha256::digest(text.as_bytes()).into();
-                            changed |= old
-                                .manifests
-                                .get(&file.rel)
-                                .is_none_or(|m| m.sha256 != sha256);
-                            Arc::new(Manifest {
-                                size: file.size,
-                                mtime_ns,
-                                sha256,
-                                text,
-                            })
-                        }
-                        Err(_) => continue,
-                    },
-                };
-                next.manifests.insert(file.rel.clone(), manifest);
-            }
-            if let Some(lang) = crate::lang::detect(&file.rel) {
-                candidates.push((file, mtime_ns, lang));
-            }
-        }
+        let (candidates, mut changed) = read_manifests(listing.files, &old, &mut next);
         changed |= old
             .manifests
             .keys()
             .any(|p| in_subtree(p, &prefix) && !next.manifests.contains_key(p));
-
-        let results: Vec<(String, Outcome)> = candidates
-            .into_par_iter()
-            .map(|(file, mtime_ns, lang)| {
-                let seen = Seen {
-                    abs: &file.abs,
-                    rel: &file.rel,
-                    size: file.size,
-                    mtime_ns,
-                };
-                let outcome = refresh_file(
-                    old.files.get(&file.rel),
-                    seen,
-                    max_bytes,
-                    |source, sha256| OutlineEntry {
-                        size: file.size,
-                        mtime_ns,
-                        sha256,
-                        lines: source.line_count(),
-                        lossy: source.lossy,
-                        outline: Arc::new(outline_source(lang, &source.text)),
-                    },
-                );
-                (file.rel, outcome)
-            })
-            .collect();
+        let results = outline_files(candidates, &old, max_bytes);
 
         let mut stats = OutlineStats::default();
         for (path, result) in results {
@@ -460,10 +373,87 @@ impl Drop for OutlineIndex {
     }
 }
 
-fn in_subtree(path: &str, prefix: &str) -> bool {
-    prefix.is_empty()
-        || path == prefix
-        || (path.starts_with(prefix) && path.as_bytes().get(prefix.len()) == Some(&b'/'))
+/// A file to outline, with its settled mtime and its language.
+type Candidate = (WalkedFile, u128, &'static LanguageDef);
+
+/// Puts the manifests among `found` into `next` (re-read only when their size or mtime moved)
+/// and returns the files of a known language, with whether a manifest's content changed.
+fn read_manifests(
+    found: Vec<WalkedFile>,
+    old: &OutlineSnapshot,
+    next: &mut OutlineSnapshot,
+) -> (Vec<Candidate>, bool) {
+    let mut changed = false;
+    let mut candidates = Vec::new();
+    for file in found {
+        let mtime_ns = stable_nanos(file.mtime);
+        let name = file.rel.rsplit('/').next().unwrap_or(&file.rel);
+        if is_manifest(name) {
+            let kept = old
+                .manifests
+                .get(&file.rel)
+                .filter(|m| m.size == file.size && m.mtime_ns == mtime_ns && m.mtime_ns != 0)
+                .cloned();
+            let manifest = match kept {
+                Some(m) => m,
+                None => match std::fs::read_to_string(&file.abs) {
+                    Ok(text) => {
+                        let sha256: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+                        changed |= old
+                            .manifests
+                            .get(&file.rel)
+                            .is_none_or(|m| m.sha256 != sha256);
+                        Arc::new(Manifest {
+                            size: file.size,
+                            mtime_ns,
+                            sha256,
+                            text,
+                        })
+                    }
+                    Err(_) => continue,
+                },
+            };
+            next.manifests.insert(file.rel.clone(), manifest);
+        }
+        if let Some(lang) = crate::lang::detect(&file.rel) {
+            candidates.push((file, mtime_ns, lang));
+        }
+    }
+    (candidates, changed)
+}
+
+/// Each candidate's entry: the old one when the file is unchanged, else a new outline (in
+/// parallel).
+fn outline_files(
+    candidates: Vec<Candidate>,
+    old: &OutlineSnapshot,
+    max_bytes: u64,
+) -> Vec<(String, Outcome)> {
+    candidates
+        .into_par_iter()
+        .map(|(file, mtime_ns, lang)| {
+            let seen = Seen {
+                abs: &file.abs,
+                rel: &file.rel,
+                size: file.size,
+                mtime_ns,
+            };
+            let outcome = refresh_file(
+                old.files.get(&file.rel),
+                seen,
+                max_bytes,
+                |source, sha256| OutlineEntry {
+                    size: file.size,
+                    mtime_ns,
+                    sha256,
+                    lines: source.line_count(),
+                    lossy: source.lossy,
+                    outline: Arc::new(outline_source(lang, &source.text)),
+                },
+            );
+            (file.rel, outcome)
+        })
+        .collect()
 }
 
 #[cfg(test)]
