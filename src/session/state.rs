@@ -121,6 +121,101 @@ pub struct SemanticResult {
     pub submitted_at: String,
 }
 
+/// What applying a round of verification results did.
+struct Verified {
+    refused: Vec<RefusedResult>,
+    /// Files of the confirmed hypotheses and of the symbols their evidence named.
+    confirmed_files: Vec<String>,
+    /// Confirmed symbols with the similarity their check gave.
+    confirmed_symbols: Vec<(String, Option<f32>)>,
+}
+
+impl SemanticResult {
+    /// Refuses results that name no hypothesis (by id, symbol or file).
+    fn check_named(&self, results: &[VerificationInput]) -> Result<(), Refusal> {
+        let unknown: Vec<&str> = results
+            .iter()
+            .filter(|r| !self.hypotheses.iter().any(|h| h.is_named_by(&r.hypothesis)))
+            .map(|r| r.hypothesis.as_str())
+            .collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        let known: Vec<Value> = self
+            .hypotheses
+            .iter()
+            .map(|h| json!({"id": h.id, "symbol": h.symbol, "file": h.file}))
+            .collect();
+        Err(Refusal::invalid(
+            "some results name no hypothesis: use a hypothesis id (H1 …), its symbol or its file",
+            json!({"unknown": unknown, "hypotheses": known}),
+        ))
+    }
+
+    /// Marks each named hypothesis confirmed (only with evidence the server found in the code)
+    /// or rejected.
+    fn apply(&mut self, results: &[VerificationInput]) -> Verified {
+        let mut verified = Verified {
+            refused: Vec::new(),
+            confirmed_files: Vec::new(),
+            confirmed_symbols: Vec::new(),
+        };
+        for r in results {
+            let Some(h) = self
+                .hypotheses
+                .iter_mut()
+                .find(|h| h.is_named_by(&r.hypothesis))
+            else {
+                continue;
+            };
+            if !r.confirmed {
+                h.status = HypothesisStatus::Rejected;
+                h.evidence = Some(r.evidence.clone());
+                continue;
+            }
+            if r.evidence.trim().is_empty() || !r.evidence_ok {
+                verified.refused.push(RefusedResult {
+                    hypothesis: h.id.clone(),
+                    reason: if r.evidence.trim().is_empty() {
+                        "a confirmation needs evidence".to_string()
+                    } else {
+                        format!(
+                            "the evidence names nothing found in {}'s code",
+                            h.symbol
+                                .as_deref()
+                                .or(h.file.as_deref())
+                                .unwrap_or("the hypothesis")
+                        )
+                    },
+                });
+                continue;
+            }
+            h.status = HypothesisStatus::Confirmed;
+            h.source = SlotSource::Fact;
+            h.evidence = Some(r.evidence.clone());
+            verified.confirmed_files.extend(h.file.iter().cloned());
+            verified
+                .confirmed_files
+                .extend(r.symbol_files.iter().cloned());
+            if let Some(symbol) = &h.symbol {
+                verified
+                    .confirmed_symbols
+                    .push((symbol.clone(), r.similarity));
+            }
+        }
+        verified
+    }
+
+    /// The ids of the hypotheses in `status`, in order.
+    fn ids_with(&self, status: HypothesisStatus) -> Vec<String> {
+        self.hypotheses
+            .iter()
+            .filter(|h| h.status == status)
+            .map(|h| h.id.clone())
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct VerificationResult {
     pub confirmed: Vec<String>,
@@ -288,6 +383,32 @@ pub struct UnderstandingReport {
     pub call_files: Vec<String>,
 }
 
+impl UnderstandingReport {
+    /// Refuses a report whose symbols, files or claims the server did not find in the code.
+    fn check_against_code(&self) -> Result<(), Refusal> {
+        if self.hallucinated.is_empty()
+            && self.missing_files.is_empty()
+            && self.consistency_errors.is_empty()
+        {
+            return Ok(());
+        }
+        let hallucinated: Vec<Value> = self
+            .hallucinated
+            .iter()
+            .map(|(name, near)| json!({"symbol": name, "did_you_mean": near}))
+            .collect();
+        Err(Refusal::invalid(
+            "the understanding does not match the code: fix the listed items and submit again",
+            json!({
+                "hallucinated_symbols": hallucinated,
+                "missing_files": self.missing_files,
+                "consistency_errors": self.consistency_errors,
+                "hint": "every symbol and entry point must be found by find_definitions; every file must exist",
+            }),
+        ))
+    }
+}
+
 /// The facts gathered for one symbol of `confirm_symbol_relevance`.
 #[derive(Debug, Clone)]
 pub struct SymbolCheck {
@@ -429,25 +550,7 @@ impl SessionState {
         now: &str,
     ) -> Result<UnderstandingOutcome, Refusal> {
         self.require("submit_understanding", &[Phase::Exploration])?;
-        if !report.hallucinated.is_empty()
-            || !report.missing_files.is_empty()
-            || !report.consistency_errors.is_empty()
-        {
-            let hallucinated: Vec<Value> = report
-                .hallucinated
-                .iter()
-                .map(|(name, near)| json!({"symbol": name, "did_you_mean": near}))
-                .collect();
-            return Err(Refusal::invalid(
-                "the understanding does not match the code: fix the listed items and submit again",
-                json!({
-                    "hallucinated_symbols": hallucinated,
-                    "missing_files": report.missing_files,
-                    "consistency_errors": report.consistency_errors,
-                    "hint": "every symbol and entry point must be found by find_definitions; every file must exist",
-                }),
-            ));
-        }
+        report.check_against_code()?;
         let counts = ExplorationCounts {
             symbols: report.symbols_identified.len(),
             entry_points: report.entry_points.len(),
@@ -465,38 +568,9 @@ impl SessionState {
             shortcircuit_verified,
         );
         let mut warnings: Vec<String> = Vec::new();
-        let target = self.query_frame.target_term().map(String::from);
-        let best = report
-            .symbol_scores
-            .iter()
-            .filter_map(|s| s.similarity)
-            .fold(None, |acc: Option<f32>, s| {
-                Some(acc.map_or(s, |a| a.max(s)))
-            });
-        match (&target, &report.relevance_unavailable) {
-            (Some(_), Some(reason)) => warnings.push(format!(
-                "symbol relevance to target_feature was not checked: {reason}"
-            )),
-            (Some(term), None)
-                if self.intent != Intent::Question
-                    && !report.symbols_identified.is_empty()
-                    && best.is_none_or(|b| three_tier(b) != Tier::Fact) =>
-            {
-                missing.push(MissingRequirement {
-                    requirement: "symbol_relevance".into(),
-                    have: 0,
-                    need: 1,
-                    message: format!(
-                        "no identified symbol is clearly related to target_feature '{term}' (best calibrated similarity {:.2}, needs > 0.6)",
-                        best.unwrap_or(0.0)
-                    ),
-                });
-                confidence = Confidence::Low;
-            }
-            (None, _) if matches!(self.intent, Intent::Implement | Intent::Modify) => warnings.push(
-                "target_feature is not set (set_query_frame): symbols could not be checked against the request".into(),
-            ),
-            _ => {}
+        if let Some(relevance) = self.relevance_requirement(&report, &mut warnings) {
+            missing.push(relevance);
+            confidence = Confidence::Low;
         }
         for score in &report.symbol_scores {
             if self.query_frame.mapped(&score.symbol).is_none() {
@@ -557,6 +631,49 @@ impl SessionState {
             warnings,
             next_step: next.to_string(),
         })
+    }
+
+    /// The requirement an exploration misses when none of its symbols is clearly related to the
+    /// request's target feature (the server's calibrated score, not the agent's word); a note in
+    /// `warnings` when that could not be checked.
+    fn relevance_requirement(
+        &self,
+        report: &UnderstandingReport,
+        warnings: &mut Vec<String>,
+    ) -> Option<MissingRequirement> {
+        let target = self.query_frame.target_term();
+        let best = report
+            .symbol_scores
+            .iter()
+            .filter_map(|s| s.similarity)
+            .fold(None, |acc: Option<f32>, s| {
+                Some(acc.map_or(s, |a| a.max(s)))
+            });
+        match (target, &report.relevance_unavailable) {
+            (Some(_), Some(reason)) => warnings.push(format!(
+                "symbol relevance to target_feature was not checked: {reason}"
+            )),
+            (Some(term), None)
+                if self.intent != Intent::Question
+                    && !report.symbols_identified.is_empty()
+                    && best.is_none_or(|b| three_tier(b) != Tier::Fact) =>
+            {
+                return Some(MissingRequirement {
+                    requirement: "symbol_relevance".into(),
+                    have: 0,
+                    need: 1,
+                    message: format!(
+                        "no identified symbol is clearly related to target_feature '{term}' (best calibrated similarity {:.2}, needs > 0.6)",
+                        best.unwrap_or(0.0)
+                    ),
+                });
+            }
+            (None, _) if matches!(self.intent, Intent::Implement | Intent::Modify) => warnings.push(
+                "target_feature is not set (set_query_frame): symbols could not be checked against the request".into(),
+            ),
+            _ => {}
+        }
+        None
     }
 
     /// `confirm_symbol_relevance`: the 3-tier rule on each symbol, with the evidence check.
@@ -779,94 +896,23 @@ impl SessionState {
                 json!({}),
             ));
         };
-        let unknown: Vec<&str> = results
-            .iter()
-            .filter(|r| {
-                !semantic
-                    .hypotheses
-                    .iter()
-                    .any(|h| h.is_named_by(&r.hypothesis))
-            })
-            .map(|r| r.hypothesis.as_str())
-            .collect();
-        if !unknown.is_empty() {
-            let known: Vec<Value> = semantic
-                .hypotheses
-                .iter()
-                .map(|h| json!({"id": h.id, "symbol": h.symbol, "file": h.file}))
-                .collect();
-            return Err(Refusal::invalid(
-                "some results name no hypothesis: use a hypothesis id (H1 …), its symbol or its file",
-                json!({"unknown": unknown, "hypotheses": known}),
-            ));
-        }
-        let mut refused: Vec<RefusedResult> = Vec::new();
-        let mut confirmed_files: Vec<String> = Vec::new();
-        let mut confirmed_symbols: Vec<(String, Option<f32>, String)> = Vec::new();
-        for r in &results {
-            let Some(h) = semantic
-                .hypotheses
-                .iter_mut()
-                .find(|h| h.is_named_by(&r.hypothesis))
-            else {
-                continue;
-            };
-            if r.confirmed {
-                if r.evidence.trim().is_empty() || !r.evidence_ok {
-                    refused.push(RefusedResult {
-                        hypothesis: h.id.clone(),
-                        reason: if r.evidence.trim().is_empty() {
-                            "a confirmation needs evidence".to_string()
-                        } else {
-                            format!(
-                                "the evidence names nothing found in {}'s code",
-                                h.symbol
-                                    .as_deref()
-                                    .or(h.file.as_deref())
-                                    .unwrap_or("the hypothesis")
-                            )
-                        },
-                    });
-                    continue;
-                }
-                h.status = HypothesisStatus::Confirmed;
-                h.source = SlotSource::Fact;
-                h.evidence = Some(r.evidence.clone());
-                confirmed_files.extend(h.file.iter().cloned());
-                confirmed_files.extend(r.symbol_files.iter().cloned());
-                if let Some(symbol) = &h.symbol {
-                    confirmed_symbols.push((symbol.clone(), r.similarity, r.evidence.clone()));
-                }
-            } else {
-                h.status = HypothesisStatus::Rejected;
-                h.evidence = Some(r.evidence.clone());
-            }
-        }
-        let open: Vec<String> = semantic
-            .hypotheses
-            .iter()
-            .filter(|h| h.status == HypothesisStatus::Open)
-            .map(|h| h.id.clone())
-            .collect();
-        let confirmed: Vec<String> = semantic
-            .hypotheses
-            .iter()
-            .filter(|h| h.status == HypothesisStatus::Confirmed)
-            .map(|h| h.id.clone())
-            .collect();
-        let rejected: Vec<String> = semantic
-            .hypotheses
-            .iter()
-            .filter(|h| h.status == HypothesisStatus::Rejected)
-            .map(|h| h.id.clone())
-            .collect();
+        semantic.check_named(&results)?;
+        let applied = semantic.apply(&results);
+        let open = semantic.ids_with(HypothesisStatus::Open);
+        let confirmed = semantic.ids_with(HypothesisStatus::Confirmed);
+        let rejected = semantic.ids_with(HypothesisStatus::Rejected);
         let rejected_symbols: Vec<String> = semantic
             .hypotheses
             .iter()
             .filter(|h| h.status == HypothesisStatus::Rejected)
             .filter_map(|h| h.symbol.clone())
             .collect();
-        for (symbol, similarity, _evidence) in confirmed_symbols {
+        let Verified {
+            refused,
+            confirmed_files,
+            confirmed_symbols,
+        } = applied;
+        for (symbol, similarity) in confirmed_symbols {
             self.query_frame.upsert_mapped(MappedSymbol {
                 name: symbol,
                 source: SlotSource::Fact,
