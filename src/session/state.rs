@@ -685,88 +685,7 @@ impl SessionState {
         let term = self.query_frame.target_term().unwrap_or("").to_string();
         let mut out = Vec::new();
         for check in checks {
-            let guidance = |reason: String| {
-                json!({
-                    "reason": reason,
-                    "next_actions": [
-                        format!("search_text for words of '{term}' to find another symbol"),
-                        format!("find_references on '{}' to see where it is used and whether it really serves '{term}'", check.symbol),
-                        "find the code that proves the link (a method, a comment, a naming convention) and cite it in code_evidence",
-                    ],
-                    "fallback": "if the code tools cannot find it, submit_understanding reports the gap and the session moves to SEMANTIC (semantic_search on the forest)",
-                })
-            };
-            let rejected = |reason: String, similarity: f32, names: Vec<String>| ConfirmResult {
-                symbol: check.symbol.clone(),
-                similarity,
-                status: "REJECTED".into(),
-                approved: false,
-                risk: None,
-                warning: None,
-                reinvestigation_guidance: Some(guidance(reason)),
-                verified_names: names,
-            };
-            let result = if !check.exists {
-                let mut r = rejected(
-                    format!(
-                        "'{}' does not exist in the code (hallucination)",
-                        check.symbol
-                    ),
-                    0.0,
-                    vec![],
-                );
-                if let Some(g) = r.reinvestigation_guidance.as_mut() {
-                    g["did_you_mean"] = json!(check.near_names);
-                }
-                r
-            } else if check.verified_names.is_empty() {
-                let mut r = rejected(
-                    format!(
-                        "code_evidence names nothing that exists in {}'s code; cite its methods, fields, calls or comments",
-                        check.symbol
-                    ),
-                    check.similarity,
-                    vec![],
-                );
-                if let Some(g) = r.reinvestigation_guidance.as_mut() {
-                    g["unknown_names"] = json!(check.unknown_names);
-                }
-                r
-            } else {
-                match three_tier(check.similarity) {
-                    Tier::Fact => ConfirmResult {
-                        symbol: check.symbol.clone(),
-                        similarity: check.similarity,
-                        status: "FACT".into(),
-                        approved: true,
-                        risk: None,
-                        warning: None,
-                        reinvestigation_guidance: None,
-                        verified_names: check.verified_names.clone(),
-                    },
-                    Tier::GrayZone => ConfirmResult {
-                        symbol: check.symbol.clone(),
-                        similarity: check.similarity,
-                        status: "FACT".into(),
-                        approved: true,
-                        risk: Some(RiskLevel::High),
-                        warning: Some(format!(
-                            "similarity {:.2} is in the gray zone (0.3–0.6): approved, but the session's risk is now HIGH; explore more before writing",
-                            check.similarity
-                        )),
-                        reinvestigation_guidance: None,
-                        verified_names: check.verified_names.clone(),
-                    },
-                    Tier::Rejected => rejected(
-                        format!(
-                            "'{term}' and '{}' are too dissimilar (calibrated similarity {:.2} < 0.3)",
-                            check.symbol, check.similarity
-                        ),
-                        check.similarity,
-                        check.verified_names.clone(),
-                    ),
-                }
-            };
+            let result = verdict(&check, &term);
             if result.risk == Some(RiskLevel::High) {
                 self.risk_floor = RiskLevel::High;
             }
@@ -1019,6 +938,95 @@ impl SessionState {
             .iter()
             .filter(|m| m.status == MappingStatus::Confirmed)
             .collect()
+    }
+}
+
+/// The verdict on one claimed link between the request's term and a symbol: a symbol that does
+/// not exist, or whose cited evidence names nothing in its code, is rejected with guidance;
+/// otherwise the 3-tier rule on the server's calibrated similarity decides (> 0.6 fact, 0.3–0.6
+/// fact at HIGH risk, < 0.3 rejected).
+fn verdict(check: &SymbolCheck, term: &str) -> ConfirmResult {
+    let guidance = |reason: String| {
+        json!({
+            "reason": reason,
+            "next_actions": [
+                format!("search_text for words of '{term}' to find another symbol"),
+                format!("find_references on '{}' to see where it is used and whether it really serves '{term}'", check.symbol),
+                "find the code that proves the link (a method, a comment, a naming convention) and cite it in code_evidence",
+            ],
+            "fallback": "if the code tools cannot find it, submit_understanding reports the gap and the session moves to SEMANTIC (semantic_search on the forest)",
+        })
+    };
+    let rejected = |reason: String, similarity: f32, names: Vec<String>| ConfirmResult {
+        symbol: check.symbol.clone(),
+        similarity,
+        status: "REJECTED".into(),
+        approved: false,
+        risk: None,
+        warning: None,
+        reinvestigation_guidance: Some(guidance(reason)),
+        verified_names: names,
+    };
+    if !check.exists {
+        let mut r = rejected(
+            format!(
+                "'{}' does not exist in the code (hallucination)",
+                check.symbol
+            ),
+            0.0,
+            vec![],
+        );
+        if let Some(g) = r.reinvestigation_guidance.as_mut() {
+            g["did_you_mean"] = json!(check.near_names);
+        }
+        r
+    } else if check.verified_names.is_empty() {
+        let mut r = rejected(
+            format!(
+                "code_evidence names nothing that exists in {}'s code; cite its methods, fields, calls or comments",
+                check.symbol
+            ),
+            check.similarity,
+            vec![],
+        );
+        if let Some(g) = r.reinvestigation_guidance.as_mut() {
+            g["unknown_names"] = json!(check.unknown_names);
+        }
+        r
+    } else {
+        match three_tier(check.similarity) {
+            Tier::Fact => ConfirmResult {
+                symbol: check.symbol.clone(),
+                similarity: check.similarity,
+                status: "FACT".into(),
+                approved: true,
+                risk: None,
+                warning: None,
+                reinvestigation_guidance: None,
+                verified_names: check.verified_names.clone(),
+            },
+            Tier::GrayZone => ConfirmResult {
+                symbol: check.symbol.clone(),
+                similarity: check.similarity,
+                status: "FACT".into(),
+                approved: true,
+                risk: Some(RiskLevel::High),
+                warning: Some(format!(
+                    "similarity {:.2} is in the gray zone (0.3–0.6): approved, but the session's risk is now HIGH; explore more before writing",
+                    check.similarity
+                )),
+                reinvestigation_guidance: None,
+                verified_names: check.verified_names.clone(),
+            },
+            Tier::Rejected => rejected(
+                format!(
+                    "'{term}' and '{}' are too dissimilar (calibrated similarity {:.2} < 0.3)",
+                    check.symbol, check.similarity
+                ),
+                check.similarity,
+                check.verified_names.clone(),
+            ),
+        }
     }
 }
 
