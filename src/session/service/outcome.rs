@@ -28,110 +28,19 @@ pub fn record_outcome(
     analysis: Option<String>,
     trigger_message: Option<String>,
 ) -> SessionResult<RecordOutput> {
-    // Without an id: the active session, else the latest one (the /code workflow's step 0
-    // records the previous session's failure after it ended).
-    let state = match id {
-        Some(_) => env.session_any(id)?,
-        None => match env.sessions.store.active().map_err(SessionError::from)? {
-            Some(s) => s,
-            None => env.sessions.store.latest()?.ok_or(SessionError::NoActive)?,
-        },
-    };
+    let state = outcome_session(env, id)?;
     let (t, stamp) = now();
-    let calls = env.calls(&state.session_id);
-    let log = OutcomeLog {
-        session_id: state.session_id.clone(),
-        outcome,
-        phase_at_outcome: state.phase.as_str().to_string(),
-        intent: state.intent,
-        risk_level: state.risk_level,
-        semantic_used: state.semantic.is_some(),
-        analysis: analysis.filter(|a| !a.trim().is_empty()),
-        trigger_message: trigger_message.filter(|a| !a.trim().is_empty()),
-        tools_used: tools_used(&calls, env.tools).into_iter().collect(),
-        phase_violations: calls
-            .iter()
-            .filter(|c| {
-                c.error_code.as_deref() == Some(crate::error::ErrorCode::PhaseViolation.as_str())
-            })
-            .count(),
-        timestamp: stamp.clone(),
-    };
+    let log = outcome_log(env, &state, outcome, analysis, trigger_message, &stamp);
     env.sessions
         .memory
         .record_outcome(&log)
         .map_err(SessionError::internal)?;
-
-    let mut agreements_created = Vec::new();
-    let mut learned = Vec::new();
-    let mut map_errors = Vec::new();
-    let mut notes = Vec::new();
-    if outcome == Outcome::Success {
-        let nl_term = state
-            .query_frame
-            .target_term()
-            .map(String::from)
-            .unwrap_or_else(|| state.query.clone());
-        let confirmed = state.confirmed_symbols();
-        if confirmed.is_empty() {
-            notes.push(
-                "no symbol was confirmed with confirm_symbol_relevance, so nothing was learned"
-                    .to_string(),
-            );
-        }
-        let map = env.sessions.map();
-        for mapped in confirmed {
-            let Some(evidence) = &mapped.evidence else {
-                continue;
-            };
-            let agreement = Agreement {
-                nl_term: nl_term.clone(),
-                symbol: mapped.name.clone(),
-                similarity: mapped.confidence,
-                session_id: state.session_id.clone(),
-                code_evidence: evidence.code_evidence.clone(),
-                files: evidence.files.clone(),
-                query: state.query.clone(),
-                created_at: stamp.clone(),
-            };
-            let path = env
-                .sessions
-                .memory
-                .write_agreement(&agreement)
-                .map_err(SessionError::internal)?;
-            let entry = MapEntry {
-                id: path
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().to_string())
-                    .unwrap_or_default(),
-                nl_term: nl_term.clone(),
-                symbols: vec![mapped.name.clone()],
-                files: evidence.files.clone(),
-                code_evidence: evidence.code_evidence.clone(),
-                similarity: mapped.confidence,
-                session_id: state.session_id.clone(),
-                query: state.query.clone(),
-                created_at: stamp.clone(),
-            };
-            if let Err(err) = map.upsert(&entry) {
-                map_errors.push(err.to_string());
-            }
-            agreements_created.push(
-                path.strip_prefix(env.ws.root())
-                    .map(|p| p.to_string_lossy().to_string())
-                    .unwrap_or_else(|_| path.display().to_string()),
-            );
-            learned.push(LearnedPair {
-                nl_term: nl_term.clone(),
-                symbol: mapped.name.clone(),
-                similarity: mapped.confidence,
-                code_evidence: evidence.code_evidence.clone(),
-                session_id: state.session_id.clone(),
-                learned_at: stamp.clone(),
-            });
-        }
-    }
-    let learned_pairs = if learned.is_empty() {
+    let learning = if outcome == Outcome::Success {
+        learn_agreements(env, &state, &stamp)?
+    } else {
+        Learning::default()
+    };
+    let learned_pairs = if learning.learned.is_empty() {
         None
     } else {
         let snapshot = env.snapshot()?;
@@ -139,7 +48,7 @@ pub fn record_outcome(
         Some(
             env.sessions
                 .memory
-                .learn_pairs(&learned, t, &exists)
+                .learn_pairs(&learning.learned, t, &exists)
                 .map_err(SessionError::internal)?
                 .pairs
                 .len(),
@@ -156,11 +65,133 @@ pub fn record_outcome(
         outcome,
         phase_at_outcome: state.phase,
         recorded: true,
-        map_updated: !agreements_created.is_empty() && map_errors.is_empty(),
-        agreements_created,
+        map_updated: !learning.agreements_created.is_empty() && learning.map_errors.is_empty(),
+        agreements_created: learning.agreements_created,
         learned_pairs,
         map_store: env.sessions.map().kind().to_string(),
-        map_errors,
-        notes,
+        map_errors: learning.map_errors,
+        notes: learning.notes,
     })
+}
+
+/// The session an outcome is for: the one named, else the active session, else the latest
+/// one (the /code workflow's step 0 records the previous session's failure after it ended).
+fn outcome_session(env: &Env, id: Option<&str>) -> SessionResult<SessionState> {
+    match id {
+        Some(_) => env.session_any(id),
+        None => match env.sessions.store.active().map_err(SessionError::from)? {
+            Some(s) => Ok(s),
+            None => env.sessions.store.latest()?.ok_or(SessionError::NoActive),
+        },
+    }
+}
+
+/// The outcome's log line: where the session stood, what it used, how often the gate refused.
+fn outcome_log(
+    env: &Env,
+    state: &SessionState,
+    outcome: Outcome,
+    analysis: Option<String>,
+    trigger_message: Option<String>,
+    stamp: &str,
+) -> OutcomeLog {
+    let calls = env.calls(&state.session_id);
+    OutcomeLog {
+        session_id: state.session_id.clone(),
+        outcome,
+        phase_at_outcome: state.phase.as_str().to_string(),
+        intent: state.intent,
+        risk_level: state.risk_level,
+        semantic_used: state.semantic.is_some(),
+        analysis: analysis.filter(|a| !a.trim().is_empty()),
+        trigger_message: trigger_message.filter(|a| !a.trim().is_empty()),
+        tools_used: tools_used(&calls, env.tools).into_iter().collect(),
+        phase_violations: calls
+            .iter()
+            .filter(|c| {
+                c.error_code.as_deref() == Some(crate::error::ErrorCode::PhaseViolation.as_str())
+            })
+            .count(),
+        timestamp: stamp.to_string(),
+    }
+}
+
+/// What a successful session taught the project.
+#[derive(Default)]
+struct Learning {
+    /// Agreement files written, relative to the project root.
+    agreements_created: Vec<String>,
+    learned: Vec<LearnedPair>,
+    map_errors: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// One agreement per symbol confirmed with code evidence: written as a file, put in the map,
+/// and kept as a learned pair of the request's term and the symbol.
+fn learn_agreements(env: &Env, state: &SessionState, stamp: &str) -> SessionResult<Learning> {
+    let mut learning = Learning::default();
+    let nl_term = state
+        .query_frame
+        .target_term()
+        .map(String::from)
+        .unwrap_or_else(|| state.query.clone());
+    let confirmed = state.confirmed_symbols();
+    if confirmed.is_empty() {
+        learning.notes.push(
+            "no symbol was confirmed with confirm_symbol_relevance, so nothing was learned"
+                .to_string(),
+        );
+    }
+    let map = env.sessions.map();
+    for mapped in confirmed {
+        let Some(evidence) = &mapped.evidence else {
+            continue;
+        };
+        let agreement = Agreement {
+            nl_term: nl_term.clone(),
+            symbol: mapped.name.clone(),
+            similarity: mapped.confidence,
+            session_id: state.session_id.clone(),
+            code_evidence: evidence.code_evidence.clone(),
+            files: evidence.files.clone(),
+            query: state.query.clone(),
+            created_at: stamp.to_string(),
+        };
+        let path = env
+            .sessions
+            .memory
+            .write_agreement(&agreement)
+            .map_err(SessionError::internal)?;
+        let entry = MapEntry {
+            id: path
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default(),
+            nl_term: nl_term.clone(),
+            symbols: vec![mapped.name.clone()],
+            files: evidence.files.clone(),
+            code_evidence: evidence.code_evidence.clone(),
+            similarity: mapped.confidence,
+            session_id: state.session_id.clone(),
+            query: state.query.clone(),
+            created_at: stamp.to_string(),
+        };
+        if let Err(err) = map.upsert(&entry) {
+            learning.map_errors.push(err.to_string());
+        }
+        learning.agreements_created.push(
+            path.strip_prefix(env.ws.root())
+                .map(|p| p.to_string_lossy().to_string())
+                .unwrap_or_else(|_| path.display().to_string()),
+        );
+        learning.learned.push(LearnedPair {
+            nl_term: nl_term.clone(),
+            symbol: mapped.name.clone(),
+            similarity: mapped.confidence,
+            code_evidence: evidence.code_evidence.clone(),
+            session_id: state.session_id.clone(),
+            learned_at: stamp.to_string(),
+        });
+    }
+    Ok(learning)
 }
