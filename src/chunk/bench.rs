@@ -112,7 +112,7 @@ pub fn run(
     base: &Path,
     rounds: usize,
 ) -> Result<BenchReport, String> {
-    let walked = walk_files(ws, base, &WalkOptions::default())?;
+    let walked = walk_files(ws, base, &WalkOptions::default()).map_err(|e| e.to_string())?;
     let files: Vec<(String, String)> = walked
         .iter()
         .filter_map(|f| {

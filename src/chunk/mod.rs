@@ -384,7 +384,7 @@ impl Chunker {
                 mtime: meta.modified().ok(),
             }]
         } else {
-            walk_files(ws, base, &WalkOptions::default())?
+            walk_files(ws, base, &WalkOptions::default()).map_err(|e| e.to_string())?
         };
         let max_bytes = ws.config.max_file_bytes;
         let results: Vec<Result<(FileChunks, u64), (String, String)>> = files

@@ -11,7 +11,7 @@
 //! [`RACY_SECS`] of the moment it was read is stored as 0, which never matches: that directory is
 //! listed again next time.
 
-use crate::workspace::{WalkOptions, WalkedFile, Workspace};
+use crate::workspace::{WalkError, WalkOptions, WalkedFile, Workspace};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -57,7 +57,7 @@ fn rules(ws: &Workspace) -> String {
 }
 
 /// Walks `base` with the workspace's rules, recording every directory and ignore file on the way.
-pub fn walk(ws: &Workspace, base: &Path) -> Result<(Vec<WalkedFile>, DirStamps), String> {
+pub fn walk(ws: &Workspace, base: &Path) -> Result<(Vec<WalkedFile>, DirStamps), WalkError> {
     let mut stamps = DirStamps {
         rules: rules(ws),
         ..DirStamps::default()
@@ -75,7 +75,7 @@ fn walk_into(
     base: &Path,
     depth: Option<usize>,
     stamps: &mut DirStamps,
-) -> Result<Vec<WalkedFile>, String> {
+) -> Result<Vec<WalkedFile>, WalkError> {
     let found = Mutex::new((Vec::new(), Vec::new(), Vec::new()));
     let mut walker = ws.walker(base, &WalkOptions::default())?;
     walker.max_depth(depth);

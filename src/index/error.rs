@@ -19,9 +19,9 @@ pub enum IndexError {
         #[source]
         source: std::io::Error,
     },
-    /// The symbol index or the walk of the project failed (an unreadable root, say).
-    #[error("{0}")]
-    Project(String),
+    /// The project could not be walked (its walk rules do not build).
+    #[error(transparent)]
+    Walk(#[from] crate::workspace::WalkError),
     /// The store failed to open earlier in this process; it is not retried.
     #[error("the semantic store is unavailable: {0}")]
     Unavailable(String),

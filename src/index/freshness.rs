@@ -5,7 +5,9 @@
 //! otherwise read the file and analyse it again).
 
 use super::dir_stamps::{self, DirStamps};
-use crate::workspace::{SourceText, WalkOptions, WalkedFile, Workspace, read_source, walk_files};
+use crate::workspace::{
+    SourceText, WalkError, WalkOptions, WalkedFile, Workspace, read_source, walk_files,
+};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,7 +33,7 @@ pub(crate) fn list<'k>(
     whole: bool,
     old: Option<&Arc<DirStamps>>,
     known: impl FnOnce() -> Vec<&'k str>,
-) -> Result<Listing, String> {
+) -> Result<Listing, WalkError> {
     if !whole {
         return Ok(Listing {
             files: walk_files(ws, base, &WalkOptions::default())?,

@@ -27,8 +27,8 @@ pub use error::{IndexError, IndexResult};
 pub use lazy::LazySymbols;
 
 use crate::analysis::analyze_source;
-use crate::workspace::Workspace;
 use crate::workspace::watch::{TreeWatch, WatchedRefresh};
+use crate::workspace::{WalkError, Workspace};
 use cache_file::{CacheFile, DecodeError, Encoder, Format, Kind, LazyPart};
 use dir_stamps::stable_nanos;
 use freshness::{Fate, Seen, Stamped, in_subtree, refresh_file};
@@ -164,7 +164,7 @@ impl SymbolIndex {
         &self,
         ws: &Workspace,
         base: &Path,
-    ) -> Result<(Arc<Snapshot>, RefreshStats), String> {
+    ) -> Result<(Arc<Snapshot>, RefreshStats), WalkError> {
         let background = crate::background::is_lowered();
         loop {
             let guard = self.take_turn(background);
@@ -202,7 +202,7 @@ impl SymbolIndex {
         ws: &Workspace,
         base: &Path,
         background: bool,
-    ) -> Option<Result<(Arc<Snapshot>, RefreshStats), String>> {
+    ) -> Option<Result<(Arc<Snapshot>, RefreshStats), WalkError>> {
         let asked_to_give_way = || background && self.give_way.load(Ordering::Acquire);
         let started = std::time::Instant::now();
         self.load_once();

@@ -26,7 +26,7 @@ use crate::analysis::outline::{FileOutline, outline_source};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lang::LanguageDef;
 use crate::workspace::watch::{TreeWatch, WatchedRefresh};
-use crate::workspace::{ResolvedPath, WalkedFile, Workspace, read_source};
+use crate::workspace::{ResolvedPath, WalkError, WalkedFile, Workspace, read_source};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -236,7 +236,7 @@ impl OutlineIndex {
         &self,
         ws: &Workspace,
         base: &Path,
-    ) -> Result<(Arc<OutlineSnapshot>, OutlineStats), String> {
+    ) -> Result<(Arc<OutlineSnapshot>, OutlineStats), WalkError> {
         let started = std::time::Instant::now();
         let _guard = self.updating.lock().unwrap_or_else(|p| p.into_inner());
         self.load_once();

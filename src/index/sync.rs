@@ -138,9 +138,7 @@ pub fn sync_forest(
         message: "scanning files".into(),
     });
     // The symbol index first: definitions are a search signal of their own.
-    symbols
-        .refresh(ws, ws.root())
-        .map_err(IndexError::Project)?;
+    symbols.refresh(ws, ws.root())?;
     phase.done("symbol refresh");
     let mut candidates = candidates(ws, &mut report)?;
     classify(&mut candidates, &state);
@@ -490,10 +488,7 @@ fn walk_sources(ws: &Workspace) -> IndexResult<Vec<crate::workspace::WalkedFile>
     };
     let mut out = Vec::new();
     for dir in dirs {
-        out.extend(
-            walk_files(ws, &dir, &WalkOptions::default())
-                .map_err(|e| IndexError::Project(e.to_string()))?,
-        );
+        out.extend(walk_files(ws, &dir, &WalkOptions::default())?);
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     out.dedup_by(|a, b| a.rel == b.rel);
@@ -651,9 +646,7 @@ fn expired_agreements<'a>(
     if old.is_empty() {
         return Ok(BTreeSet::new());
     }
-    let (snapshot, _) = symbols
-        .refresh(ws, ws.root())
-        .map_err(IndexError::Project)?;
+    let (snapshot, _) = symbols.refresh(ws, ws.root())?;
     let defined: BTreeSet<&str> = snapshot
         .files
         .values()

@@ -138,7 +138,7 @@ pub fn pack(ws: &Workspace, opts: &PackOptions) -> Result<Packed, PackError> {
             types: Vec::new(),
         },
     )
-    .map_err(PackError::InvalidGlob)?;
+    .map_err(|e| PackError::InvalidGlob(e.to_string()))?;
     let project = ws
         .root()
         .file_name()

@@ -89,9 +89,7 @@ pub fn search(
     query: &TextQuery,
 ) -> ToolResult<TextResults> {
     let matcher = build_matcher(query)?;
-    let walker = ws
-        .walker(base, walk)
-        .map_err(ToolError::invalid_parameter)?;
+    let walker = ws.walker(base, walk).map_err(ToolError::from)?;
     let total = AtomicUsize::new(0);
     let files_with_matches = AtomicUsize::new(0);
     let searched = AtomicUsize::new(0);

@@ -116,7 +116,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let (snapshot, _) = ctx
         .outlines
         .refresh(&ctx.ws, ctx.ws.root())
-        .map_err(ToolError::internal)?;
+        .map_err(ToolError::from)?;
     let selected = |path: &str| -> bool {
         let rel = if root.rel.is_empty() {
             Some(path)

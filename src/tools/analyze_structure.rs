@@ -61,7 +61,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         let (snapshot, _) = ctx
             .symbols
             .refresh(&ctx.ws, &target.abs)
-            .map_err(ToolError::internal)?;
+            .map_err(ToolError::from)?;
         entries.extend(
             snapshot
                 .files

@@ -58,7 +58,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let (snapshot, _) = ctx
         .symbols
         .refresh(&ctx.ws, &base.abs)
-        .map_err(ToolError::internal)?;
+        .map_err(ToolError::from)?;
     let matcher = NameMatcher::new(symbol, p.exact_match.unwrap_or(true));
     let mut found: Vec<Definition> = Vec::new();
     for (file, entry) in &snapshot.files {

@@ -70,7 +70,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let (snapshot, _) = ctx
         .symbols
         .refresh(&ctx.ws, &base.abs)
-        .map_err(ToolError::internal)?;
+        .map_err(ToolError::from)?;
 
     let types = match language {
         Some(id) => vec![id.to_string()],

@@ -115,7 +115,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let (mut snapshot, _) = ctx
         .outlines
         .refresh(&ctx.ws, ctx.ws.root())
-        .map_err(ToolError::internal)?;
+        .map_err(ToolError::from)?;
     if !snapshot.files.contains_key(&target.rel) {
         // Ignored by .gitignore (or too large): analyse it on request all the same.
         ctx.outlines.file(&ctx.ws, &target)?;

@@ -57,7 +57,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         let (snapshot, _) = ctx
             .symbols
             .refresh(&ctx.ws, &target.abs)
-            .map_err(ToolError::internal)?;
+            .map_err(ToolError::from)?;
         for (file, entry) in snapshot
             .files
             .iter()

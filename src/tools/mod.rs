@@ -154,7 +154,7 @@ impl Context {
         let (snapshot, _) = self
             .symbols
             .refresh(&self.ws, &path.abs)
-            .map_err(ToolError::internal)?;
+            .map_err(ToolError::from)?;
         match snapshot.files.get(&path.rel) {
             Some(entry) => Ok((lang, entry.clone())),
             // Not indexed: ignored by .gitignore, binary, too large … read it to say exactly why,

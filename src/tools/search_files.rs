@@ -47,8 +47,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     }
     let max_results = bounded("max_results", p.max_results.unwrap_or(50), 1, 2000)?;
     let base = resolve_or_root(ctx, p.path.as_deref())?;
-    let files = walk_files(&ctx.ws, &base.abs, &WalkOptions::default())
-        .map_err(ToolError::invalid_parameter)?;
+    let files = walk_files(&ctx.ws, &base.abs, &WalkOptions::default()).map_err(ToolError::from)?;
     let is_glob = pattern.contains(['*', '?', '[', '{']);
     let mut found: Vec<FoundFile> = if is_glob {
         let glob = globset::GlobBuilder::new(pattern)

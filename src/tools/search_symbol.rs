@@ -138,7 +138,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let (snapshot, _) = ctx
         .symbols
         .refresh(&ctx.ws, &base.abs)
-        .map_err(ToolError::internal)?;
+        .map_err(ToolError::from)?;
     let (hits, scanned) = search(&snapshot, &base.rel, language, &matcher, &kinds);
     let total = hits.len();
     let mut texts: HashMap<String, Option<String>> = HashMap::new();

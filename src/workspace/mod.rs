@@ -10,7 +10,7 @@ mod walk;
 pub mod watch;
 
 pub use source::{SourceText, count_lines, read_source};
-pub use walk::{WalkOptions, WalkedFile, walk_files};
+pub use walk::{WalkError, WalkOptions, WalkedFile, walk_files};
 
 use crate::config::{Config, ConfigReport};
 use crate::error::{ErrorCode, ToolError, ToolResult};

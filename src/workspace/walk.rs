@@ -27,9 +27,43 @@ pub struct WalkedFile {
     pub mtime: Option<SystemTime>,
 }
 
+/// Why a walk cannot start: its rules (globs, excludes, file types) do not build.
+#[derive(Debug, thiserror::Error)]
+pub enum WalkError {
+    #[error("invalid {what} '{glob}': {source}")]
+    Glob {
+        /// `glob`, `skip directory`, `exclude pattern`, `file type`.
+        what: &'static str,
+        glob: String,
+        #[source]
+        source: ignore::Error,
+    },
+    #[error(
+        "unknown file_type '{0}' (use a language id such as python, php, typescript, or a ripgrep type such as py, js, md)"
+    )]
+    UnknownType(String),
+    #[error("the walk rules do not build: {0}")]
+    Rules(#[source] ignore::Error),
+}
+
+/// A walk's rules come from the call's parameters (globs, file types) or the project's settings:
+/// either way the caller can fix them.
+impl From<WalkError> for crate::error::ToolError {
+    fn from(err: WalkError) -> Self {
+        crate::error::ToolError::invalid_parameter(err.to_string())
+    }
+}
+
+impl WalkError {
+    fn glob(what: &'static str, glob: &str) -> impl FnOnce(ignore::Error) -> WalkError {
+        let glob = glob.to_string();
+        move |source| WalkError::Glob { what, glob, source }
+    }
+}
+
 impl Workspace {
     /// A configured ripgrep-style walker rooted at `base` (a path inside the workspace).
-    pub fn walker(&self, base: &Path, opts: &WalkOptions) -> Result<WalkBuilder, String> {
+    pub fn walker(&self, base: &Path, opts: &WalkOptions) -> Result<WalkBuilder, WalkError> {
         let mut builder = WalkBuilder::new(base);
         builder
             .hidden(!self.config.include_hidden)
@@ -47,23 +81,21 @@ impl Workspace {
             );
         let mut overrides = OverrideBuilder::new(self.root());
         for glob in &opts.globs {
-            overrides
-                .add(glob)
-                .map_err(|err| format!("invalid glob '{glob}': {err}"))?;
+            overrides.add(glob).map_err(WalkError::glob("glob", glob))?;
         }
         // Skip rules are excludes; they only apply when no include glob was given, or alongside.
         for dir in &self.config.skip_dirs {
             overrides
                 .add(&format!("!**/{dir}/"))
-                .map_err(|err| err.to_string())?;
+                .map_err(WalkError::glob("skip directory", dir))?;
         }
         for pattern in &self.config.exclude_patterns {
             let pattern = pattern.strip_prefix('!').unwrap_or(pattern);
             overrides
                 .add(&format!("!{pattern}"))
-                .map_err(|err| format!("invalid exclude pattern '{pattern}': {err}"))?;
+                .map_err(WalkError::glob("exclude pattern", pattern))?;
         }
-        builder.overrides(overrides.build().map_err(|err| err.to_string())?);
+        builder.overrides(overrides.build().map_err(WalkError::Rules)?);
         if !opts.types.is_empty() {
             builder.types(file_types(&opts.types)?);
         }
@@ -72,14 +104,15 @@ impl Workspace {
 }
 
 /// Builds a type matcher from ripgrep type names, also accepting our language ids.
-pub fn file_types(names: &[String]) -> Result<ignore::types::Types, String> {
+pub fn file_types(names: &[String]) -> Result<ignore::types::Types, WalkError> {
     let mut types = ignore::types::TypesBuilder::new();
     types.add_defaults();
     for lang in crate::lang::LANGUAGES {
         for ext in lang.extensions {
+            let glob = format!("*.{ext}");
             types
-                .add(lang.id, &format!("*.{ext}"))
-                .map_err(|err| err.to_string())?;
+                .add(lang.id, &glob)
+                .map_err(WalkError::glob("file type", &glob))?;
         }
     }
     for name in names {
@@ -92,12 +125,10 @@ pub fn file_types(names: &[String]) -> Result<ignore::types::Types, String> {
         .collect();
     for name in names {
         if !known.iter().any(|k| k == name) {
-            return Err(format!(
-                "unknown file_type '{name}' (use a language id such as python, php, typescript, or a ripgrep type such as py, js, md)"
-            ));
+            return Err(WalkError::UnknownType(name.clone()));
         }
     }
-    types.build().map_err(|err| err.to_string())
+    types.build().map_err(WalkError::Rules)
 }
 
 /// All regular files under `base` that pass the walk rules, sorted by path.
@@ -105,7 +136,7 @@ pub fn walk_files(
     ws: &Workspace,
     base: &Path,
     opts: &WalkOptions,
-) -> Result<Vec<WalkedFile>, String> {
+) -> Result<Vec<WalkedFile>, WalkError> {
     let found = Mutex::new(Vec::new());
     ws.walker(base, opts)?.build_parallel().run(|| {
         let found = &found;
