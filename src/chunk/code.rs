@@ -677,14 +677,11 @@ fn module_docstring(lang: &LanguageDef, root: Node, text: &str) -> Option<String
 pub(crate) fn clean_comment(raw: &str) -> Option<String> {
     let mut lines = Vec::new();
     for line in raw.lines() {
-        let mut l = line.trim();
-        for prefix in ["/**", "/*!", "/*", "*/", "//!", "///", "//", "#", "*"] {
-            if let Some(rest) = l.strip_prefix(prefix) {
-                l = rest;
-                break;
-            }
-        }
-        let l = l.trim_end_matches("*/").trim();
+        let l = line.trim();
+        let l = crate::lang::walk::comment_line(l)
+            .unwrap_or(l)
+            .trim_end_matches("*/")
+            .trim();
         if l.starts_with('@') && !lines.is_empty() {
             // `@param`/`@return` tags: the summary above them is what matters for search.
             break;

@@ -189,6 +189,22 @@ pub fn is_magic(comment: &str) -> bool {
 /// Longest doc comment kept.
 const MAX_DOC_CHARS: usize = 1200;
 
+/// One line of a comment without its marker (`///`, `//!`, `//`, `/**`, `/*!`, `/*`, `*/`, `#`,
+/// or the `*` that starts a block comment's inner line) and without a closing `*/`; the text
+/// after the marker keeps its spacing. `None` when the line is not a comment line. The one
+/// reading of comment markers that the outline, the chunker and the relevance evidence share.
+pub fn comment_line(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    let rest = ["/**", "/*!", "/*", "*/", "///", "//!", "//", "#"]
+        .iter()
+        .find_map(|marker| line.strip_prefix(marker))
+        .or_else(|| {
+            let rest = line.strip_prefix('*')?;
+            (rest.is_empty() || rest.starts_with([' ', '\t'])).then_some(rest)
+        })?;
+    Some(rest.trim_end().trim_end_matches("*/"))
+}
+
 /// Comment text without its markers: `/** … */`, leading `*`, `//`, `///`, `//!`, `#`.
 pub fn clean_comment(raw: &str) -> String {
     let raw = raw.trim();
@@ -204,13 +220,7 @@ pub fn clean_comment(raw: &str) -> String {
         .lines()
         .map(|line| {
             let line = line.trim();
-            let line = line
-                .strip_prefix("///")
-                .or_else(|| line.strip_prefix("//!"))
-                .or_else(|| line.strip_prefix("//"))
-                .or_else(|| line.strip_prefix('#'))
-                .or_else(|| line.strip_prefix('*'))
-                .unwrap_or(line);
+            let line = comment_line(line).unwrap_or(line);
             line.strip_prefix(' ').unwrap_or(line).trim_end()
         })
         .collect();

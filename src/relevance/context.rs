@@ -220,15 +220,7 @@ fn comment_block_above(lines: &[&str], decl: usize) -> Option<String> {
 
 /// The text of one comment line, markers removed; `None` when the line is not a comment.
 fn comment_text(line: &str) -> Option<String> {
-    for marker in ["///", "//!", "//", "/**", "/*", "*/", "#"] {
-        if let Some(rest) = line.strip_prefix(marker) {
-            return Some(rest.trim_end_matches("*/").trim().to_string());
-        }
-    }
-    if line == "*" || line.starts_with("* ") {
-        return Some(line[1..].trim_end_matches("*/").trim().to_string());
-    }
-    None
+    crate::lang::walk::comment_line(line).map(|text| text.trim().to_string())
 }
 
 #[cfg(test)]
