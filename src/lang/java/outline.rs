@@ -167,99 +167,14 @@ fn declaration(node: Node, src: &str, outer: Option<&str>, out: &mut FileOutline
         kind,
         "interface_declaration" | "annotation_type_declaration"
     );
-    let mut methods = Vec::new();
-    let mut properties = Vec::new();
-    let mut enum_members = Vec::new();
-    let body = node.child_by_field_name("body");
-    for member in body.map(named_children).unwrap_or_default() {
-        match member.kind() {
-            "method_declaration"
-            | "constructor_declaration"
-            | "compact_constructor_declaration" => methods.push(method(member, src, in_interface)),
-            "field_declaration" | "constant_declaration" => {
-                let type_name = member.child_by_field_name("type").map(|t| one_line(t, src));
-                let mwords = modifier_words(member, src);
-                let mut cursor = member.walk();
-                for d in member.children_by_field_name("declarator", &mut cursor) {
-                    properties.push(Property {
-                        name: name_of(d, src),
-                        type_name: type_name.clone(),
-                        access_modifier: access(member, src, in_interface),
-                        is_static: in_interface || mwords.iter().any(|w| w == "static"),
-                        readonly: in_interface || mwords.iter().any(|w| w == "final"),
-                        optional: false,
-                        line: line(member),
-                    });
-                }
-            }
-            "enum_constant" => enum_members.push(EnumMember {
-                name: name_of(member, src),
-                value: member
-                    .child_by_field_name("arguments")
-                    .map(|a| one_line(a, src)),
-            }),
-            "enum_body_declarations" => {
-                for inner in named_children(member) {
-                    match inner.kind() {
-                        "method_declaration" | "constructor_declaration" => {
-                            methods.push(method(inner, src, false))
-                        }
-                        _ => declaration(inner, src, Some(&name), out),
-                    }
-                }
-            }
-            _ => declaration(member, src, Some(&name), out),
-        }
-    }
-    let type_list = |n: Option<Node>| -> Vec<String> {
-        n.map(|c| {
-            named_children(c)
-                .into_iter()
-                .flat_map(|l| {
-                    if l.kind() == "type_list" {
-                        named_children(l)
-                    } else {
-                        vec![l]
-                    }
-                })
-                .map(|t| one_line(t, src))
-                .collect()
-        })
-        .unwrap_or_default()
-    };
+    let Body {
+        methods,
+        mut properties,
+        enum_members,
+    } = body(node, src, &name, in_interface, out);
     let doc = javadoc(node, src);
     match kind {
         "interface_declaration" | "annotation_type_declaration" => {
-            let mut members: Vec<Member> = properties
-                .into_iter()
-                .map(|p| Member {
-                    name: p.name,
-                    kind: "constant".into(),
-                    type_name: p.type_name,
-                    optional: false,
-                    readonly: true,
-                    line: p.line,
-                })
-                .collect();
-            members.extend(methods.into_iter().map(|m| {
-                let params: Vec<String> = m
-                    .parameters
-                    .iter()
-                    .map(|p| format!("{} {}", p.type_name.as_deref().unwrap_or("?"), p.name))
-                    .collect();
-                Member {
-                    type_name: Some(format!(
-                        "{} ({})",
-                        m.return_type.as_deref().unwrap_or("void"),
-                        params.join(", ")
-                    )),
-                    name: m.name,
-                    kind: "method".into(),
-                    optional: !m.is_abstract,
-                    readonly: false,
-                    line: m.location.start.line,
-                }
-            }));
             out.types.push(TypeDefinition {
                 name,
                 kind: if kind == "interface_declaration" {
@@ -269,8 +184,8 @@ fn declaration(node: Node, src: &str, outer: Option<&str>, out: &mut FileOutline
                 }
                 .into(),
                 exported,
-                extends: type_list(child_of_kind(node, "extends_interfaces")),
-                members,
+                extends: type_list(child_of_kind(node, "extends_interfaces"), src),
+                members: interface_members(properties, methods),
                 definition: None,
                 location: location(node),
                 doc,
@@ -281,26 +196,14 @@ fn declaration(node: Node, src: &str, outer: Option<&str>, out: &mut FileOutline
             exported,
             is_const: false,
             members: enum_members,
-            implements: type_list(node.child_by_field_name("interfaces")),
+            implements: type_list(node.child_by_field_name("interfaces"), src),
             methods,
             location: location(node),
             doc,
         }),
         _ => {
-            if kind == "record_declaration"
-                && let Some(params) = node.child_by_field_name("parameters")
-            {
-                for p in named_children(params) {
-                    properties.push(Property {
-                        name: name_of(p, src),
-                        type_name: p.child_by_field_name("type").map(|t| one_line(t, src)),
-                        access_modifier: "private".into(),
-                        is_static: false,
-                        readonly: true,
-                        optional: false,
-                        line: line(p),
-                    });
-                }
+            if kind == "record_declaration" {
+                properties.extend(record_components(node, src));
             }
             out.classes.push(Class {
                 name,
@@ -316,7 +219,7 @@ fn declaration(node: Node, src: &str, outer: Option<&str>, out: &mut FileOutline
                     .child_by_field_name("superclass")
                     .and_then(|s| s.named_child(0))
                     .map(|t| one_line(t, src)),
-                implements: type_list(node.child_by_field_name("interfaces")),
+                implements: type_list(node.child_by_field_name("interfaces"), src),
                 uses: Vec::new(),
                 methods,
                 properties,
@@ -326,6 +229,147 @@ fn declaration(node: Node, src: &str, outer: Option<&str>, out: &mut FileOutline
             });
         }
     }
+}
+
+/// What a type's body declares; nested types go straight to `out`, under `name`.
+struct Body {
+    methods: Vec<Method>,
+    properties: Vec<Property>,
+    enum_members: Vec<EnumMember>,
+}
+
+fn body(node: Node, src: &str, name: &str, in_interface: bool, out: &mut FileOutline) -> Body {
+    let mut found = Body {
+        methods: Vec::new(),
+        properties: Vec::new(),
+        enum_members: Vec::new(),
+    };
+    let members = node
+        .child_by_field_name("body")
+        .map(named_children)
+        .unwrap_or_default();
+    for member in members {
+        match member.kind() {
+            "method_declaration"
+            | "constructor_declaration"
+            | "compact_constructor_declaration" => {
+                found.methods.push(method(member, src, in_interface))
+            }
+            "field_declaration" | "constant_declaration" => {
+                found.properties.extend(fields(member, src, in_interface))
+            }
+            "enum_constant" => found.enum_members.push(EnumMember {
+                name: name_of(member, src),
+                value: member
+                    .child_by_field_name("arguments")
+                    .map(|a| one_line(a, src)),
+            }),
+            "enum_body_declarations" => {
+                for inner in named_children(member) {
+                    match inner.kind() {
+                        "method_declaration" | "constructor_declaration" => {
+                            found.methods.push(method(inner, src, false))
+                        }
+                        _ => declaration(inner, src, Some(name), out),
+                    }
+                }
+            }
+            _ => declaration(member, src, Some(name), out),
+        }
+    }
+    found
+}
+
+/// One property per declarator of a field (`int a, b;`); interface fields are constants.
+fn fields(member: Node, src: &str, in_interface: bool) -> Vec<Property> {
+    let type_name = member.child_by_field_name("type").map(|t| one_line(t, src));
+    let words = modifier_words(member, src);
+    let mut cursor = member.walk();
+    member
+        .children_by_field_name("declarator", &mut cursor)
+        .map(|d| Property {
+            name: name_of(d, src),
+            type_name: type_name.clone(),
+            access_modifier: access(member, src, in_interface),
+            is_static: in_interface || words.iter().any(|w| w == "static"),
+            readonly: in_interface || words.iter().any(|w| w == "final"),
+            optional: false,
+            line: line(member),
+        })
+        .collect()
+}
+
+/// A record's components, which are its private final fields.
+fn record_components(node: Node, src: &str) -> Vec<Property> {
+    let Some(params) = node.child_by_field_name("parameters") else {
+        return Vec::new();
+    };
+    named_children(params)
+        .into_iter()
+        .map(|p| Property {
+            name: name_of(p, src),
+            type_name: p.child_by_field_name("type").map(|t| one_line(t, src)),
+            access_modifier: "private".into(),
+            is_static: false,
+            readonly: true,
+            optional: false,
+            line: line(p),
+        })
+        .collect()
+}
+
+/// An interface's constants and method signatures as members.
+fn interface_members(properties: Vec<Property>, methods: Vec<Method>) -> Vec<Member> {
+    let mut members: Vec<Member> = properties
+        .into_iter()
+        .map(|p| Member {
+            name: p.name,
+            kind: "constant".into(),
+            type_name: p.type_name,
+            optional: false,
+            readonly: true,
+            line: p.line,
+        })
+        .collect();
+    members.extend(methods.into_iter().map(|m| {
+        let params: Vec<String> = m
+            .parameters
+            .iter()
+            .map(|p| format!("{} {}", p.type_name.as_deref().unwrap_or("?"), p.name))
+            .collect();
+        Member {
+            type_name: Some(format!(
+                "{} ({})",
+                m.return_type.as_deref().unwrap_or("void"),
+                params.join(", ")
+            )),
+            name: m.name,
+            kind: "method".into(),
+            optional: !m.is_abstract,
+            readonly: false,
+            line: m.location.start.line,
+        }
+    }));
+    members
+}
+
+/// The types of an `extends` / `implements` clause.
+fn type_list(clause: Option<Node>, src: &str) -> Vec<String> {
+    clause
+        .map(|c| {
+            named_children(c)
+                .into_iter()
+                .flat_map(|l| {
+                    if l.kind() == "type_list" {
+                        named_children(l)
+                    } else {
+                        vec![l]
+                    }
+                })
+                .map(|t| one_line(t, src))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn method(node: Node, src: &str, in_interface: bool) -> Method {
