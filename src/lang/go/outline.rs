@@ -22,56 +22,8 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
     for node in named_children(root) {
         match node.kind() {
             "import_declaration" => imports(node, src, &mut out.imports),
-            "function_declaration" => {
-                let name = name_of(node, src);
-                out.functions.push(Function {
-                    exported: is_exported(&name),
-                    is_async: false,
-                    generator: false,
-                    parameters: node
-                        .child_by_field_name("parameters")
-                        .map(|p| parameters(p, src))
-                        .unwrap_or_default(),
-                    return_type: node.child_by_field_name("result").map(|r| one_line(r, src)),
-                    location: location(node),
-                    decorators: Vec::new(),
-                    doc: doc_before(node, src, DocStyle::Line, &[]),
-                    body: node
-                        .child_by_field_name("body")
-                        .map(|b| body_excerpt(b, src)),
-                    name,
-                });
-            }
-            "method_declaration" => {
-                let receiver = node
-                    .child_by_field_name("receiver")
-                    .map(|r| receiver_type(r, src))
-                    .unwrap_or_default();
-                let name = name_of(node, src);
-                methods.push((
-                    receiver,
-                    Method {
-                        kind: "method".into(),
-                        access_modifier: access(&name).into(),
-                        is_static: false,
-                        is_abstract: false,
-                        is_async: false,
-                        generator: false,
-                        parameters: node
-                            .child_by_field_name("parameters")
-                            .map(|p| parameters(p, src))
-                            .unwrap_or_default(),
-                        return_type: node.child_by_field_name("result").map(|r| one_line(r, src)),
-                        location: location(node),
-                        decorators: Vec::new(),
-                        doc: doc_before(node, src, DocStyle::Line, &[]),
-                        body: node
-                            .child_by_field_name("body")
-                            .map(|b| body_excerpt(b, src)),
-                        name,
-                    },
-                ));
-            }
+            "function_declaration" => out.functions.push(function(node, src)),
+            "method_declaration" => methods.push(method(node, src)),
             "type_declaration" => {
                 for spec in named_children(node) {
                     type_spec(spec, node, src, &mut out);
@@ -81,12 +33,69 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
             _ => {}
         }
     }
-    // Methods join their receiver's struct; a receiver declared in another file of the
-    // package gets a class entry of its own so its methods are not lost.
+    attach_methods(methods, &mut out.classes);
+    out.exports = exports(&out);
+    out
+}
+
+fn function(node: Node, src: &str) -> Function {
+    let name = name_of(node, src);
+    Function {
+        exported: is_exported(&name),
+        is_async: false,
+        generator: false,
+        parameters: node
+            .child_by_field_name("parameters")
+            .map(|p| parameters(p, src))
+            .unwrap_or_default(),
+        return_type: node.child_by_field_name("result").map(|r| one_line(r, src)),
+        location: location(node),
+        decorators: Vec::new(),
+        doc: doc_before(node, src, DocStyle::Line, &[]),
+        body: node
+            .child_by_field_name("body")
+            .map(|b| body_excerpt(b, src)),
+        name,
+    }
+}
+
+/// A method with the name of its receiver's type.
+fn method(node: Node, src: &str) -> (String, Method) {
+    let receiver = node
+        .child_by_field_name("receiver")
+        .map(|r| receiver_type(r, src))
+        .unwrap_or_default();
+    let name = name_of(node, src);
+    let method = Method {
+        kind: "method".into(),
+        access_modifier: access(&name).into(),
+        is_static: false,
+        is_abstract: false,
+        is_async: false,
+        generator: false,
+        parameters: node
+            .child_by_field_name("parameters")
+            .map(|p| parameters(p, src))
+            .unwrap_or_default(),
+        return_type: node.child_by_field_name("result").map(|r| one_line(r, src)),
+        location: location(node),
+        decorators: Vec::new(),
+        doc: doc_before(node, src, DocStyle::Line, &[]),
+        body: node
+            .child_by_field_name("body")
+            .map(|b| body_excerpt(b, src)),
+        name,
+    };
+    (receiver, method)
+}
+
+/// Methods join their receiver's struct; a receiver declared in another file of the package
+/// gets a class entry of its own so its methods are not lost.
+fn attach_methods(methods: Vec<(String, Method)>, classes: &mut Vec<Class>) {
     for (receiver, method) in methods {
-        match out.classes.iter_mut().find(|c| c.name == receiver) {
+        match classes.iter_mut().find(|c| c.name == receiver) {
             Some(class) => class.methods.push(method),
-            None => out.classes.push(Class {
+            None => classes.push(Class {
                 exported: is_exported(&receiver),
                 name: receiver,
                 kind: "type".into(),
@@ -102,6 +111,11 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
             }),
         }
     }
+}
+
+/// What the package exports from this file: its capitalised functions, structs, types,
+/// enums, constants and variables.
+fn exports(out: &FileOutline) -> Vec<Export> {
     let mut exports = Vec::new();
     exports.extend(
         out.functions
@@ -141,7 +155,7 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
             },
         )
     }));
-    out.exports = exports
+    exports
         .into_iter()
         .map(|(name, kind)| Export {
             name,
@@ -150,8 +164,7 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
             re_export: false,
             source: None,
         })
-        .collect();
-    out
+        .collect()
 }
 
 fn name_of(node: Node, src: &str) -> String {
