@@ -228,45 +228,11 @@ fn class(def: Node, outer: Node, decorators: Vec<String>, src: &str, out: &mut F
     };
     let body = def.child_by_field_name("body");
     let doc = body.and_then(|b| docstring(b, src));
-    let mut methods = Vec::new();
-    let mut properties = Vec::new();
-    let mut members = Vec::new();
-    for stmt in body.map(named_children).unwrap_or_default() {
-        let (method_decorators, inner) = undecorate(stmt, src);
-        match inner.kind() {
-            "function_definition" => methods.push(method(inner, stmt, method_decorators, src)),
-            "expression_statement" => {
-                for assign in named_children(inner)
-                    .into_iter()
-                    .filter(|a| a.kind() == "assignment")
-                {
-                    let Some(left) = assign
-                        .child_by_field_name("left")
-                        .filter(|l| l.kind() == "identifier")
-                    else {
-                        continue;
-                    };
-                    let name = text(left, src).to_string();
-                    members.push(EnumMember {
-                        name: name.clone(),
-                        value: assign
-                            .child_by_field_name("right")
-                            .map(|r| one_line(r, src)),
-                    });
-                    properties.push(Property {
-                        access_modifier: access(&name).into(),
-                        type_name: assign.child_by_field_name("type").map(|t| one_line(t, src)),
-                        name,
-                        is_static: true,
-                        readonly: false,
-                        optional: assign.child_by_field_name("right").is_some(),
-                        line: line(assign),
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
+    let ClassBody {
+        methods,
+        properties,
+        members,
+    } = class_body(body, src);
     if base_is(&["Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"]) {
         out.enums.push(EnumDefinition {
             name,
@@ -286,25 +252,7 @@ fn class(def: Node, outer: Node, decorators: Vec<String>, src: &str, out: &mut F
         } else {
             "type"
         };
-        let mut type_members: Vec<Member> = properties
-            .into_iter()
-            .map(|p| Member {
-                name: p.name,
-                kind: "property".into(),
-                type_name: p.type_name,
-                optional: false,
-                readonly: false,
-                line: p.line,
-            })
-            .collect();
-        type_members.extend(methods.into_iter().map(|m| Member {
-            type_name: Some(signature_of(&m)),
-            name: m.name,
-            kind: "method".into(),
-            optional: false,
-            readonly: false,
-            line: m.location.start.line,
-        }));
+        let type_members = protocol_members(properties, methods);
         out.types.push(TypeDefinition {
             name,
             kind: kind.into(),
@@ -336,6 +284,87 @@ fn class(def: Node, outer: Node, decorators: Vec<String>, src: &str, out: &mut F
         decorators,
         doc,
     });
+}
+
+/// What a class body declares: methods, and its class-level assignments both as properties and
+/// (for an `Enum`) as members.
+struct ClassBody {
+    methods: Vec<Method>,
+    properties: Vec<Property>,
+    members: Vec<EnumMember>,
+}
+
+fn class_body(body: Option<Node>, src: &str) -> ClassBody {
+    let mut found = ClassBody {
+        methods: Vec::new(),
+        properties: Vec::new(),
+        members: Vec::new(),
+    };
+    for stmt in body.map(named_children).unwrap_or_default() {
+        let (method_decorators, inner) = undecorate(stmt, src);
+        match inner.kind() {
+            "function_definition" => {
+                found
+                    .methods
+                    .push(method(inner, stmt, method_decorators, src))
+            }
+            "expression_statement" => {
+                for assign in named_children(inner)
+                    .into_iter()
+                    .filter(|a| a.kind() == "assignment")
+                {
+                    let Some(left) = assign
+                        .child_by_field_name("left")
+                        .filter(|l| l.kind() == "identifier")
+                    else {
+                        continue;
+                    };
+                    let name = text(left, src).to_string();
+                    found.members.push(EnumMember {
+                        name: name.clone(),
+                        value: assign
+                            .child_by_field_name("right")
+                            .map(|r| one_line(r, src)),
+                    });
+                    found.properties.push(Property {
+                        access_modifier: access(&name).into(),
+                        type_name: assign.child_by_field_name("type").map(|t| one_line(t, src)),
+                        name,
+                        is_static: true,
+                        readonly: false,
+                        optional: assign.child_by_field_name("right").is_some(),
+                        line: line(assign),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// A `Protocol`'s or `TypedDict`'s annotated attributes and method signatures as members.
+fn protocol_members(properties: Vec<Property>, methods: Vec<Method>) -> Vec<Member> {
+    let mut members: Vec<Member> = properties
+        .into_iter()
+        .map(|p| Member {
+            name: p.name,
+            kind: "property".into(),
+            type_name: p.type_name,
+            optional: false,
+            readonly: false,
+            line: p.line,
+        })
+        .collect();
+    members.extend(methods.into_iter().map(|m| Member {
+        type_name: Some(signature_of(&m)),
+        name: m.name,
+        kind: "method".into(),
+        optional: false,
+        readonly: false,
+        line: m.location.start.line,
+    }));
+    members
 }
 
 fn signature_of(m: &Method) -> String {
