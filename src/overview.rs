@@ -301,7 +301,57 @@ fn project_summary(
     let main_language = languages
         .first()
         .map_or("source", |(l, _)| display_language(l));
-    let mut described = None;
+    let mut summary = format!("A {main_language} project");
+    if let Some(described) = manifest_description(manifests) {
+        summary.push_str(&format!(" ({described})"));
+    }
+    summary.push_str(&format!(
+        " with {} files and {} lines",
+        files.len(),
+        total_lines
+    ));
+    if languages.len() > 1 {
+        let parts: Vec<String> = languages
+            .iter()
+            .take(4)
+            .map(|(l, n)| format!("{n} {}", display_language(l)))
+            .collect();
+        summary.push_str(&format!(" ({})", parts.join(", ")));
+    }
+    summary.push('.');
+    let dirs = main_directories(files, root);
+    if !dirs.is_empty() {
+        summary.push_str(&format!(" Most code is in {}", dirs.join(", ")));
+    }
+    let key = most_imported(files, graph);
+    if !key.is_empty() {
+        summary.push_str(&format!(
+            "{}most imported: {}",
+            if dirs.is_empty() { " Its " } else { "; its " },
+            key.join(", ")
+        ));
+    }
+    if !dirs.is_empty() || !key.is_empty() {
+        summary.push('.');
+    }
+    if !external.is_empty() {
+        let shown: Vec<&str> = external.iter().take(6).map(String::as_str).collect();
+        summary.push_str(&format!(
+            " It depends on {}{}.",
+            shown.join(", "),
+            if external.len() > 6 {
+                format!(" and {} more", external.len() - 6)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    summary
+}
+
+/// The project's name and description from the first manifest that names it
+/// (`name: description`).
+fn manifest_description(manifests: &[(&String, &str)]) -> Option<String> {
     for (path, text) in manifests {
         let name = path.rsplit('/').next().unwrap_or(path);
         let (pkg, description) = match name {
@@ -327,32 +377,17 @@ fn project_summary(
             _ => (None, None),
         };
         if let Some(pkg) = pkg {
-            described = Some(match description {
+            return Some(match description {
                 Some(d) if !d.is_empty() => format!("{pkg}: {}", d.trim_end_matches('.')),
                 _ => pkg,
             });
-            break;
         }
     }
-    let mut summary = format!("A {main_language} project");
-    if let Some(described) = described {
-        summary.push_str(&format!(" ({described})"));
-    }
-    summary.push_str(&format!(
-        " with {} files and {} lines",
-        files.len(),
-        total_lines
-    ));
-    if languages.len() > 1 {
-        let parts: Vec<String> = languages
-            .iter()
-            .take(4)
-            .map(|(l, n)| format!("{n} {}", display_language(l)))
-            .collect();
-        summary.push_str(&format!(" ({})", parts.join(", ")));
-    }
-    summary.push('.');
-    // The directories holding most of the code.
+    None
+}
+
+/// The (up to four) directories, two levels deep, holding most lines of code.
+fn main_directories(files: &[Selected], root: &str) -> Vec<String> {
     let mut dirs: BTreeMap<String, usize> = BTreeMap::new();
     for (path, entry) in files {
         let rel = if root.is_empty() {
@@ -368,11 +403,12 @@ fn project_summary(
     }
     let mut dirs: Vec<(String, usize)> = dirs.into_iter().collect();
     dirs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    if !dirs.is_empty() {
-        let shown: Vec<String> = dirs.iter().take(4).map(|(d, _)| d.clone()).collect();
-        summary.push_str(&format!(" Most code is in {}", shown.join(", ")));
-    }
-    // The declarations the rest of the project leans on: those of the most imported files.
+    dirs.into_iter().take(4).map(|(d, _)| d).collect()
+}
+
+/// The declarations the rest of the project leans on: the first exported class, type or
+/// function of each of the (up to five) most imported files, with its importer count.
+fn most_imported(files: &[Selected], graph: &ImportGraph) -> Vec<String> {
     let mut ranked: Vec<(&Selected, usize)> = files
         .iter()
         .filter(|(path, _)| !is_test_path(path))
@@ -414,29 +450,7 @@ fn project_summary(
             break;
         }
     }
-    if !key.is_empty() {
-        summary.push_str(&format!(
-            "{}most imported: {}",
-            if dirs.is_empty() { " Its " } else { "; its " },
-            key.join(", ")
-        ));
-    }
-    if !dirs.is_empty() || !key.is_empty() {
-        summary.push('.');
-    }
-    if !external.is_empty() {
-        let shown: Vec<&str> = external.iter().take(6).map(String::as_str).collect();
-        summary.push_str(&format!(
-            " It depends on {}{}.",
-            shown.join(", "),
-            if external.len() > 6 {
-                format!(" and {} more", external.len() - 6)
-            } else {
-                String::new()
-            }
-        ));
-    }
-    summary
+    key
 }
 
 fn toml_value(text: &str, key: &str) -> Option<String> {
