@@ -133,7 +133,56 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         split: p.split.unwrap_or(false),
         encoding,
     };
-    let packed = pack(&ctx.ws, &options).map_err(|err| match err {
+    let packed = pack(&ctx.ws, &options).map_err(wire_error)?;
+    let single = packed.parts.len() == 1;
+    let mut parts = packed.parts;
+    Ok(Output {
+        total_tokens: packed.total_tokens,
+        encoding: encoding.name(),
+        style: match style {
+            Style::Xml => "xml",
+            Style::Markdown => "markdown",
+            Style::Plain => "plain",
+        },
+        compressed: options.compress,
+        file_count: packed.files.len(),
+        masked_secrets: packed.files.iter().map(|f| f.masked_secrets).sum(),
+        files: packed
+            .files
+            .into_iter()
+            .map(|f| FileTokens {
+                path: f.path,
+                tokens: f.tokens,
+                lines: f.lines,
+                masked_secrets: f.masked_secrets,
+            })
+            .collect(),
+        content: if single {
+            parts.pop().map(|p| p.content)
+        } else {
+            None
+        },
+        parts: parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, part)| PartOut {
+                index: i + 1,
+                tokens: part.tokens,
+                files: part.files,
+                content: part.content,
+            })
+            .collect(),
+        skipped: packed
+            .skipped
+            .into_iter()
+            .map(|(file, reason)| crate::index::SkippedFile { file, reason })
+            .collect(),
+    })
+}
+
+/// A packing failure as the wire's error, with what the caller needs to fix it.
+fn wire_error(err: PackError) -> ToolError {
+    match err {
         PackError::InvalidGlob(message) => {
             ToolError::invalid_parameter(message).with("parameter", "include/exclude")
         }
@@ -187,51 +236,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
             "hint",
             "exclude it, set compress: true, or raise max_tokens",
         ),
-    })?;
-    let single = packed.parts.len() == 1;
-    let mut parts = packed.parts;
-    Ok(Output {
-        total_tokens: packed.total_tokens,
-        encoding: encoding.name(),
-        style: match style {
-            Style::Xml => "xml",
-            Style::Markdown => "markdown",
-            Style::Plain => "plain",
-        },
-        compressed: options.compress,
-        file_count: packed.files.len(),
-        masked_secrets: packed.files.iter().map(|f| f.masked_secrets).sum(),
-        files: packed
-            .files
-            .into_iter()
-            .map(|f| FileTokens {
-                path: f.path,
-                tokens: f.tokens,
-                lines: f.lines,
-                masked_secrets: f.masked_secrets,
-            })
-            .collect(),
-        content: if single {
-            parts.pop().map(|p| p.content)
-        } else {
-            None
-        },
-        parts: parts
-            .into_iter()
-            .enumerate()
-            .map(|(i, part)| PartOut {
-                index: i + 1,
-                tokens: part.tokens,
-                files: part.files,
-                content: part.content,
-            })
-            .collect(),
-        skipped: packed
-            .skipped
-            .into_iter()
-            .map(|(file, reason)| crate::index::SkippedFile { file, reason })
-            .collect(),
-    })
+    }
 }
 
 /// The session's explored files and directories as include globs.
