@@ -123,46 +123,11 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     outline.strip_details(docs, mode == Mode::Detailed);
     let summary = summarize(&entry.outline, &target.rel);
     if wants(Section::Dependencies) {
-        let snapshot = ctx.outlines.snapshot();
-        let resolutions = ctx
-            .graph
-            .resolve_imports(&snapshot, &target.rel, &entry.outline);
-        let mut kept = Vec::with_capacity(outline.imports.len());
-        for (mut import, resolution) in outline.imports.drain(..).zip(resolutions.iter()) {
-            // A class named without `use` is listed only when it is a project file.
-            if import.is_reference() && resolution.targets.is_empty() {
-                continue;
-            }
-            import.kind = if resolution.internal {
-                ImportType::Internal
-            } else {
-                ImportType::External
-            };
-            kept.push(import);
-        }
-        outline.imports = kept;
+        let imports = std::mem::take(&mut outline.imports);
+        outline.imports = resolved(ctx, &target.rel, &entry.outline, imports);
     }
     let partial = outline.is_partial();
-    let errors = outline
-        .errors
-        .iter()
-        .map(|e| ParseError {
-            code: "PARSE_ERROR",
-            message: e.message.clone(),
-            severity: "error",
-            location: Location {
-                file: target.rel.clone(),
-                start: Position {
-                    line: e.line,
-                    column: e.column,
-                },
-                end: Position {
-                    line: e.line,
-                    column: e.column,
-                },
-            },
-        })
-        .collect();
+    let errors = parse_errors(&outline, &target.rel);
     Ok(Output {
         success: !partial,
         partial,
@@ -215,6 +180,50 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
             lines: entry.lines,
         }),
     })
+}
+
+/// The imports with their internal/external type from module resolution (not the outline's
+/// guess); a class named without `use` is kept only when it is a project file.
+fn resolved(ctx: &Context, file: &str, outline: &FileOutline, imports: Vec<Import>) -> Vec<Import> {
+    let snapshot = ctx.outlines.snapshot();
+    let resolutions = ctx.graph.resolve_imports(&snapshot, file, outline);
+    imports
+        .into_iter()
+        .zip(resolutions.iter())
+        .filter(|(import, resolution)| !(import.is_reference() && resolution.targets.is_empty()))
+        .map(|(mut import, resolution)| {
+            import.kind = if resolution.internal {
+                ImportType::Internal
+            } else {
+                ImportType::External
+            };
+            import
+        })
+        .collect()
+}
+
+/// The outline's syntax errors in seed 002's error shape.
+fn parse_errors(outline: &FileOutline, file: &str) -> Vec<ParseError> {
+    outline
+        .errors
+        .iter()
+        .map(|e| {
+            let at = Position {
+                line: e.line,
+                column: e.column,
+            };
+            ParseError {
+                code: "PARSE_ERROR",
+                message: e.message.clone(),
+                severity: "error",
+                location: Location {
+                    file: file.to_string(),
+                    start: at,
+                    end: at,
+                },
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
