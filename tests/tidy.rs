@@ -266,87 +266,6 @@ fn inline_test_lines(code: &str) -> BTreeSet<usize> {
     out
 }
 
-/// Every string literal's content with the line it starts on (plain and raw strings; comments
-/// and char literals skipped).
-fn string_literals(text: &str) -> Vec<(usize, String)> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut line = 1;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && next == Some('*') {
-            let mut depth = 0;
-            while i < chars.len() {
-                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    line += usize::from(chars[i] == '\n');
-                    i += 1;
-                }
-            }
-        } else if c == 'r'
-            && (next == Some('"') || next == Some('#'))
-            && !chars[..i]
-                .last()
-                .is_some_and(|p| p.is_alphanumeric() || *p == '_')
-            && raw_string_end(&chars, i).is_some()
-        {
-            let end = raw_string_end(&chars, i).unwrap();
-            let raw: String = chars[i..end].iter().collect();
-            let hashes = raw[1..].chars().take_while(|&c| c == '#').count();
-            out.push((line, raw[2 + hashes..raw.len() - 1 - hashes].to_string()));
-            line += raw.matches('\n').count();
-            i = end;
-        } else if c == '"' {
-            let start_line = line;
-            let mut content = String::new();
-            i += 1;
-            while i < chars.len() && chars[i] != '"' {
-                if chars[i] == '\\' {
-                    content.push(chars[i]);
-                    i += 1;
-                }
-                if i < chars.len() {
-                    line += usize::from(chars[i] == '\n');
-                    content.push(chars[i]);
-                    i += 1;
-                }
-            }
-            out.push((start_line, content));
-            i += 1;
-        } else if c == '\'' {
-            let close = if next == Some('\\') {
-                chars[i + 2..]
-                    .iter()
-                    .position(|&c| c == '\'')
-                    .map(|p| i + 2 + p)
-            } else if chars.get(i + 2) == Some(&'\'') {
-                Some(i + 2)
-            } else {
-                None
-            };
-            i = close.map_or(i + 1, |end| end + 1);
-        } else {
-            line += usize::from(c == '\n');
-            i += 1;
-        }
-    }
-    out
-}
-
 /// The reader itself: comments, strings and look-alikes are not references.
 #[test]
 fn reads_only_code_paths() {
@@ -515,9 +434,30 @@ fn leading_ident(s: &str) -> Option<String> {
 /// `text` with comments and the contents of string and char literals blanked out (newlines
 /// kept, so line numbers stay right).
 fn code_only(text: &str) -> String {
+    lex(text).code
+}
+
+/// Every string literal's content with the line it starts on (plain and raw strings; comments
+/// and char literals skipped).
+fn string_literals(text: &str) -> Vec<(usize, String)> {
+    lex(text).literals
+}
+
+/// A source file split the way the checks read it.
+struct Lexed {
+    /// The text with comments dropped and literals blanked, newlines kept.
+    code: String,
+    /// Each string literal's content and the line it starts on.
+    literals: Vec<(usize, String)>,
+}
+
+/// One pass over Rust source that tells code, comments and literals apart.
+fn lex(text: &str) -> Lexed {
     let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
+    let mut code = String::with_capacity(text.len());
+    let mut literals = Vec::new();
     let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
+    let line_of = |code: &String| code.matches('\n').count() + 1;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -539,7 +479,7 @@ fn code_only(text: &str) -> String {
                         break;
                     }
                 } else {
-                    out.push(blank(chars[i]));
+                    code.push(blank(chars[i]));
                     i += 1;
                 }
             }
@@ -551,22 +491,33 @@ fn code_only(text: &str) -> String {
             && raw_string_end(&chars, i).is_some()
         {
             let end = raw_string_end(&chars, i).unwrap();
-            out.extend(chars[i..end].iter().map(|&c| blank(c)));
+            let raw: String = chars[i..end].iter().collect();
+            let hashes = raw[1..].chars().take_while(|&c| c == '#').count();
+            literals.push((
+                line_of(&code),
+                raw[2 + hashes..raw.len() - 1 - hashes].to_string(),
+            ));
+            code.extend(chars[i..end].iter().map(|&c| blank(c)));
             i = end;
         } else if c == '"' {
-            out.push(' ');
+            let line = line_of(&code);
+            let mut content = String::new();
+            code.push(' ');
             i += 1;
             while i < chars.len() && chars[i] != '"' {
                 if chars[i] == '\\' {
-                    out.push(' ');
+                    content.push(chars[i]);
+                    code.push(' ');
                     i += 1;
                 }
                 if i < chars.len() {
-                    out.push(blank(chars[i]));
+                    content.push(chars[i]);
+                    code.push(blank(chars[i]));
                     i += 1;
                 }
             }
-            out.push(' ');
+            literals.push((line, content));
+            code.push(' ');
             i += 1;
         } else if c == '\'' {
             // A char literal ('x', '\n', '"') or a lifetime ('a): only the former is skipped.
@@ -582,20 +533,20 @@ fn code_only(text: &str) -> String {
             };
             match close {
                 Some(end) => {
-                    out.extend(std::iter::repeat_n(' ', end + 1 - i));
+                    code.extend(std::iter::repeat_n(' ', end + 1 - i));
                     i = end + 1;
                 }
                 None => {
-                    out.push(c);
+                    code.push(c);
                     i += 1;
                 }
             }
         } else {
-            out.push(c);
+            code.push(c);
             i += 1;
         }
     }
-    out
+    Lexed { code, literals }
 }
 
 /// The index just past a raw string starting at `start` (`r"…"`, `r#"…"#`, …), if it is one.

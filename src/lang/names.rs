@@ -89,6 +89,37 @@ pub struct NameRules {
     pub reference: for<'t> fn(visit: &Visit<'t, '_>, text: &'t str) -> Option<Reference<'t>>,
 }
 
+/// The lookup of languages whose names are paths (`orders.Order`, `crate::money::Money`): the
+/// first segment through the imports, else through the file's own top-level names (as
+/// `module{local_separator}name`), the rest of the path appended; builtins resolve to nothing.
+pub fn resolve_path(
+    bindings: &Bindings,
+    raw: &str,
+    separator: &str,
+    local_separator: &str,
+    builtins: &[&str],
+) -> Option<String> {
+    let (first, rest) = match raw.split_once(separator) {
+        Some((f, r)) => (f, Some(r)),
+        None => (raw, None),
+    };
+    if builtins.contains(&first) {
+        return None;
+    }
+    let base = if let Some(full) = bindings.map.get(first) {
+        full.clone()
+    } else if bindings.locals.contains(first) {
+        let module = bindings.namespace.as_deref().unwrap_or("");
+        format!("{module}{local_separator}{first}")
+    } else {
+        return None;
+    };
+    Some(match rest {
+        Some(rest) => format!("{base}{separator}{rest}"),
+        None => base,
+    })
+}
+
 /// `Name as Alias` → (`Name`, `Alias`).
 pub fn split_alias(part: &str) -> (&str, Option<&str>) {
     let part = part.trim();

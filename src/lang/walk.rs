@@ -71,6 +71,13 @@ pub fn child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     node.children(&mut cursor).find(|c| c.kind() == kind)
 }
 
+/// The named children of `node`'s `field` child; none when it has no such child.
+pub fn field_children<'t>(node: Node<'t>, field: &str) -> Vec<Node<'t>> {
+    node.child_by_field_name(field)
+        .map(named_children)
+        .unwrap_or_default()
+}
+
 pub fn named_children(node: Node) -> Vec<Node> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor).collect()

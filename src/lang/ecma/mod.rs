@@ -4,7 +4,7 @@
 pub mod names;
 pub mod outline;
 
-use super::walk::{has_child, named_children, text};
+use super::walk::{field_children, has_child, text};
 use super::{LanguageDef, ModuleSystem, Parsing, TypedParameter};
 use tree_sitter::{Language as Grammar, Node};
 
@@ -74,23 +74,14 @@ fn exported(node: Node, _name: &str, _src: &str) -> bool {
 /// `constructor`'s parameters annotated with a class type (generics dropped); `private` /
 /// `readonly` parameters are also properties.
 fn injected(class: Node, src: &str) -> Vec<TypedParameter> {
-    let Some(constructor) = class
-        .child_by_field_name("body")
-        .map(named_children)
-        .unwrap_or_default()
-        .into_iter()
-        .find(|m| {
-            m.kind() == "method_definition"
-                && m.child_by_field_name("name")
-                    .is_some_and(|n| text(n, src) == "constructor")
-        })
-    else {
+    let Some(constructor) = field_children(class, "body").into_iter().find(|m| {
+        m.kind() == "method_definition"
+            && m.child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == "constructor")
+    }) else {
         return Vec::new();
     };
-    let parameters = constructor
-        .child_by_field_name("parameters")
-        .map(named_children)
-        .unwrap_or_default();
+    let parameters = field_children(constructor, "parameters");
     parameters
         .into_iter()
         .filter_map(|param| {

@@ -3,7 +3,7 @@
 //! top-level names are `file#name`. Types, `new`, `extends`, JSX elements and called functions
 //! are the references.
 
-use crate::lang::names::{Bindings, NameRules, Reference, Visit, strip_ext};
+use crate::lang::names::{Bindings, NameRules, Reference, Visit, resolve_path, strip_ext};
 use crate::lang::walk::text as node_text;
 use tree_sitter::Node;
 
@@ -114,24 +114,7 @@ fn resolve_module(spec: &str, file: &str) -> String {
 }
 
 fn resolve(bindings: &Bindings, raw: &str) -> Option<String> {
-    let (first, rest) = match raw.split_once('.') {
-        Some((f, r)) => (f, Some(r)),
-        None => (raw, None),
-    };
-    if BUILTIN_TYPES.contains(&first) {
-        return None;
-    }
-    let base = if let Some(full) = bindings.map.get(first) {
-        full.clone()
-    } else if bindings.locals.contains(first) {
-        format!("{}#{first}", bindings.namespace.as_deref().unwrap_or(""))
-    } else {
-        return None;
-    };
-    Some(match rest {
-        Some(rest) => format!("{base}.{rest}"),
-        None => base,
-    })
+    resolve_path(bindings, raw, ".", "#", BUILTIN_TYPES)
 }
 
 fn reference<'t>(visit: &Visit<'t, '_>, text: &'t str) -> Option<Reference<'t>> {

@@ -3,7 +3,7 @@
 pub mod names;
 pub mod outline;
 
-use super::walk::{child_of_kind, named_children, text};
+use super::walk::{child_of_kind, field_children, text};
 use super::{LanguageDef, ModuleSystem, Parsing, TypedParameter};
 use tree_sitter::{Language as Grammar, Node};
 
@@ -30,19 +30,13 @@ pub const JAVA: LanguageDef = LanguageDef {
 
 /// The first constructor's parameters whose type names a class (generics dropped).
 fn injected(class: Node, src: &str) -> Vec<TypedParameter> {
-    let Some(constructor) = class
-        .child_by_field_name("body")
-        .map(named_children)
-        .unwrap_or_default()
+    let Some(constructor) = field_children(class, "body")
         .into_iter()
         .find(|m| m.kind() == "constructor_declaration")
     else {
         return Vec::new();
     };
-    let parameters = constructor
-        .child_by_field_name("parameters")
-        .map(named_children)
-        .unwrap_or_default();
+    let parameters = field_children(constructor, "parameters");
     parameters
         .into_iter()
         .filter_map(|param| {

@@ -4,7 +4,7 @@
 pub mod names;
 pub mod outline;
 
-use super::walk::{child_of_kind, named_children, text};
+use super::walk::{child_of_kind, field_children, text};
 use super::{Framework, LanguageDef, ModuleSystem, Parsing, TypedParameter};
 use tree_sitter::{Language as Grammar, Node};
 
@@ -48,23 +48,14 @@ fn exported(node: Node, _name: &str, src: &str) -> bool {
 
 /// `__construct`'s typed parameters, promoted properties included.
 fn injected(class: Node, src: &str) -> Vec<TypedParameter> {
-    let Some(constructor) = class
-        .child_by_field_name("body")
-        .map(named_children)
-        .unwrap_or_default()
-        .into_iter()
-        .find(|m| {
-            m.kind() == "method_declaration"
-                && m.child_by_field_name("name")
-                    .is_some_and(|n| text(n, src) == "__construct")
-        })
-    else {
+    let Some(constructor) = field_children(class, "body").into_iter().find(|m| {
+        m.kind() == "method_declaration"
+            && m.child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == "__construct")
+    }) else {
         return Vec::new();
     };
-    let parameters = constructor
-        .child_by_field_name("parameters")
-        .map(named_children)
-        .unwrap_or_default();
+    let parameters = field_children(constructor, "parameters");
     parameters
         .into_iter()
         .filter_map(|param| {

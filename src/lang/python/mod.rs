@@ -4,7 +4,7 @@
 pub mod names;
 pub mod outline;
 
-use super::walk::{named_children, text};
+use super::walk::{field_children, text};
 use super::{LanguageDef, ModuleSystem, Parsing, TypedParameter};
 use tree_sitter::{Language as Grammar, Node};
 
@@ -30,10 +30,7 @@ pub const PYTHON: LanguageDef = LanguageDef {
 
 /// `__init__`'s annotated parameters (decorated or not).
 fn injected(class: Node, src: &str) -> Vec<TypedParameter> {
-    let members = class
-        .child_by_field_name("body")
-        .map(named_children)
-        .unwrap_or_default();
+    let members = field_children(class, "body");
     let Some(init) = members.into_iter().find_map(|member| {
         let member = if member.kind() == "decorated_definition" {
             member.child_by_field_name("definition")?
@@ -48,10 +45,7 @@ fn injected(class: Node, src: &str) -> Vec<TypedParameter> {
     }) else {
         return Vec::new();
     };
-    let parameters = init
-        .child_by_field_name("parameters")
-        .map(named_children)
-        .unwrap_or_default();
+    let parameters = field_children(init, "parameters");
     parameters
         .into_iter()
         .filter_map(|param| {

@@ -2,7 +2,9 @@
 //! resolved against the file's own module), then the file's own top-level names. A name is a
 //! reference where it is an annotation, a base class, a decorator or the function of a call.
 
-use crate::lang::names::{Bindings, NameRules, Reference, Visit, split_alias, strip_ext};
+use crate::lang::names::{
+    Bindings, NameRules, Reference, Visit, resolve_path, split_alias, strip_ext,
+};
 use crate::lang::walk::text as node_text;
 use tree_sitter::Node;
 
@@ -121,24 +123,7 @@ fn statement(node: Node, text: &str, file: &str, bindings: &mut Bindings) {
 }
 
 fn resolve(bindings: &Bindings, raw: &str) -> Option<String> {
-    let (first, rest) = match raw.split_once('.') {
-        Some((f, r)) => (f, Some(r)),
-        None => (raw, None),
-    };
-    if BUILTIN_TYPES.contains(&first) {
-        return None;
-    }
-    let base = if let Some(full) = bindings.map.get(first) {
-        full.clone()
-    } else if bindings.locals.contains(first) {
-        format!("{}.{first}", bindings.namespace.as_deref().unwrap_or(""))
-    } else {
-        return None;
-    };
-    Some(match rest {
-        Some(rest) => format!("{base}.{rest}"),
-        None => base,
-    })
+    resolve_path(bindings, raw, ".", ".", BUILTIN_TYPES)
 }
 
 fn reference<'t>(visit: &Visit<'t, '_>, text: &'t str) -> Option<Reference<'t>> {
