@@ -15,7 +15,7 @@ mod secrets;
 pub use compress::compress;
 pub use secrets::mask;
 
-use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
+use crate::workspace::{WalkOptions, WalkedFile, Workspace, read_source, walk_files};
 use rayon::prelude::*;
 use render::{header, wrap_file};
 
@@ -143,39 +143,7 @@ pub fn pack(ws: &Workspace, opts: &PackOptions) -> Result<Packed, PackError> {
         .root()
         .file_name()
         .map_or("project".to_string(), |n| n.to_string_lossy().into_owned());
-    let max_bytes = ws.config.max_file_bytes;
-    let results: Vec<Result<Item, (String, String)>> = walked
-        .par_iter()
-        .map(|file| {
-            let source = read_source(&file.abs, &file.rel, max_bytes)
-                .map_err(|e| (file.rel.clone(), e.message))?;
-            let mut text = source.text;
-            if opts.compress
-                && let Some(lang) = crate::lang::detect(&file.rel)
-            {
-                text = compress(lang, &text);
-            }
-            let (content, masked) = mask(&file.rel, &text);
-            let overhead = opts.encoding.count(&wrap_file(opts.style, &file.rel, ""))
-                + opts.encoding.count(&format!("{}\n", file.rel));
-            Ok(Item {
-                tokens: opts.encoding.count(&content),
-                lines: crate::workspace::count_lines(&content),
-                path: file.rel.clone(),
-                content,
-                overhead,
-                masked,
-            })
-        })
-        .collect();
-    let mut items = Vec::new();
-    let mut skipped = Vec::new();
-    for result in results {
-        match result {
-            Ok(item) => items.push(item),
-            Err(skip) => skipped.push(skip),
-        }
-    }
+    let (mut items, skipped) = read_items(&walked, ws.config.max_file_bytes, opts);
     if items.is_empty() {
         return Err(PackError::NoFiles);
     }
@@ -230,19 +198,7 @@ pub fn pack(ws: &Workspace, opts: &PackOptions) -> Result<Packed, PackError> {
     let mut parts = Vec::new();
     for (index, group) in groups.into_iter().enumerate() {
         let numbering = (count > 1).then_some((index + 1, count));
-        let paths: Vec<&str> = group.iter().map(|i| i.path.as_str()).collect();
-        let mut content = header(
-            opts.style,
-            &project,
-            &paths,
-            opts.compress,
-            opts.encoding,
-            numbering,
-        );
-        for item in &group {
-            content.push_str(&wrap_file(opts.style, &item.path, &item.content));
-        }
-        content.push_str(render::footer(opts.style));
+        let (content, paths) = render_part(&group, &project, opts, numbering);
         let tokens = opts.encoding.count(&content);
         if let Some(max) = opts.max_tokens
             && tokens > max
@@ -252,7 +208,7 @@ pub fn pack(ws: &Workspace, opts: &PackOptions) -> Result<Packed, PackError> {
         }
         parts.push(Part {
             tokens,
-            files: paths.iter().map(|p| p.to_string()).collect(),
+            files: paths,
             content,
         });
     }
@@ -262,6 +218,72 @@ pub fn pack(ws: &Workspace, opts: &PackOptions) -> Result<Packed, PackError> {
         parts,
         skipped,
     })
+}
+
+/// Each walked file read (compressed when asked), its secrets masked and its tokens counted, in
+/// parallel; the files that cannot be read, with why.
+fn read_items(
+    walked: &[WalkedFile],
+    max_bytes: u64,
+    opts: &PackOptions,
+) -> (Vec<Item>, Vec<(String, String)>) {
+    let results: Vec<Result<Item, (String, String)>> = walked
+        .par_iter()
+        .map(|file| {
+            let source = read_source(&file.abs, &file.rel, max_bytes)
+                .map_err(|e| (file.rel.clone(), e.message))?;
+            let mut text = source.text;
+            if opts.compress
+                && let Some(lang) = crate::lang::detect(&file.rel)
+            {
+                text = compress(lang, &text);
+            }
+            let (content, masked) = mask(&file.rel, &text);
+            let overhead = opts.encoding.count(&wrap_file(opts.style, &file.rel, ""))
+                + opts.encoding.count(&format!("{}\n", file.rel));
+            Ok(Item {
+                tokens: opts.encoding.count(&content),
+                lines: crate::workspace::count_lines(&content),
+                path: file.rel.clone(),
+                content,
+                overhead,
+                masked,
+            })
+        })
+        .collect();
+    let mut items = Vec::new();
+    let mut skipped = Vec::new();
+    for result in results {
+        match result {
+            Ok(item) => items.push(item),
+            Err(skip) => skipped.push(skip),
+        }
+    }
+    (items, skipped)
+}
+
+/// One part's document: the header (numbered when there are several parts), each file, the
+/// footer; with the part's paths.
+fn render_part(
+    group: &[&Item],
+    project: &str,
+    opts: &PackOptions,
+    numbering: Option<(usize, usize)>,
+) -> (String, Vec<String>) {
+    let paths: Vec<&str> = group.iter().map(|i| i.path.as_str()).collect();
+    let mut content = header(
+        opts.style,
+        project,
+        &paths,
+        opts.compress,
+        opts.encoding,
+        numbering,
+    );
+    for item in group {
+        content.push_str(&wrap_file(opts.style, &item.path, &item.content));
+    }
+    content.push_str(render::footer(opts.style));
+    (content, paths.iter().map(|p| p.to_string()).collect())
 }
 
 /// Consecutive files (in path order, so directories stay together) grouped into parts that
