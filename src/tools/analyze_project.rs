@@ -87,22 +87,7 @@ pub struct FileSummary {
 const DEFAULT_EXCLUDES: &[&str] = &["node_modules/**", "dist/**", "build/**"];
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
-    let root = ctx.ws.resolve(&p.root_path).map_err(|err| {
-        ToolError::new(
-            ErrorCode::InvalidRootPath,
-            format!("invalid rootPath '{}': {}", p.root_path, err.message),
-        )
-        .with("rootPath", p.root_path.clone())
-        .with("cause", err.code.as_str())
-    })?;
-    if !root.is_dir {
-        return Err(ToolError::new(
-            ErrorCode::InvalidRootPath,
-            format!("rootPath '{}' is a file, not a directory", p.root_path),
-        )
-        .with("rootPath", p.root_path.clone())
-        .with("hint", "use analyze_file for a single file"));
-    }
+    let root = project_root(ctx, &p.root_path)?;
     let include = match &p.include_patterns {
         Some(patterns) if !patterns.is_empty() => Some(globs(patterns, "includePatterns")?),
         _ => None,
@@ -136,23 +121,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         .collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
     if files.is_empty() {
-        return Err(ToolError::new(
-            ErrorCode::NoFilesFound,
-            format!(
-                "no source files under '{}' match the patterns",
-                if root.rel.is_empty() { "." } else { &root.rel }
-            ),
-        )
-        .with("rootPath", p.root_path.clone())
-        .with(
-            "includePatterns",
-            p.include_patterns.clone().unwrap_or_default(),
-        )
-        .with(
-            "excludePatterns",
-            p.exclude_patterns.clone().unwrap_or_default(),
-        )
-        .with("supported_languages", crate::lang::ids()));
+        return Err(no_files(&p, &root.rel));
     }
     let (graph, _) = ctx.graph.graph(&snapshot);
     let detailed = p.mode == Some(super::analyze_file::Mode::Detailed);
@@ -205,6 +174,49 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
                 .collect()
         }),
     })
+}
+
+/// `rootPath` resolved inside the workspace; it must be a directory.
+fn project_root(ctx: &Context, root_path: &str) -> ToolResult<crate::workspace::ResolvedPath> {
+    let root = ctx.ws.resolve(root_path).map_err(|err| {
+        ToolError::new(
+            ErrorCode::InvalidRootPath,
+            format!("invalid rootPath '{root_path}': {}", err.message),
+        )
+        .with("rootPath", root_path)
+        .with("cause", err.code.as_str())
+    })?;
+    if !root.is_dir {
+        return Err(ToolError::new(
+            ErrorCode::InvalidRootPath,
+            format!("rootPath '{root_path}' is a file, not a directory"),
+        )
+        .with("rootPath", root_path)
+        .with("hint", "use analyze_file for a single file"));
+    }
+    Ok(root)
+}
+
+/// No source file under the root matches the patterns: say which patterns, and what is
+/// supported.
+fn no_files(p: &Params, root: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::NoFilesFound,
+        format!(
+            "no source files under '{}' match the patterns",
+            if root.is_empty() { "." } else { root }
+        ),
+    )
+    .with("rootPath", p.root_path.clone())
+    .with(
+        "includePatterns",
+        p.include_patterns.clone().unwrap_or_default(),
+    )
+    .with(
+        "excludePatterns",
+        p.exclude_patterns.clone().unwrap_or_default(),
+    )
+    .with("supported_languages", crate::lang::ids())
 }
 
 fn globs(patterns: &[String], parameter: &str) -> ToolResult<GlobSet> {
