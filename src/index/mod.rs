@@ -244,46 +244,8 @@ impl SymbolIndex {
         };
         let walked = listing.files;
 
-        let mut candidates: Vec<_> = walked
-            .into_iter()
-            .filter_map(|f| crate::lang::detect(&f.rel).map(|lang| (f, lang)))
-            .collect();
-        // Largest first: a big file parsed last would leave the other threads idle meanwhile.
-        candidates.sort_unstable_by_key(|(f, _)| std::cmp::Reverse(f.size));
-        let results: Vec<(String, FileOutcome)> = crate::background::parallel(|| {
-            candidates
-                .into_par_iter()
-                .map(|(file, lang)| {
-                    if asked_to_give_way() {
-                        // Dropped below: the refresh starts over after the tool call's.
-                        return (file.rel, Err(String::new()));
-                    }
-                    let mtime_ns = stable_nanos(file.mtime);
-                    let seen = Seen {
-                        abs: &file.abs,
-                        rel: &file.rel,
-                        size: file.size,
-                        mtime_ns,
-                    };
-                    let outcome = refresh_file(
-                        old.files.get(&file.rel),
-                        seen,
-                        max_bytes,
-                        |source, sha256| FileEntry {
-                            size: file.size,
-                            mtime_ns,
-                            sha256,
-                            lossy: source.lossy,
-                            symbols: LazySymbols::new(analyze_source(lang, &source.text)),
-                        },
-                    );
-                    (file.rel, outcome)
-                })
-                .collect()
-        });
-        if asked_to_give_way() {
-            return None;
-        }
+        // `None`: asked to give way meanwhile.
+        let results = analyze_files(walked, &old, max_bytes, &asked_to_give_way)?;
 
         for (path, result) in results {
             match result {
@@ -428,6 +390,55 @@ impl Format for SymbolStore {
             stamps: head.stamps.map(Arc::new),
         })
     }
+}
+
+/// Each walked file of a known language: its old entry while unchanged, else its symbols
+/// (in parallel, largest files first, at background priority). `None` when the refresh was
+/// asked to give way to a tool call meanwhile: it starts over after that call.
+fn analyze_files(
+    walked: Vec<crate::workspace::WalkedFile>,
+    old: &Snapshot,
+    max_bytes: u64,
+    give_way: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<(String, FileOutcome)>> {
+    let mut candidates: Vec<_> = walked
+        .into_iter()
+        .filter_map(|f| crate::lang::detect(&f.rel).map(|lang| (f, lang)))
+        .collect();
+    // Largest first: a big file parsed last would leave the other threads idle meanwhile.
+    candidates.sort_unstable_by_key(|(f, _)| std::cmp::Reverse(f.size));
+    let results: Vec<(String, FileOutcome)> = crate::background::parallel(|| {
+        candidates
+            .into_par_iter()
+            .map(|(file, lang)| {
+                if give_way() {
+                    // Dropped below: the refresh starts over after the tool call's.
+                    return (file.rel, Err(String::new()));
+                }
+                let mtime_ns = stable_nanos(file.mtime);
+                let seen = Seen {
+                    abs: &file.abs,
+                    rel: &file.rel,
+                    size: file.size,
+                    mtime_ns,
+                };
+                let outcome = refresh_file(
+                    old.files.get(&file.rel),
+                    seen,
+                    max_bytes,
+                    |source, sha256| FileEntry {
+                        size: file.size,
+                        mtime_ns,
+                        sha256,
+                        lossy: source.lossy,
+                        symbols: LazySymbols::new(analyze_source(lang, &source.text)),
+                    },
+                );
+                (file.rel, outcome)
+            })
+            .collect()
+    });
+    (!give_way()).then_some(results)
 }
 
 #[cfg(test)]
