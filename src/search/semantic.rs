@@ -303,22 +303,8 @@ pub fn search(
         n_results: req.n_results,
         ..RankOptions::default()
     };
-    let ranked = hybrid::rank(&signals, &opts);
     let snippet_terms: Vec<String> = q.stems.keys().cloned().collect();
-    let results: Vec<SearchHit> = ranked
-        .into_iter()
-        .map(|r| SearchHit {
-            changed_since_indexed: changed_since_indexed(sem, ws, &r.chunk),
-            snippet: snippet(&r.chunk, &snippet_terms),
-            file: r.chunk.file,
-            line_start: r.chunk.line_start,
-            line_end: r.chunk.line_end,
-            symbol: r.symbol,
-            chunk_type: r.chunk.chunk_type,
-            score: r.score,
-            components: r.components,
-        })
-        .collect();
+    let results = hits(hybrid::rank(&signals, &opts), sem, ws, &snippet_terms);
     phase.done("rank + snippets");
     let confidence = if short_circuit {
         "high"
@@ -341,6 +327,30 @@ pub fn search(
         },
         millis: started.elapsed().as_millis(),
     })
+}
+
+/// The ranked chunks as the answer shows them: with a snippet around the request's words and
+/// whether the file changed since it was indexed.
+fn hits(
+    ranked: Vec<hybrid::Ranked>,
+    sem: &SemanticIndex,
+    ws: &Workspace,
+    snippet_terms: &[String],
+) -> Vec<SearchHit> {
+    ranked
+        .into_iter()
+        .map(|r| SearchHit {
+            changed_since_indexed: changed_since_indexed(sem, ws, &r.chunk),
+            snippet: snippet(&r.chunk, snippet_terms),
+            file: r.chunk.file,
+            line_start: r.chunk.line_start,
+            line_end: r.chunk.line_end,
+            symbol: r.symbol,
+            chunk_type: r.chunk.chunk_type,
+            score: r.score,
+            components: r.components,
+        })
+        .collect()
 }
 
 /// The map's agreements relevant enough to show, best first, scored by calibrated relevance
