@@ -54,62 +54,22 @@ pub fn submit_understanding(
         ),
         ..UnderstandingReport::default()
     };
-    let mut defs_by_symbol: Vec<(String, Vec<SymbolDef>)> = Vec::new();
-    for symbol in &symbols {
-        let defs = env.definitions(&snapshot, symbol);
-        if defs.is_empty() {
-            report
-                .hallucinated
-                .push((symbol.clone(), lookup::near_names(&snapshot, symbol, 5)));
-        }
-        defs_by_symbol.push((symbol.clone(), defs));
-    }
-    for entry in &entry_points {
-        let resolves = !env.definitions(&snapshot, entry).is_empty()
-            || env.ws.resolve(entry).is_ok()
-            || entry
-                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                .filter(|w| w.len() >= 2)
-                .any(|w| lookup::name_exists(&snapshot, w));
-        if !resolves {
-            report
-                .hallucinated
-                .push((entry.clone(), lookup::near_names(&snapshot, entry, 5)));
-        }
-    }
-    let mut rel_files = Vec::new();
-    for file in &files {
-        match env.ws.resolve(file) {
-            Ok(p) if p.is_dir => rel_files.push(format!("{}/", p.rel.trim_end_matches('/'))),
-            Ok(p) => rel_files.push(p.rel),
-            Err(_) => report.missing_files.push(file.clone()),
-        }
-    }
-
-    let term = state.query_frame.target_term().map(String::from);
+    let defs_by_symbol = symbol_definitions(env, &snapshot, &symbols, &mut report);
+    check_entry_points(env, &snapshot, &entry_points, &mut report);
+    let rel_files = workspace_files(env, &files, &mut report);
+    // A name defined twice is judged by the definition in the files the agent read.
     let defs_by_symbol: Vec<(String, Vec<SymbolDef>)> = defs_by_symbol
         .into_iter()
         .map(|(symbol, defs)| (symbol, lookup::in_files(defs, &rel_files)))
         .collect();
-    for (symbol, defs) in &defs_by_symbol {
-        let similarity = match (&term, &report.relevance_unavailable) {
-            (Some(term), None) if !defs.is_empty() => {
-                match env.similarity(&snapshot, term, &env.contexts(&snapshot, defs)) {
-                    Ok(s) => Some(s),
-                    Err(err) => {
-                        report.relevance_unavailable = Some(err.to_string());
-                        None
-                    }
-                }
-            }
-            _ => None,
-        };
-        report.symbol_scores.push(SymbolScore {
-            symbol: symbol.clone(),
-            similarity,
-            files: files_of(defs),
-        });
-    }
+    let term = state.query_frame.target_term().map(String::from);
+    score_symbols(
+        env,
+        &snapshot,
+        term.as_deref(),
+        &defs_by_symbol,
+        &mut report,
+    );
     let calls = env.calls(&state.session_id);
     report.tools_used = tools_used(&calls, env.tools);
     report.call_files = calls
@@ -133,4 +93,92 @@ pub fn submit_understanding(
         session_id: state.session_id,
         result,
     })
+}
+
+/// Each symbol's definitions; a symbol with none is a hallucination, reported with the nearest
+/// real names.
+fn symbol_definitions(
+    env: &Env,
+    snapshot: &Snapshot,
+    symbols: &[String],
+    report: &mut UnderstandingReport,
+) -> Vec<(String, Vec<SymbolDef>)> {
+    symbols
+        .iter()
+        .map(|symbol| {
+            let defs = env.definitions(snapshot, symbol);
+            if defs.is_empty() {
+                report
+                    .hallucinated
+                    .push((symbol.clone(), lookup::near_names(snapshot, symbol, 5)));
+            }
+            (symbol.clone(), defs)
+        })
+        .collect()
+}
+
+/// An entry point must be a defined symbol, a project path, or name real symbols in its words.
+fn check_entry_points(
+    env: &Env,
+    snapshot: &Snapshot,
+    entry_points: &[String],
+    report: &mut UnderstandingReport,
+) {
+    for entry in entry_points {
+        let resolves = !env.definitions(snapshot, entry).is_empty()
+            || env.ws.resolve(entry).is_ok()
+            || entry
+                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .filter(|w| w.len() >= 2)
+                .any(|w| lookup::name_exists(snapshot, w));
+        if !resolves {
+            report
+                .hallucinated
+                .push((entry.clone(), lookup::near_names(snapshot, entry, 5)));
+        }
+    }
+}
+
+/// The files the agent says it analysed, as workspace paths (directories end in `/`); those
+/// that do not exist are reported missing.
+fn workspace_files(env: &Env, files: &[String], report: &mut UnderstandingReport) -> Vec<String> {
+    let mut rel_files = Vec::new();
+    for file in files {
+        match env.ws.resolve(file) {
+            Ok(p) if p.is_dir => rel_files.push(format!("{}/", p.rel.trim_end_matches('/'))),
+            Ok(p) => rel_files.push(p.rel),
+            Err(_) => report.missing_files.push(file.clone()),
+        }
+    }
+    rel_files
+}
+
+/// The server's calibrated similarity of each defined symbol to the request's target term;
+/// when the judge is unavailable, why (once), and no scores.
+fn score_symbols(
+    env: &Env,
+    snapshot: &Snapshot,
+    term: Option<&str>,
+    defs_by_symbol: &[(String, Vec<SymbolDef>)],
+    report: &mut UnderstandingReport,
+) {
+    for (symbol, defs) in defs_by_symbol {
+        let similarity = match (term, &report.relevance_unavailable) {
+            (Some(term), None) if !defs.is_empty() => {
+                match env.similarity(snapshot, term, &env.contexts(snapshot, defs)) {
+                    Ok(s) => Some(s),
+                    Err(err) => {
+                        report.relevance_unavailable = Some(err.to_string());
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        report.symbol_scores.push(SymbolScore {
+            symbol: symbol.clone(),
+            similarity,
+            files: files_of(defs),
+        });
+    }
 }
