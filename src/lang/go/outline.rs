@@ -289,37 +289,7 @@ fn type_spec(spec: Node, decl: Node, src: &str, out: &mut FileOutline) {
     let exported = is_exported(&name);
     match (spec.kind(), ty.kind()) {
         ("type_spec", "struct_type") => {
-            let mut properties = Vec::new();
-            let mut uses = Vec::new();
-            let fields = named_children(ty)
-                .into_iter()
-                .find(|c| c.kind() == "field_declaration_list");
-            for field in fields.map(named_children).unwrap_or_default() {
-                if field.kind() != "field_declaration" {
-                    continue;
-                }
-                let type_name = field.child_by_field_name("type").map(|t| one_line(t, src));
-                let mut cursor = field.walk();
-                let names: Vec<String> = field
-                    .children_by_field_name("name", &mut cursor)
-                    .map(|n| text(n, src).to_string())
-                    .collect();
-                if names.is_empty() {
-                    uses.extend(type_name.map(|t| t.trim_start_matches('*').to_string()));
-                    continue;
-                }
-                for name in names {
-                    properties.push(Property {
-                        access_modifier: access(&name).into(),
-                        name,
-                        type_name: type_name.clone(),
-                        is_static: false,
-                        readonly: false,
-                        optional: false,
-                        line: line(field),
-                    });
-                }
-            }
+            let (properties, uses) = struct_fields(ty, src);
             out.classes.push(Class {
                 name,
                 kind: "struct".into(),
@@ -336,31 +306,7 @@ fn type_spec(spec: Node, decl: Node, src: &str, out: &mut FileOutline) {
             });
         }
         ("type_spec", "interface_type") => {
-            let mut members = Vec::new();
-            let mut extends = Vec::new();
-            for elem in named_children(ty) {
-                match elem.kind() {
-                    "method_elem" => {
-                        let params = elem
-                            .child_by_field_name("parameters")
-                            .map_or("()".into(), |p| one_line(p, src));
-                        let result = elem
-                            .child_by_field_name("result")
-                            .map(|r| format!(" {}", one_line(r, src)))
-                            .unwrap_or_default();
-                        members.push(Member {
-                            name: name_of(elem, src),
-                            kind: "method".into(),
-                            type_name: Some(format!("{params}{result}")),
-                            optional: false,
-                            readonly: false,
-                            line: line(elem),
-                        });
-                    }
-                    "type_elem" => extends.push(one_line(elem, src)),
-                    _ => {}
-                }
-            }
+            let (members, extends) = interface_elements(ty, src);
             out.types.push(TypeDefinition {
                 name,
                 kind: "interface".into(),
@@ -383,6 +329,72 @@ fn type_spec(spec: Node, decl: Node, src: &str, out: &mut FileOutline) {
             doc,
         }),
     }
+}
+
+/// A struct's named fields as properties, and its embedded types (what it `uses`).
+fn struct_fields(ty: Node, src: &str) -> (Vec<Property>, Vec<String>) {
+    let mut properties = Vec::new();
+    let mut uses = Vec::new();
+    let fields = named_children(ty)
+        .into_iter()
+        .find(|c| c.kind() == "field_declaration_list");
+    for field in fields.map(named_children).unwrap_or_default() {
+        if field.kind() != "field_declaration" {
+            continue;
+        }
+        let type_name = field.child_by_field_name("type").map(|t| one_line(t, src));
+        let mut cursor = field.walk();
+        let names: Vec<String> = field
+            .children_by_field_name("name", &mut cursor)
+            .map(|n| text(n, src).to_string())
+            .collect();
+        if names.is_empty() {
+            uses.extend(type_name.map(|t| t.trim_start_matches('*').to_string()));
+            continue;
+        }
+        for name in names {
+            properties.push(Property {
+                access_modifier: access(&name).into(),
+                name,
+                type_name: type_name.clone(),
+                is_static: false,
+                readonly: false,
+                optional: false,
+                line: line(field),
+            });
+        }
+    }
+    (properties, uses)
+}
+
+/// An interface's method signatures as members, and the interfaces it embeds.
+fn interface_elements(ty: Node, src: &str) -> (Vec<Member>, Vec<String>) {
+    let mut members = Vec::new();
+    let mut extends = Vec::new();
+    for elem in named_children(ty) {
+        match elem.kind() {
+            "method_elem" => {
+                let params = elem
+                    .child_by_field_name("parameters")
+                    .map_or("()".into(), |p| one_line(p, src));
+                let result = elem
+                    .child_by_field_name("result")
+                    .map(|r| format!(" {}", one_line(r, src)))
+                    .unwrap_or_default();
+                members.push(Member {
+                    name: name_of(elem, src),
+                    kind: "method".into(),
+                    type_name: Some(format!("{params}{result}")),
+                    optional: false,
+                    readonly: false,
+                    line: line(elem),
+                });
+            }
+            "type_elem" => extends.push(one_line(elem, src)),
+            _ => {}
+        }
+    }
+    (members, extends)
 }
 
 /// `const`/`var` declarations; a `const` block whose first spec has a named type and `iota`
