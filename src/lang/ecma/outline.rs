@@ -255,33 +255,7 @@ impl<'s> Extractor<'s> {
             }
         };
         if let Some(clause) = child_of_kind(node, "export_clause") {
-            let mut names = Vec::new();
-            for spec in named_children(clause) {
-                if spec.kind() != "export_specifier" {
-                    continue;
-                }
-                let name = spec
-                    .child_by_field_name("name")
-                    .map(|n| text(n, src).to_string())
-                    .unwrap_or_default();
-                let alias = spec
-                    .child_by_field_name("alias")
-                    .map(|n| text(n, src).to_string());
-                let exported = alias.clone().unwrap_or_else(|| name.clone());
-                if let Some(source) = &source {
-                    self.out.exports.push(Export {
-                        default: exported == "default",
-                        name: exported,
-                        kind: "unknown".into(),
-                        re_export: true,
-                        source: Some(source.clone()),
-                    });
-                } else {
-                    self.local_exports
-                        .push((name.clone(), exported, line(node)));
-                }
-                names.push(ImportedName { name, alias });
-            }
+            let names = self.export_clause(clause, source.as_deref(), line(node));
             reexport_import(self, names, false);
         } else if let Some(ns) = child_of_kind(node, "namespace_export") {
             let name = child_of_kind(ns, "identifier")
@@ -304,6 +278,43 @@ impl<'s> Extractor<'s> {
             });
             reexport_import(self, Vec::new(), true);
         }
+    }
+
+    /// `export { a, b as c }` (local names, exported once the file's declarations are known) or
+    /// `export { a } from "./m"` (re-exports); the names, for the re-export's import.
+    fn export_clause(
+        &mut self,
+        clause: Node,
+        source: Option<&str>,
+        line: usize,
+    ) -> Vec<ImportedName> {
+        let src = self.src;
+        let mut names = Vec::new();
+        for spec in named_children(clause) {
+            if spec.kind() != "export_specifier" {
+                continue;
+            }
+            let name = spec
+                .child_by_field_name("name")
+                .map(|n| text(n, src).to_string())
+                .unwrap_or_default();
+            let alias = spec
+                .child_by_field_name("alias")
+                .map(|n| text(n, src).to_string());
+            let exported = alias.clone().unwrap_or_else(|| name.clone());
+            match source {
+                Some(source) => self.out.exports.push(Export {
+                    default: exported == "default",
+                    name: exported,
+                    kind: "unknown".into(),
+                    re_export: true,
+                    source: Some(source.to_string()),
+                }),
+                None => self.local_exports.push((name.clone(), exported, line)),
+            }
+            names.push(ImportedName { name, alias });
+        }
+        names
     }
 
     fn function(&mut self, name: &str, node: Node, exported: Exported, outer: Node) {
