@@ -457,7 +457,13 @@ fn lex(text: &str) -> Lexed {
     let mut code = String::with_capacity(text.len());
     let mut literals = Vec::new();
     let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
-    let line_of = |code: &String| code.matches('\n').count() + 1;
+    // The line a literal starts on, counted incrementally: the newlines of `code` seen so far.
+    let (mut line, mut counted) = (1, 0);
+    let mut line_of = |code: &String| {
+        line += code[counted..].matches('\n').count();
+        counted = code.len();
+        line
+    };
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];

@@ -42,7 +42,7 @@ pub(crate) fn chunk(
     .key("module")
     .node(root);
     module.meta.docstring = module_docstring(parsed.code_lang, root, source.text);
-    module.meta.imports = code.imports.list.clone();
+    module.meta.imports = code.imports.list().to_vec();
     module.meta.set(
         "symbols",
         code.units
@@ -51,12 +51,7 @@ pub(crate) fn chunk(
             .map(|u| u.name.clone())
             .collect::<Vec<_>>(),
     );
-    if let Some(ns) = code
-        .imports
-        .namespace
-        .as_ref()
-        .filter(|_| lang.package_scoped)
-    {
+    if let Some(ns) = code.imports.namespace().filter(|_| lang.package_scoped) {
         module.meta.set("namespace", ns);
     }
     if errors > 0 {
@@ -408,7 +403,7 @@ fn definition_unit<'t>(
         unit.meta.fqcn = Some(symbol.qualified_name.clone());
     }
     if kind.is_type_like_kind() && symbol.scope.as_deref().is_none_or(|_| namespaced) {
-        unit.meta.imports = imports.list.clone();
+        unit.meta.imports = imports.list().to_vec();
     }
     unit
 }

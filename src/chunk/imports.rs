@@ -15,11 +15,7 @@ use tree_sitter::Node;
 pub(crate) struct Imports {
     rules: Option<&'static NameRules>,
     kinds: &'static KindNames,
-    /// Full names, in source order, without duplicates.
-    pub list: Vec<String>,
     bindings: Bindings,
-    /// PHP namespace, Java/Go package, Python dotted module, TS file module, Rust module path.
-    pub namespace: Option<String>,
 }
 
 impl Imports {
@@ -48,10 +44,18 @@ impl Imports {
         Imports {
             rules,
             kinds: syntax::kind_names(language),
-            list: std::mem::take(&mut bindings.list),
-            namespace: bindings.namespace.clone(),
             bindings,
         }
+    }
+
+    /// Full names, in source order, without duplicates.
+    pub fn list(&self) -> &[String] {
+        &self.bindings.list
+    }
+
+    /// PHP namespace, Java/Go package, Python dotted module, TS file module, Rust module path.
+    pub fn namespace(&self) -> Option<&str> {
+        self.bindings.namespace.as_deref()
     }
 
     /// The full name of a name as written in this file, or `None` when it is a builtin, a
@@ -222,7 +226,7 @@ mod tests {
             "<?php\nnamespace App\\Http;\nuse App\\Models\\{Product, Category as Cat};\nuse Illuminate\\Support\\Str;\n",
         );
         assert_eq!(
-            i.list,
+            i.list(),
             vec![
                 "App\\Models\\Product",
                 "App\\Models\\Category",

@@ -172,7 +172,7 @@ pub(crate) fn chunk_config(
         }
     }
     module.meta.set("config_keys", keys);
-    module.meta.imports = imports.list.clone();
+    module.meta.imports = imports.list().to_vec();
     module.nest(units);
     Some((lang.id, emitter.emit(&module, lang.id)))
 }

@@ -37,7 +37,7 @@ pub(crate) fn chunk(
     .key("component");
     if let Some(tree) = &parsed.tree {
         let code = CodeUnits::build(source, parsed.code_lang, tree.root_node());
-        root.meta.imports = code.imports.list.clone();
+        root.meta.imports = code.imports.list().to_vec();
         root.meta.set("script_lang", parsed.code_lang.id);
         units.extend(code.units);
     }

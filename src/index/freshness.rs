@@ -103,6 +103,25 @@ pub(crate) struct Seen<'a> {
     pub mtime_ns: u128,
 }
 
+/// [`refresh_file`] for a walked file with its settled mtime, the old entry looked up by path;
+/// the file's path comes back with the outcome.
+pub(crate) fn refresh_walked<E: Stamped>(
+    file: &WalkedFile,
+    mtime_ns: u128,
+    old: &HashMap<String, Arc<E>>,
+    max_bytes: u64,
+    analyze: impl FnOnce(SourceText, [u8; 32]) -> E,
+) -> (String, Result<(Arc<E>, Fate), String>) {
+    let seen = Seen {
+        abs: &file.abs,
+        rel: &file.rel,
+        size: file.size,
+        mtime_ns,
+    };
+    let outcome = refresh_file(old.get(&file.rel), seen, max_bytes, analyze);
+    (file.rel.clone(), outcome)
+}
+
 /// The entry for `file` given the one it had (`old`), reading and `analyze`-ing the file only
 /// when its content changed; `Err` says why the file is skipped.
 pub(crate) fn refresh_file<E: Stamped>(

@@ -31,7 +31,7 @@ use crate::workspace::watch::{TreeWatch, WatchedRefresh};
 use crate::workspace::{WalkError, Workspace};
 use cache_file::{CacheFile, DecodeError, Encoder, Format, Kind, LazyPart};
 use dir_stamps::stable_nanos;
-use freshness::{Fate, Seen, Stamped, in_subtree, refresh_file};
+use freshness::{Fate, Stamped, in_subtree, refresh_walked};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -416,25 +416,15 @@ fn analyze_files(
                     return (file.rel, Err(String::new()));
                 }
                 let mtime_ns = stable_nanos(file.mtime);
-                let seen = Seen {
-                    abs: &file.abs,
-                    rel: &file.rel,
-                    size: file.size,
-                    mtime_ns,
-                };
-                let outcome = refresh_file(
-                    old.files.get(&file.rel),
-                    seen,
-                    max_bytes,
-                    |source, sha256| FileEntry {
+                refresh_walked(&file, mtime_ns, &old.files, max_bytes, |source, sha256| {
+                    FileEntry {
                         size: file.size,
                         mtime_ns,
                         sha256,
                         lossy: source.lossy,
                         symbols: LazySymbols::new(analyze_source(lang, &source.text)),
-                    },
-                );
-                (file.rel, outcome)
+                    }
+                })
             })
             .collect()
     });

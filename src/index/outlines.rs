@@ -21,7 +21,7 @@
 
 use super::cache_file::{CacheFile, DecodeError, Encoder, Format, Kind, LazyPart};
 use super::dir_stamps::{DirStamps, stable_nanos};
-use super::freshness::{Fate, Seen, Stamped, in_subtree, list, outside, refresh_file};
+use super::freshness::{Fate, Stamped, in_subtree, list, outside, refresh_walked};
 use crate::analysis::outline::{FileOutline, outline_source};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lang::LanguageDef;
@@ -432,26 +432,16 @@ fn outline_files(
     candidates
         .into_par_iter()
         .map(|(file, mtime_ns, lang)| {
-            let seen = Seen {
-                abs: &file.abs,
-                rel: &file.rel,
-                size: file.size,
-                mtime_ns,
-            };
-            let outcome = refresh_file(
-                old.files.get(&file.rel),
-                seen,
-                max_bytes,
-                |source, sha256| OutlineEntry {
+            refresh_walked(&file, mtime_ns, &old.files, max_bytes, |source, sha256| {
+                OutlineEntry {
                     size: file.size,
                     mtime_ns,
                     sha256,
                     lines: source.line_count(),
                     lossy: source.lossy,
                     outline: Arc::new(outline_source(lang, &source.text)),
-                },
-            );
-            (file.rel, outcome)
+                }
+            })
         })
         .collect()
 }

@@ -7,6 +7,7 @@
 //! methods of `class << self` are static. Ruby has no export statement: every class, module,
 //! constant and top-level method of a loaded file is visible, so each is exported.
 
+use super::visibility;
 use crate::lang::outline::*;
 use crate::lang::walk::*;
 use tree_sitter::Node;
@@ -88,19 +89,15 @@ fn class(node: Node, prefix: &str, src: &str, out: &mut FileOutline) {
 
 /// Methods, properties and mixins of a class body; `singleton` for `class << self`.
 fn members(body_node: Node, src: &str, singleton: bool, class: &mut Class) {
-    let mut access = "public";
     for child in named_children(body_node) {
         match child.kind() {
-            "method" | "singleton_method" => {
-                class.methods.push(method(child, access, singleton, src));
-            }
+            "method" | "singleton_method" => class.methods.push(method(child, singleton, src)),
             "singleton_class" => {
                 if let Some(inner) = child.child_by_field_name("body") {
                     members(inner, src, true, class);
                 }
             }
-            "identifier" if is_access(text(child, src)) => access = access_name(text(child, src)),
-            "call" => call_member(child, src, access, singleton, class),
+            "call" => call_member(child, src, singleton, class),
             "assignment" => {
                 if let Some(left) = child
                     .child_by_field_name("left")
@@ -123,7 +120,7 @@ fn members(body_node: Node, src: &str, singleton: bool, class: &mut Class) {
 }
 
 /// A call in a class body: a mixin, an `attr_*` declaration, or `private def …`.
-fn call_member(call: Node, src: &str, access: &str, singleton: bool, class: &mut Class) {
+fn call_member(call: Node, src: &str, singleton: bool, class: &mut Class) {
     if call.child_by_field_name("receiver").is_some() {
         return;
     }
@@ -146,41 +143,20 @@ fn call_member(call: Node, src: &str, access: &str, singleton: bool, class: &mut
             class.properties.push(Property {
                 name: property,
                 type_name: None,
-                access_modifier: access.to_string(),
+                access_modifier: visibility(call, src).to_string(),
                 is_static: singleton,
                 readonly: kind == "reader",
                 optional: false,
                 line: line(call),
             });
         }
-    } else if is_access(name) {
-        // `private def helper … end` and `private :a, :b`.
+    } else {
+        // `private def helper … end` (and other calls that wrap a definition).
         for argument in arguments {
-            if argument.kind() == "method" || argument.kind() == "singleton_method" {
-                class
-                    .methods
-                    .push(method(argument, access_name(name), singleton, src));
-            } else if let Some(target) = symbol_name(argument, src) {
-                for m in class.methods.iter_mut().filter(|m| m.name == target) {
-                    m.access_modifier = access_name(name).to_string();
-                }
+            if matches!(argument.kind(), "method" | "singleton_method") {
+                class.methods.push(method(argument, singleton, src));
             }
         }
-    }
-}
-
-fn is_access(word: &str) -> bool {
-    matches!(
-        word,
-        "private" | "protected" | "public" | "private_class_method"
-    )
-}
-
-fn access_name(word: &str) -> &'static str {
-    match word {
-        "protected" => "protected",
-        "public" => "public",
-        _ => "private",
     }
 }
 
@@ -212,7 +188,7 @@ fn function(node: Node, src: &str) -> Function {
     }
 }
 
-fn method(node: Node, access: &str, singleton: bool, src: &str) -> Method {
+fn method(node: Node, singleton: bool, src: &str) -> Method {
     let name = method_name(node, src);
     let is_static = singleton || node.kind() == "singleton_method";
     Method {
@@ -226,7 +202,7 @@ fn method(node: Node, access: &str, singleton: bool, src: &str) -> Method {
         access_modifier: if name == "initialize" {
             "public"
         } else {
-            access
+            visibility(node, src)
         }
         .into(),
         name,
