@@ -10,7 +10,7 @@ use super::imports::Imports;
 use super::split::Emitter;
 use super::unit::{Elide, Unit};
 use super::{Chunk, ChunkKind, Metadata, Source};
-use crate::lang::{self, Chunking, ModuleSystem};
+use crate::lang::{self, Chunking, LanguageDef, ModuleSystem};
 use crate::syntax::{self, node_text};
 use regex::Regex;
 use std::collections::BTreeMap;
@@ -96,14 +96,13 @@ pub fn css_theme(block: &str) -> Theme {
 
 /// The language of a Tailwind config file (`tailwind.config.{js,cjs,mjs,ts,mts,cts}`), or
 /// `None` when the path is not one.
-fn is_config(file_name: &str) -> Option<&'static str> {
+fn is_config(file_name: &str) -> Option<&'static LanguageDef> {
     let (stem, _) = file_name.rsplit_once('.')?;
     if stem != "tailwind.config" {
         return None;
     }
     lang::detect(file_name)
         .filter(|l| l.modules == ModuleSystem::EsModules && l.chunking == Chunking::Code)
-        .map(|l| l.id)
 }
 
 /// Chunks a Tailwind config file; `None` when the file is not one (by name *and* content).
@@ -111,8 +110,7 @@ pub(crate) fn chunk_config(
     source: &Source,
     emitter: &Emitter,
 ) -> Option<(&'static str, Vec<Chunk>)> {
-    let language = is_config(source.file_name())?;
-    let lang = crate::lang::by_id(language)?;
+    let lang = is_config(source.file_name())?;
     let parsed = syntax::parse(lang, source.text);
     let tree = parsed.tree.as_ref()?;
     let root = tree.root_node();
