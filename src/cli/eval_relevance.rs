@@ -9,12 +9,11 @@
 //! their own, being the costliest error. The split of each repository (`dev` / `heldout`) comes
 //! from `repos.json` next to the pairs file.
 
-use crate::index::SymbolIndex;
-use crate::judge::{self, Candidate, FEATURE_NAMES, Judge, Mode};
-use crate::relevance::embedded::{EmbedRelevance, project_embedder};
+use crate::index::semantic::Target;
+use crate::judge::{self, Candidate, FEATURE_NAMES, FieldSearch, Ground, Judge, Mode};
+use crate::relevance::embedded::EmbedRelevance;
 use crate::relevance::{FACT_THRESHOLD, REJECT_THRESHOLD};
 use crate::session::lookup;
-use crate::workspace::Workspace;
 use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -79,6 +78,8 @@ struct RepoEntry {
 struct Scored {
     score: f32,
     relevant: bool,
+    /// `repo/term`: the pairs of one request term.
+    term: String,
     keys: Vec<String>,
 }
 
@@ -99,6 +100,9 @@ pub struct Figures {
     pub relevant_fact: Option<f64>,
     /// Share of unrelated pairs scored below 0.3.
     pub unrelated_rejected: Option<f64>,
+    /// Share of the terms with a relevant pair whose best relevant pair is above 0.6: an
+    /// exploration that found the term's code goes to READY without a detour.
+    pub terms_at_fact: Option<f64>,
 }
 
 fn figures(scored: &[&Scored]) -> Figures {
@@ -130,7 +134,16 @@ fn figures(scored: &[&Scored]) -> Figures {
         }
         wins / (rel.len() * unrel.len()) as f64
     });
+    let mut best: BTreeMap<&str, f32> = BTreeMap::new();
+    for s in scored.iter().filter(|s| s.relevant) {
+        let b = best.entry(s.term.as_str()).or_insert(0.0);
+        *b = b.max(s.score);
+    }
     Figures {
+        terms_at_fact: share(
+            best.values().filter(|s| **s > FACT_THRESHOLD).count(),
+            best.len(),
+        ),
         pairs: scored.len(),
         relevant: rel.len(),
         accuracy: share(right, scored.len()).unwrap_or(0.0),
@@ -231,7 +244,6 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
         )),
         None => None,
     };
-    let mut relevance: Option<EmbedRelevance> = None;
     let mut scored: Vec<Scored> = Vec::new();
     let mut unresolved = Vec::new();
     let mut latency = None;
@@ -244,11 +256,10 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
             );
         }
         let project = Project::open(&root)?;
-        let relevance = relevance.get_or_insert_with(|| {
-            EmbedRelevance::new(project_embedder(&project.ws))
-                .with_wait(std::time::Duration::from_secs(120))
-        });
-        let judge = Judge::new(&*relevance).with_mode(mode);
+        let relevance = EmbedRelevance::new(project.ctx.embedder.clone())
+            .with_wait(std::time::Duration::from_secs(120));
+        let judge = Judge::new(&relevance).with_mode(mode);
+        let mut fields: BTreeMap<&str, Option<judge::Field>> = BTreeMap::new();
         let started = Instant::now();
         for p in repo_pairs {
             let candidates = project.candidates(&p.symbol, p.file.as_deref());
@@ -256,9 +267,16 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
                 unresolved.push(format!("{}: {}", p.repo, p.symbol));
             }
             let background = project.background();
-            let verdict = judge.verdict(&p.term, &candidates, &background)?;
+            let field = fields
+                .entry(p.term.as_str())
+                .or_insert_with(|| project.field(&p.term));
+            let ground = Ground {
+                background: &background,
+                field: field.as_ref(),
+            };
+            let verdict = judge.verdict(&p.term, &candidates, ground)?;
             if let Some(out) = features_out.as_mut() {
-                let signals = judge.signals(&p.term, &candidates, &background)?;
+                let signals = judge.signals(&p.term, &candidates, ground)?;
                 let best = signals
                     .iter()
                     .max_by(|a, b| a.combine().total_cmp(&b.combine()));
@@ -275,6 +293,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
             scored.push(Scored {
                 score: verdict.score,
                 relevant: p.relevant,
+                term: format!("{}/{}", p.repo, p.term),
                 keys: vec![
                     "all".into(),
                     format!("split={split}"),
@@ -313,9 +332,11 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
     let report = Report {
         judge: match mode {
             Mode::Fitted => {
-                "fitted combination (code evidence, project background, lexical bridges)".into()
+                "fitted combination (code evidence, project field and background, lexical bridges)"
+                    .into()
             }
             Mode::DescriptionOnly => "described dense score".into(),
+            Mode::Agreed => "described dense score, lowered by the fitted combination".into(),
         },
         session_mode: mode == judge::SESSION_MODE,
         groups,
@@ -330,19 +351,28 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// One repository opened as the server opens it: workspace, fresh symbol index, file reader.
+/// One repository opened as the server opens it: the tools' context (workspace, symbol index,
+/// semantic index, search cache), its index synced and embedded, a fresh symbol snapshot.
 struct Project {
-    ws: Workspace,
+    ctx: crate::tools::Context,
     snapshot: std::sync::Arc<crate::index::Snapshot>,
 }
 
 impl Project {
     fn open(root: &Path) -> anyhow::Result<Project> {
-        let ws = Workspace::open(root)?;
-        let (snapshot, _) = SymbolIndex::new(&ws.state_dir())
-            .refresh(&ws, ws.root())
+        let ctx = crate::tools::Context::open(root)?;
+        // The field needs every chunk embedded: sync as `code-intel index` does (nothing to do
+        // when the repository was indexed before).
+        ctx.semantic
+            .wait_for_model(std::time::Duration::from_secs(120));
+        ctx.semantic
+            .sync(&ctx.ws, &ctx.symbols, Target::All, false, None, &|_| {})
+            .with_context(|| format!("indexing {}", root.display()))?;
+        let (snapshot, _) = ctx
+            .symbols
+            .refresh(&ctx.ws, ctx.ws.root())
             .map_err(|e| anyhow::anyhow!("indexing {}: {e}", root.display()))?;
-        Ok(Project { ws, snapshot })
+        Ok(Project { ctx, snapshot })
     }
 
     fn candidates(&self, symbol: &str, file: Option<&str>) -> Vec<Candidate> {
@@ -350,11 +380,24 @@ impl Project {
         let defs = lookup::in_files(lookup::find_symbol(&self.snapshot, symbol), &files);
         let defs: Vec<(&str, &crate::analysis::Symbol)> =
             defs.iter().map(|d| (d.file.as_str(), &d.symbol)).collect();
-        judge::candidates(&self.snapshot, &defs, &|f| self.ws.read_text(f))
+        judge::candidates(&self.snapshot, &defs, &|f| self.ctx.ws.read_text(f))
     }
 
     fn background(&self) -> std::sync::Arc<Vec<Candidate>> {
-        judge::project_background(self.ws.root(), &self.snapshot, &|f| self.ws.read_text(f))
+        judge::project_background(self.ctx.ws.root(), &self.snapshot, &|f| {
+            self.ctx.ws.read_text(f)
+        })
+    }
+
+    /// The term's field, as the session tools search it.
+    fn field(&self, term: &str) -> Option<judge::Field> {
+        FieldSearch {
+            ws: &self.ctx.ws,
+            symbols: &self.ctx.symbols,
+            semantic: &self.ctx.semantic,
+            cache: &self.ctx.search_cache,
+        }
+        .field(term)
     }
 }
 
@@ -365,9 +408,15 @@ fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow:
     let symbols: Vec<&str> = pairs.iter().map(|p| p.symbol.as_str()).take(10).collect();
     let round = || -> anyhow::Result<f64> {
         let started = Instant::now();
+        // One search for the term, as a session tool call makes it, then the verdicts.
+        let field = project.field(term);
         for symbol in &symbols {
             let candidates = project.candidates(symbol, None);
-            judge.verdict(term, &candidates, &project.background())?;
+            let ground = Ground {
+                background: &project.background(),
+                field: field.as_ref(),
+            };
+            judge.verdict(term, &candidates, ground)?;
         }
         Ok(started.elapsed().as_secs_f64() * 1000.0)
     };
@@ -389,14 +438,23 @@ fn print_report(report: &Report) -> anyhow::Result<()> {
     writeln!(out, "relevance judge: {}{session}", report.judge)?;
     writeln!(
         out,
-        "{:<34} {:>5} {:>5} {:>8} {:>6} {:>9} {:>8} {:>8} {:>8}",
-        "group", "pairs", "rel", "accuracy", "AUC", "unrel>0.6", "rel kept", "rel>0.6", "unrel<.3"
+        "{:<34} {:>5} {:>5} {:>8} {:>6} {:>9} {:>8} {:>8} {:>8} {:>10}",
+        "group",
+        "pairs",
+        "rel",
+        "accuracy",
+        "AUC",
+        "unrel>0.6",
+        "rel kept",
+        "rel>0.6",
+        "unrel<.3",
+        "terms>0.6"
     )?;
     let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
     for (key, f) in &report.groups {
         writeln!(
             out,
-            "{:<34} {:>5} {:>5} {:>8} {:>6} {:>9} {:>8} {:>8} {:>8}",
+            "{:<34} {:>5} {:>5} {:>8} {:>6} {:>9} {:>8} {:>8} {:>8} {:>10}",
             key,
             f.pairs,
             f.relevant,
@@ -406,6 +464,7 @@ fn print_report(report: &Report) -> anyhow::Result<()> {
             pct(f.relevant_kept),
             pct(f.relevant_fact),
             pct(f.unrelated_rejected),
+            pct(f.terms_at_fact),
         )?;
     }
     if !report.unresolved.is_empty() {

@@ -125,6 +125,8 @@ fn with_env<T>(
         symbols: &symbols,
         sessions: &sessions,
         tools: crate::tools::gated(),
+        field_search: None,
+        fields: Default::default(),
     };
     // Worded as the tools word it, so the hook's message matches what check_write_target says.
     f(&env)

@@ -365,6 +365,11 @@ pub fn expand_groups(query: &str) -> Vec<(&'static str, &'static [&'static str])
 /// "process" or "handle" would match any code a little.
 const LIGHT_WORDS: &[&str] = &["処理"];
 
+/// Whether a Japanese glossary word names no feature of its own (see [`LIGHT_WORDS`]).
+pub fn is_light(japanese: &str) -> bool {
+    LIGHT_WORDS.contains(&japanese)
+}
+
 /// `query` rendered in English words, for a model that matches English to English better than
 /// Japanese to English: each Japanese word the glossary knows becomes its first rendering, in the
 /// order the words occur, and ASCII words (`JWT`, `API`) are kept. `None` when the query has no

@@ -21,6 +21,13 @@ pub(super) fn env(ctx: &Context) -> Env<'_> {
         symbols: &ctx.symbols,
         sessions: &ctx.sessions,
         tools: super::gated(),
+        field_search: Some(crate::judge::FieldSearch {
+            ws: &ctx.ws,
+            symbols: &ctx.symbols,
+            semantic: &ctx.semantic,
+            cache: &ctx.search_cache,
+        }),
+        fields: Default::default(),
     }
 }
 

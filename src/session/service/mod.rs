@@ -53,9 +53,9 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// The session's part of the project configuration (`crate::config::Config`, loaded and checked
 /// once with the workspace), plus the problems that loading found, which the status reports.
@@ -152,6 +152,12 @@ pub struct Env<'a> {
     pub symbols: &'a SymbolIndex,
     pub sessions: &'a Sessions,
     pub tools: &'a [gate::GatedTool],
+    /// The project's search, for the judge's field (`None` where there is no semantic index,
+    /// as in the hook's process).
+    pub field_search: Option<judge::FieldSearch<'a>>,
+    /// Fields already searched in this call, by term: a verdict on ten symbols of one term
+    /// searches once.
+    pub fields: Mutex<BTreeMap<String, Option<Arc<judge::Field>>>>,
 }
 
 /// A state-machine answer with the session it belongs to.
@@ -291,18 +297,33 @@ impl Env<'_> {
         if candidates.is_empty() {
             return Ok(0.0);
         }
-        // The background only matters to the fitted combination.
-        let background = match judge::SESSION_MODE {
-            judge::Mode::Fitted => {
-                judge::project_background(self.ws.root(), snapshot, &|f| self.ws.read_text(f))
-            }
-            judge::Mode::DescriptionOnly => Arc::new(Vec::new()),
+        // The background and the field only matter to the fitted combination.
+        let (background, field) = match judge::SESSION_MODE {
+            judge::Mode::DescriptionOnly => (Arc::new(Vec::new()), None),
+            judge::Mode::Fitted | judge::Mode::Agreed => (
+                judge::project_background(self.ws.root(), snapshot, &|f| self.ws.read_text(f)),
+                self.field(term),
+            ),
         };
         let relevance = self.relevance();
+        let ground = judge::Ground {
+            background: &background,
+            field: field.as_deref(),
+        };
         Ok(Judge::new(relevance.as_ref())
             .with_mode(judge::SESSION_MODE)
-            .verdict(term, candidates, &background)?
+            .verdict(term, candidates, ground)?
             .score)
+    }
+
+    /// The term's field, searched once per call.
+    fn field(&self, term: &str) -> Option<Arc<judge::Field>> {
+        let search = self.field_search?;
+        let mut fields = self.fields.lock().unwrap_or_else(|p| p.into_inner());
+        fields
+            .entry(term.to_string())
+            .or_insert_with(|| search.field(term).map(Arc::new))
+            .clone()
     }
 
     fn calls(&self, id: &str) -> Vec<ToolCall> {

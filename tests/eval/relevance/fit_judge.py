@@ -16,9 +16,13 @@ import math
 import sys
 
 KEEP = 0.97
-# Share of unrelated dev pairs allowed above 0.6, as in the embed calibration (3 %): putting
-# 0.6 above every unrelated pair left four relevant pairs in five short of FACT.
-FALSE_FACT = 0.03
+# Share of unrelated dev pairs the fitted combination puts above 0.6. The session judge
+# (`judge::Mode::Agreed`) gives FACT only where both the described score and this combination
+# are above 0.6, so this line is where the combination vetoes a described FACT. Leave-one-
+# repository-out on dev, agreed: at 5 % 74 % of the terms explored right reach FACT and 22
+# unrelated pairs do; at 10 % 80 % and 49; at 15 % 82 % and 57; at 25 % 85 % and 91 (the
+# described score alone: 90 % and 186).
+FALSE_FACT = 0.10
 L2 = 1.0
 
 
@@ -99,10 +103,37 @@ def calibrated(w, b, z_reject, z_fact):
     return [k * a for a in w], k * (b - m)
 
 
-def evaluate(rows, cols, names):
+def described(r):
+    """The described score as the session judge computes it (with a Japanese term's rendering
+    where its own score keeps it)."""
+    names = r["feature_names"]
+    d = 1 / (1 + math.exp(-r["features"][names.index("dense")]))
+    if d >= 0.3 and r["term_lang"] == "ja":
+        d = max(d, 1 / (1 + math.exp(-r["features"][names.index("dense_rendered")])))
+    return d
+
+
+def agreed(fitted, r):
+    """`judge::Mode::Agreed`: the described score lowered to the fitted one, never below 0.3."""
+    d = described(r)
+    return d if d < 0.3 else min(d, max(fitted, 0.3))
+
+
+def terms_at_fact(scored):
+    """Share of terms whose best relevant symbol is above 0.6 (an exploration that found the
+    term's code reaches READY)."""
+    best = {}
+    for s, r in scored:
+        if r["relevant"]:
+            key = (r["repo"], r["term"])
+            best[key] = max(best.get(key, 0.0), s)
+    return sum(v > 0.6 for v in best.values()) / len(best)
+
+
+def evaluate(rows, cols, names, session=False):
     """Leave-one-repository-out: AUC and accuracy at 0.3 with thresholds set on the other repos."""
     repos = sorted({r["repo"] for r in rows})
-    scores, ys = [], []
+    scores, ys, tested = [], [], []
     for held in repos:
         train = [r for r in rows if r["repo"] != held]
         test = [r for r in rows if r["repo"] == held]
@@ -115,8 +146,13 @@ def evaluate(rows, cols, names):
         for r in test:
             x = [r["features"][i] for i in cols]
             z = sum(a * c for a, c in zip(w2, x)) + b2
-            scores.append(1 / (1 + math.exp(-z)))
+            fitted = 1 / (1 + math.exp(-z))
+            scores.append(agreed(fitted, r) if session else fitted)
             ys.append(int(r["relevant"]))
+            tested.append(r)
+    if session:
+        return (auc(scores, ys), terms_at_fact(list(zip(scores, tested))),
+                sum(s > 0.6 for s, y in zip(scores, ys) if not y))
     acc = sum((s >= 0.3) == bool(y) for s, y in zip(scores, ys)) / len(ys)
     kept = sum(s >= 0.3 for s, y in zip(scores, ys) if y) / sum(ys)
     fact = sum(s > 0.6 for s, y in zip(scores, ys) if not y)
@@ -136,6 +172,7 @@ def main():
         "file siblings": ["sibling_margin", "no_siblings"],
         "dense (name as words)": ["dense_name"],
         "dense (English rendering)": ["dense_rendered"],
+        "field (project search)": ["field_score", "field_missing"],
     }
     print("leave-one-dev-repo-out (AUC, accuracy@0.3, relevant kept, unrelated>0.6):")
     print("  all signals          %.3f %.3f %.3f %d" % evaluate(rows, everything, names))
@@ -143,16 +180,30 @@ def main():
     for label, cols in groups.items():
         keep = [i for i in everything if names[i] not in cols]
         print("  without %-20s %.3f %.3f %.3f %d" % ((label,) + evaluate(rows, keep, names)))
-    xs = [r["features"] for r in rows]
-    w, b = fit(xs, ys)
-    z = [sum(a * c for a, c in zip(w, x)) + b for x in xs]
-    zr, zf = operating_points(z, ys)
-    w2, b2 = calibrated(w, b, zr, zf)
-    print("dev AUC (fitted on all dev): %.3f" % auc(z, ys))
-    print("const WEIGHTS: [f32; FEATURES] = [%s];" % ", ".join("%.4f" % v for v in w2))
-    print("const BIAS: f32 = %.4f;" % b2)
-    for n, v in zip(names, w2):
-        print("  %-16s %+.3f" % (n, v))
+    print("session judge (agreed), leave-one-dev-repo-out (AUC, terms at FACT, unrelated>0.6):")
+    print("  agreed               %.3f %.3f %d" % evaluate(rows, everything, names, session=True))
+    only = [(described(r), r) for r in rows]
+    print("  described alone      %.3f %.3f %d" % (
+        auc([s for s, _ in only], ys), terms_at_fact(only),
+        sum(s > 0.6 for s, r in only if not r["relevant"])))
+    print("dev AUC (fitted on all dev):")
+    field = [i for i, n in enumerate(names) if n.startswith("field_")]
+    for label, suffix, cols in [
+        ("with the field", "", everything),
+        ("without the field (index not ready)", "_WITHOUT_FIELD",
+         [i for i in everything if i not in field]),
+    ]:
+        xs = [[r["features"][i] for i in cols] for r in rows]
+        w, b = fit(xs, ys)
+        z = [sum(a * c for a, c in zip(w, x)) + b for x in xs]
+        zr, zf = operating_points(z, ys)
+        w2, b2 = calibrated(w, b, zr, zf)
+        full = [0.0] * len(names)
+        for i, v in zip(cols, w2):
+            full[i] = v
+        print("  %s: %.3f" % (label, auc(z, ys)))
+        print("const WEIGHTS%s: [f32; FEATURES] = [%s];" % (suffix, ", ".join("%.4f" % v for v in full)))
+        print("const BIAS%s: f32 = %.4f;" % (suffix, b2))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,121 @@
+//! The field: where the project's own hybrid search puts a term's code.
+//!
+//! A symbol's scores against the term say how close the two are; they do not say whether the
+//! project holds something closer. The search already ranks every chunk of the project for a
+//! request (dense similarity, BM25, definitions, paths, the glossary's bridges), so the judge asks
+//! it once per term and reads where each claimed definition stands in that ranking: the fused
+//! score of the hit that covers the definition, or none when the search does not show it at all.
+//!
+//! The field is only taken when the index can rank by meaning (model loaded, every chunk
+//! embedded): a lexical-only ranking of a half-embedded project would not be the field the
+//! weights were fitted on, and the judge then weighs its other signals alone.
+
+use crate::index::SymbolIndex;
+use crate::index::semantic::SemanticIndex;
+use crate::search::semantic::{Collection, SearchCache, SearchHit, SearchRequest, search};
+use crate::workspace::Workspace;
+
+/// Hits the field keeps: the most the search tool returns.
+pub const FIELD_SIZE: usize = 50;
+
+/// What the judge needs to search the project: the server's semantic index and search cache.
+#[derive(Clone, Copy)]
+pub struct FieldSearch<'a> {
+    pub ws: &'a Workspace,
+    pub symbols: &'a SymbolIndex,
+    pub semantic: &'a SemanticIndex,
+    pub cache: &'a SearchCache,
+}
+
+impl FieldSearch<'_> {
+    /// The field of `term`, or `None` when the index cannot rank by meaning yet or the search
+    /// fails (the judge then goes without it; a verdict never waits for an index build).
+    pub fn field(&self, term: &str) -> Option<Field> {
+        let mut request = SearchRequest::new(term, FIELD_SIZE, self.ws.config.search_weights);
+        // Learned agreements are the map's business: the field is about the code.
+        request.collection = Collection::Forest;
+        let response = search(self.semantic, self.ws, self.symbols, self.cache, &request)
+            .inspect_err(|err| tracing::debug!("no field for {term:?}: {err}"))
+            .ok()?;
+        let status = &response.index_status;
+        let by_meaning = response.signals.iter().any(|s| s == "vector")
+            && status.chunks > 0
+            && status.embedded >= status.chunks;
+        by_meaning.then(|| Field::of_hits(&response.results))
+    }
+}
+
+/// One hit of the field.
+#[derive(Debug, Clone, PartialEq)]
+struct FieldHit {
+    file: String,
+    line_start: usize,
+    line_end: usize,
+    /// Fused score, 1 for the search's best hit.
+    score: f32,
+}
+
+/// The search's hits for one term, best first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Field {
+    hits: Vec<FieldHit>,
+}
+
+impl Field {
+    pub fn of_hits(hits: &[SearchHit]) -> Field {
+        Field {
+            hits: hits
+                .iter()
+                .map(|h| FieldHit {
+                    file: h.file.clone(),
+                    line_start: h.line_start as usize,
+                    line_end: h.line_end as usize,
+                    score: h.score,
+                })
+                .collect(),
+        }
+    }
+
+    /// The fused score of the best hit covering the definition line `line` of `file`, `None`
+    /// when no hit does. The hits' lines come from the index and the definition's from the
+    /// symbol snapshot: after an edit they can disagree until the next sync, and a definition
+    /// then stands outside the field, never on another symbol's hit.
+    pub fn standing(&self, file: &str, line: usize) -> Option<f32> {
+        self.hits
+            .iter()
+            .find(|h| h.file == file && h.line_start <= line && line <= h.line_end)
+            .map(|h| h.score)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(file: &str, start: u32, end: u32, score: f32) -> SearchHit {
+        SearchHit {
+            file: file.into(),
+            line_start: start,
+            line_end: end,
+            symbol: None,
+            chunk_type: "function".into(),
+            snippet: String::new(),
+            score,
+            components: Default::default(),
+            changed_since_indexed: false,
+        }
+    }
+
+    #[test]
+    fn a_definition_stands_on_the_best_hit_covering_its_line() {
+        let field = Field::of_hits(&[
+            hit("a.py", 10, 20, 1.0),
+            hit("b.py", 1, 5, 0.7),
+            hit("a.py", 1, 30, 0.4),
+        ]);
+        assert_eq!(field.standing("a.py", 12), Some(1.0));
+        assert_eq!(field.standing("a.py", 25), Some(0.4));
+        assert_eq!(field.standing("b.py", 6), None);
+        assert_eq!(field.standing("c.py", 1), None);
+    }
+}
