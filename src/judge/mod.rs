@@ -26,8 +26,9 @@
 //! model only: the weights mean nothing for another scorer, so with any other scorer (the fake
 //! of the logic tests) the judge's score is the scorer's own.
 //!
-//! The session tools run the judge in [`SESSION_MODE`], which is still the described dense score
-//! alone: see there for why, and `bench/README.md` ("Relevance judge") for the figures.
+//! The session tools run the judge in [`SESSION_MODE`], by agreement of the described score and
+//! the fitted combination: see there for why, and `bench/README.md` ("Relevance judge") for the
+//! figures.
 
 mod field;
 

@@ -87,6 +87,46 @@ async def test_a_japanese_login_request_explored_right_reaches_ready(open_client
         assert scores["login_access_token"] > 0.6, scores
 
 
+# Neighbours of the login: the sign-up, the password recovery and the token test live next to it
+# (the same routes, the same words) and the described score alone made each of them a FACT for
+# 「ログイン処理」 (0.65-0.70). Judged by agreement with the code evidence and the project's own
+# ranking, only the login route is.
+NEIGHBOURS = ["register_user", "recover_password", "reset_password", "test_token"]
+
+
+async def test_neighbours_of_the_login_are_not_facts(open_client, fresh_fixture):
+    root = fresh_fixture("fastapi-template")
+    async with open_client(root) as client:
+        await indexed(client)
+        await client.ok("start_session", {"intent": "MODIFY", "query": QUERY})
+        await client.ok("set_query_frame", FRAME)
+        await explore(client)
+        for symbol in NEIGHBOURS:
+            await client.ok("find_definitions", {"symbol": symbol})
+
+        checked = await client.ok(
+            "validate_symbol_relevance",
+            {"target_feature": "ログイン処理", "symbols_identified": ["login_access_token"] + NEIGHBOURS},
+        )
+        tiers = {s["symbol"]: (s["tier"], s["similarity"]) for s in checked["embedding_suggestions"]}
+        print(f"validate_symbol_relevance: {tiers}")
+        assert tiers["login_access_token"][0] == "FACT", tiers
+        for symbol in NEIGHBOURS:
+            assert tiers[symbol][0] != "FACT", (symbol, tiers)
+
+        # Naming only neighbours does not make the session READY.
+        understood = await client.ok(
+            "submit_understanding",
+            {
+                "symbols_identified": NEIGHBOURS,
+                "entry_points": ["register_user"],
+                "files_analyzed": ["backend/app/api/routes/login.py", "backend/app/api/routes/users.py"],
+                "patterns": ["routes call crud helpers"],
+            },
+        )
+        assert understood["phase"] != "READY", understood
+
+
 async def test_the_login_symbols_are_approved_with_code_evidence(open_client, fresh_fixture):
     root = fresh_fixture("fastapi-template")
     async with open_client(root) as client:
