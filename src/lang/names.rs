@@ -2,6 +2,12 @@
 //! and which nodes of its grammar refer to other code (seed 004 §1.4 and §1.14: `OrderService`
 //! alone is ambiguous; `App\Services\OrderService` is not). Each language with such rules gives
 //! its [`NameRules`] (`<id>/names.rs`); `chunk::imports` drives them over a file.
+//!
+//! A language reads its import statements once, in its outline (`<id>/outline.rs`): the outline
+//! walks that reader over the whole file for `analyze_file` and the import graph, and the
+//! binding rules call it on the top-level statements and turn each [`Import`] into bindings.
+//!
+//! [`Import`]: crate::lang::outline::Import
 
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
@@ -120,32 +126,11 @@ pub fn resolve_path(
     })
 }
 
-/// `Name as Alias` → (`Name`, `Alias`).
-pub fn split_alias(part: &str) -> (&str, Option<&str>) {
-    let part = part.trim();
-    match part.split_once(" as ") {
-        Some((name, alias)) => (name.trim(), Some(alias.trim())),
-        None => (part, None),
-    }
-}
-
 /// A path without the extension of its file name (`a/b.c.ts` → `a/b`).
 pub fn strip_ext(file: &str) -> &str {
     let name_start = file.rfind('/').map_or(0, |i| i + 1);
     match file[name_start..].find('.') {
         Some(dot) => &file[..name_start + dot],
         None => file,
-    }
-}
-
-/// Every node of `kind` under `node` (not below one found).
-pub fn collect_kind<'t>(node: Node<'t>, kind: &str, out: &mut Vec<Node<'t>>) {
-    if node.kind() == kind {
-        out.push(node);
-        return;
-    }
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        collect_kind(child, kind, out);
     }
 }

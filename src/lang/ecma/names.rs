@@ -44,53 +44,33 @@ const BUILTIN_TYPES: &[&str] = &[
     "React",
 ];
 
+/// Binds the names an `import` statement brings in, read by the outline's reader: the default
+/// import to `<module>#default`, a namespace import to `<module>#*`, a named one to
+/// `<module>#<name>`.
 fn statement(node: Node, text: &str, file: &str, bindings: &mut Bindings) {
     if node.kind() != "import_statement" {
         return;
     }
-    let Some(source) = node.child_by_field_name("source") else {
+    let Some(import) = super::outline::import(node, text) else {
         return;
     };
-    let spec = node_text(source, text).trim_matches(['"', '\'', '`']);
-    let module = resolve_module(spec, file);
-    let mut cursor = node.walk();
-    let Some(clause) = node
-        .named_children(&mut cursor)
-        .find(|c| c.kind() == "import_clause")
-    else {
-        return;
-    };
-    let mut cursor = clause.walk();
-    for part in clause.named_children(&mut cursor) {
-        match part.kind() {
-            "identifier" => {
-                let local = node_text(part, text);
-                bindings.add(local, format!("{module}#default"));
-            }
-            "namespace_import" => {
-                let mut c = part.walk();
-                if let Some(id) = part
-                    .named_children(&mut c)
-                    .find(|n| n.kind() == "identifier")
-                {
-                    bindings.add(node_text(id, text), format!("{module}#*"));
-                }
-            }
-            "named_imports" => {
-                let mut c = part.walk();
-                for spec in part.named_children(&mut c) {
-                    let Some(name) = spec.child_by_field_name("name") else {
-                        continue;
-                    };
-                    let name = node_text(name, text);
-                    let local = spec
-                        .child_by_field_name("alias")
-                        .map_or(name, |a| node_text(a, text));
-                    bindings.add(local, format!("{module}#{name}"));
-                }
-            }
-            _ => {}
+    let module = resolve_module(&import.source, file);
+    // The reader lists the default import first, then the namespace or the named ones.
+    let mut names = import.imported.iter();
+    if import.default
+        && let Some(default) = names.next()
+    {
+        bindings.add(&default.name, format!("{module}#default"));
+    }
+    if import.namespace {
+        if let Some(namespace) = names.next() {
+            bindings.add(&namespace.name, format!("{module}#*"));
         }
+        return;
+    }
+    for name in names {
+        let local = name.alias.as_deref().unwrap_or(&name.name);
+        bindings.add(local, format!("{module}#{}", name.name));
     }
 }
 

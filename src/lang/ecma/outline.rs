@@ -55,7 +55,7 @@ impl<'s> Extractor<'s> {
     /// `export` statement around it, if any).
     fn declaration(&mut self, node: Node, exported: Exported, outer: Node) {
         match node.kind() {
-            "import_statement" => self.import_statement(node),
+            "import_statement" => self.out.imports.extend(import(node, self.src)),
             "export_statement" => self.export_statement(node),
             "function_declaration"
             | "generator_function_declaration"
@@ -103,96 +103,6 @@ impl<'s> Extractor<'s> {
             re_export: false,
             source: None,
         });
-    }
-
-    fn import_statement(&mut self, node: Node) {
-        let src = self.src;
-        let type_only = has_child(node, "type");
-        let mut import = Import {
-            source: String::new(),
-            kind: ImportType::External,
-            imported: Vec::new(),
-            default: false,
-            namespace: false,
-            type_only,
-            dynamic: false,
-            statement: None,
-            line: line(node),
-        };
-        if let Some(source) = node.child_by_field_name("source") {
-            import.source = unquote(text(source, src));
-        }
-        let mut typed_specifiers = 0;
-        for child in named_children(node) {
-            match child.kind() {
-                "import_clause" => {
-                    for part in named_children(child) {
-                        match part.kind() {
-                            "identifier" => {
-                                import.default = true;
-                                import.imported.push(ImportedName {
-                                    name: text(part, src).to_string(),
-                                    alias: None,
-                                });
-                            }
-                            "namespace_import" => {
-                                import.namespace = true;
-                                if let Some(id) = child_of_kind(part, "identifier") {
-                                    import.imported.push(ImportedName {
-                                        name: text(id, src).to_string(),
-                                        alias: None,
-                                    });
-                                }
-                            }
-                            "named_imports" => {
-                                for spec in named_children(part) {
-                                    if spec.kind() != "import_specifier" {
-                                        continue;
-                                    }
-                                    typed_specifiers += usize::from(has_child(spec, "type"));
-                                    let name = spec
-                                        .child_by_field_name("name")
-                                        .map(|n| text(n, src).to_string())
-                                        .unwrap_or_default();
-                                    let alias = spec
-                                        .child_by_field_name("alias")
-                                        .map(|n| text(n, src).to_string());
-                                    import.imported.push(ImportedName { name, alias });
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                "import_require_clause" => {
-                    // TypeScript `import fs = require('fs')`.
-                    if let Some(id) = child_of_kind(child, "identifier") {
-                        import.imported.push(ImportedName {
-                            name: text(id, src).to_string(),
-                            alias: None,
-                        });
-                        import.namespace = true;
-                    }
-                    if let Some(s) = child_of_kind(child, "string") {
-                        import.source = unquote(text(s, src));
-                    }
-                    import.statement = Some("require".into());
-                }
-                _ => {}
-            }
-        }
-        // `import { type A, type B } from …` is as erased as `import type { A, B }`.
-        if typed_specifiers > 0
-            && typed_specifiers == import.imported.len()
-            && !import.default
-            && !import.namespace
-        {
-            import.type_only = true;
-        }
-        if !import.source.is_empty() {
-            import.kind = guess_kind(&import.source);
-            self.out.imports.push(import);
-        }
     }
 
     fn export_statement(&mut self, node: Node) {
@@ -294,13 +204,7 @@ impl<'s> Extractor<'s> {
             if spec.kind() != "export_specifier" {
                 continue;
             }
-            let name = spec
-                .child_by_field_name("name")
-                .map(|n| text(n, src).to_string())
-                .unwrap_or_default();
-            let alias = spec
-                .child_by_field_name("alias")
-                .map(|n| text(n, src).to_string());
+            let ImportedName { name, alias } = specifier(spec, src);
             let exported = alias.clone().unwrap_or_else(|| name.clone());
             match source {
                 Some(source) => self.out.exports.push(Export {
@@ -1024,4 +928,102 @@ fn access(node: Node, src: &str, private_name: bool) -> String {
     }
     child_of_kind(node, "accessibility_modifier")
         .map_or("public".into(), |m| text(m, src).to_string())
+}
+
+/// An `import` statement; `None` without a source. The one reader of ECMAScript imports: the
+/// outline reads every one, the chunker's name binding (`names.rs`) binds their names.
+pub(super) fn import(node: Node, src: &str) -> Option<Import> {
+    let type_only = has_child(node, "type");
+    let mut import = Import {
+        source: String::new(),
+        kind: ImportType::External,
+        imported: Vec::new(),
+        default: false,
+        namespace: false,
+        type_only,
+        dynamic: false,
+        statement: None,
+        line: line(node),
+    };
+    if let Some(source) = node.child_by_field_name("source") {
+        import.source = unquote(text(source, src));
+    }
+    let mut typed_specifiers = 0;
+    for child in named_children(node) {
+        match child.kind() {
+            "import_clause" => {
+                for part in named_children(child) {
+                    match part.kind() {
+                        "identifier" => {
+                            import.default = true;
+                            import.imported.push(ImportedName {
+                                name: text(part, src).to_string(),
+                                alias: None,
+                            });
+                        }
+                        "namespace_import" => {
+                            import.namespace = true;
+                            if let Some(id) = child_of_kind(part, "identifier") {
+                                import.imported.push(ImportedName {
+                                    name: text(id, src).to_string(),
+                                    alias: None,
+                                });
+                            }
+                        }
+                        "named_imports" => {
+                            for spec in named_children(part) {
+                                if spec.kind() != "import_specifier" {
+                                    continue;
+                                }
+                                typed_specifiers += usize::from(has_child(spec, "type"));
+                                import.imported.push(specifier(spec, src));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "import_require_clause" => {
+                // TypeScript `import fs = require('fs')`.
+                if let Some(id) = child_of_kind(child, "identifier") {
+                    import.imported.push(ImportedName {
+                        name: text(id, src).to_string(),
+                        alias: None,
+                    });
+                    import.namespace = true;
+                }
+                if let Some(s) = child_of_kind(child, "string") {
+                    import.source = unquote(text(s, src));
+                }
+                import.statement = Some("require".into());
+            }
+            _ => {}
+        }
+    }
+    // `import { type A, type B } from …` is as erased as `import type { A, B }`.
+    if typed_specifiers > 0
+        && typed_specifiers == import.imported.len()
+        && !import.default
+        && !import.namespace
+    {
+        import.type_only = true;
+    }
+    if import.source.is_empty() {
+        return None;
+    }
+    import.kind = guess_kind(&import.source);
+    Some(import)
+}
+
+/// The name and alias of an import or export specifier (`a as b`).
+fn specifier(spec: Node, src: &str) -> ImportedName {
+    ImportedName {
+        name: spec
+            .child_by_field_name("name")
+            .map(|n| text(n, src).to_string())
+            .unwrap_or_default(),
+        alias: spec
+            .child_by_field_name("alias")
+            .map(|n| text(n, src).to_string()),
+    }
 }

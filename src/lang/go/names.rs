@@ -2,7 +2,7 @@
 //! element; `_` and `.` imports bind nothing). `pkg.Name` resolves through the imports, a bare
 //! name to the file's package when the file defines it. Types are the references.
 
-use crate::lang::names::{Bindings, NameRules, Reference, Visit, collect_kind};
+use crate::lang::names::{Bindings, NameRules, Reference, Visit};
 use crate::lang::walk::text as node_text;
 use tree_sitter::Node;
 
@@ -29,19 +29,13 @@ fn statement(node: Node, text: &str, _file: &str, bindings: &mut Bindings) {
             }
         }
         "import_declaration" => {
-            let mut specs = Vec::new();
-            collect_kind(node, "import_spec", &mut specs);
-            for spec in specs {
-                let Some(path) = spec.child_by_field_name("path") else {
-                    continue;
-                };
-                let path = node_text(path, text).trim_matches(['"', '`']).to_string();
-                let local = match spec.child_by_field_name("name") {
-                    Some(name) => node_text(name, text).to_string(),
-                    None => path.rsplit('/').next().unwrap_or(&path).to_string(),
-                };
-                if local != "_" && local != "." {
-                    bindings.add(&local, path);
+            let mut imports = Vec::new();
+            super::outline::imports(node, text, &mut imports);
+            // A blank import (`_`) binds no name; a package binds its alias or last segment.
+            for import in &imports {
+                for name in &import.imported {
+                    let local = name.alias.as_deref().unwrap_or(&name.name);
+                    bindings.add(local, import.source.clone());
                 }
             }
         }

@@ -184,7 +184,9 @@ fn access(name: &str) -> &'static str {
     }
 }
 
-fn imports(node: Node, src: &str, out: &mut Vec<Import>) {
+/// The imports of an `import` declaration. The one reader of Go imports: the outline and the
+/// chunker's name binding (`names.rs`) both read them here.
+pub(super) fn imports(node: Node, src: &str, out: &mut Vec<Import>) {
     let mut specs = Vec::new();
     for child in named_children(node) {
         match child.kind() {

@@ -75,16 +75,13 @@ fn statement(node: Node, text: &str, _file: &str, bindings: &mut Bindings) {
             bindings.namespace = Some(name.to_string());
         }
         "import_declaration" => {
-            let name = src
-                .trim_start_matches("import")
-                .trim()
-                .trim_end_matches(';')
-                .trim();
-            if name.starts_with("static ") || name.ends_with(".*") {
-                return;
+            let import = super::outline::import(node, text);
+            // A static import names a member, a wildcard no name; neither binds a type.
+            if import.statement.is_none() && !import.namespace {
+                for name in &import.imported {
+                    bindings.add(&name.name, import.source.clone());
+                }
             }
-            let local = name.rsplit('.').next().unwrap_or(name);
-            bindings.add(local, name.to_string());
         }
         _ => {}
     }

@@ -54,7 +54,9 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
     out
 }
 
-fn import(node: Node, src: &str) -> Import {
+/// An `import` declaration. The one reader of Java imports: the outline reads every one, the
+/// chunker's name binding (`names.rs`) binds the names of those that are not static or wildcards.
+pub(super) fn import(node: Node, src: &str) -> Import {
     let is_static = has_child(node, "static");
     let wildcard = has_child(node, "asterisk");
     let path = named_children(node)

@@ -3,7 +3,7 @@
 //! name is a reference where it is a type, is instantiated, extended, implemented, used as a
 //! trait, called statically or tested with `instanceof`.
 
-use crate::lang::names::{Bindings, NameRules, Reference, Visit, split_alias};
+use crate::lang::names::{Bindings, NameRules, Reference, Visit};
 use crate::lang::walk::text as node_text;
 use std::sync::LazyLock;
 use tree_sitter::Node;
@@ -42,42 +42,18 @@ fn statement(node: Node, text: &str, _file: &str, bindings: &mut Bindings) {
                 }
             }
         }
-        "namespace_use_declaration" => use_declaration(node_text(node, text), bindings),
-        _ => {}
-    }
-}
-
-fn use_declaration(src: &str, bindings: &mut Bindings) {
-    let body = src
-        .trim()
-        .trim_start_matches("use")
-        .trim()
-        .trim_end_matches(';')
-        .trim();
-    if body.starts_with("function ") || body.starts_with("const ") {
-        return;
-    }
-    let (prefix, items): (&str, Vec<&str>) = match body.split_once('{') {
-        Some((prefix, rest)) => (
-            prefix.trim().trim_end_matches('\\'),
-            rest.trim_end_matches('}').split(',').collect(),
-        ),
-        None => ("", body.split(',').collect()),
-    };
-    for item in items {
-        let (name, alias) = split_alias(item);
-        let name = name.trim_start_matches('\\');
-        if name.is_empty() {
-            continue;
+        "namespace_use_declaration" => {
+            let mut imports = Vec::new();
+            super::outline::uses(node, text, &mut imports);
+            // `use function` / `use const` name no class.
+            for import in imports.iter().filter(|i| i.statement.is_none()) {
+                for name in &import.imported {
+                    let local = name.alias.as_deref().unwrap_or(&name.name);
+                    bindings.add(local, import.source.clone());
+                }
+            }
         }
-        let full = if prefix.is_empty() {
-            name.to_string()
-        } else {
-            format!("{}\\{name}", prefix.trim_start_matches('\\'))
-        };
-        let local = alias.unwrap_or_else(|| full.rsplit('\\').next().unwrap_or(&full));
-        let local = local.to_string();
-        bindings.add(&local, full);
+        _ => {}
     }
 }
 

@@ -246,8 +246,9 @@ fn name_of(node: Node, src: &str) -> String {
         .map_or(String::new(), |n| text(n, src).to_string())
 }
 
-/// `use A\B\C as D;`, `use A\B\{C, D as E};`, `use function A\f;`
-fn uses(node: Node, src: &str, out: &mut Vec<Import>) {
+/// `use A\B\C as D;`, `use A\B\{C, D as E};`, `use function A\f;`. The one reader of PHP
+/// `use` imports: the outline and the chunker's name binding (`names.rs`) both read them here.
+pub(super) fn uses(node: Node, src: &str, out: &mut Vec<Import>) {
     let statement_kind = children(node)
         .into_iter()
         .find(|c| matches!(c.kind(), "function" | "const"))

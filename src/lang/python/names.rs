@@ -2,9 +2,7 @@
 //! resolved against the file's own module), then the file's own top-level names. A name is a
 //! reference where it is an annotation, a base class, a decorator or the function of a call.
 
-use crate::lang::names::{
-    Bindings, NameRules, Reference, Visit, resolve_path, split_alias, strip_ext,
-};
+use crate::lang::names::{Bindings, NameRules, Reference, Visit, resolve_path, strip_ext};
 use crate::lang::walk::text as node_text;
 use tree_sitter::Node;
 
@@ -85,40 +83,34 @@ fn resolve_relative(module: &str, file: &str) -> String {
     parts.join(".")
 }
 
+/// Binds the names a top-level import statement brings in, read by the outline's reader.
 fn statement(node: Node, text: &str, file: &str, bindings: &mut Bindings) {
-    let src = node_text(node, text);
-    match node.kind() {
-        "import_statement" => {
-            for part in src.trim_start_matches("import").split(',') {
-                let (full, alias) = split_alias(part);
-                let local = alias.unwrap_or_else(|| full.split('.').next().unwrap_or(full));
-                let full_name = if alias.is_some() { full } else { local };
-                bindings.add(local, full_name.to_string());
-            }
-        }
-        "import_from_statement" => {
-            let Some(rest) = src.strip_prefix("from") else {
-                return;
-            };
-            let Some((module, names)) = rest.split_once(" import ") else {
-                return;
-            };
-            let module = resolve_relative(module.trim(), file);
-            let names = names.trim().trim_start_matches('(').trim_end_matches(')');
-            for part in names.split(',') {
-                let (name, alias) = split_alias(part);
-                if name.is_empty() || name == "*" {
-                    continue;
+    let mut imports = Vec::new();
+    super::outline::import_node(node, text, false, &mut imports);
+    for import in imports.iter().filter(|i| !i.dynamic) {
+        if import.namespace {
+            // `import a.b` binds `a`; `import a.b as c` binds `c` to `a.b`; `from x import *`
+            // (no names) binds nothing.
+            for name in &import.imported {
+                match &name.alias {
+                    Some(alias) => bindings.add(alias, name.name.clone()),
+                    None => {
+                        let local = name.name.split('.').next().unwrap_or(&name.name);
+                        bindings.add(local, local.to_string());
+                    }
                 }
-                let full = if module.is_empty() {
-                    name.to_string()
-                } else {
-                    format!("{module}.{name}")
-                };
-                bindings.add(alias.unwrap_or(name), full);
             }
+            continue;
         }
-        _ => {}
+        let module = resolve_relative(&import.source, file);
+        for name in &import.imported {
+            let full = if module.is_empty() {
+                name.name.clone()
+            } else {
+                format!("{module}.{}", name.name)
+            };
+            bindings.add(name.alias.as_deref().unwrap_or(&name.name), full);
+        }
     }
 }
 

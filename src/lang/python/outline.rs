@@ -477,8 +477,10 @@ fn imports(root: Node, src: &str, out: &mut Vec<Import>) {
     out.sort_by_key(|i| i.line);
 }
 
-/// Records the import `node` makes, if any; returns whether to look inside it.
-fn import_node(node: Node, src: &str, in_function: bool, out: &mut Vec<Import>) -> bool {
+/// Records the import `node` makes, if any; returns whether to look inside it. The one reader
+/// of Python imports: the outline walks it over the file, the chunker's name binding
+/// (`names.rs`) over the top-level statements.
+pub(super) fn import_node(node: Node, src: &str, in_function: bool, out: &mut Vec<Import>) -> bool {
     match node.kind() {
         "import_statement" => {
             for name in named_children(node) {

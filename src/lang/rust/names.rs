@@ -2,9 +2,7 @@
 //! file's own top-level names in its module path (`src/ledger.rs` → `crate::ledger`). Types and
 //! the type of an associated call (`Money::new(…)`) are the references.
 
-use crate::lang::names::{
-    Bindings, NameRules, Reference, Visit, resolve_path, split_alias, strip_ext,
-};
+use crate::lang::names::{Bindings, NameRules, Reference, Visit, resolve_path, strip_ext};
 use crate::lang::walk::text as node_text;
 use tree_sitter::Node;
 
@@ -43,50 +41,27 @@ fn module_of(file: &str) -> String {
         .join("::")
 }
 
+/// Binds the names a `use` declaration brings in, from the outline's leaves of its use tree:
+/// `use a::b::{C, D as E, self}` binds `C` to `a::b::C`, `E` to `a::b::D` and `b` to `a::b`.
 fn statement(node: Node, text: &str, _file: &str, bindings: &mut Bindings) {
     if node.kind() != "use_declaration" {
         return;
     }
-    let body = node_text(node, text)
-        .trim_start_matches("pub")
-        .trim_start()
-        .trim_start_matches("use")
-        .trim()
-        .trim_end_matches(';');
-    for (local, full) in use_paths(body) {
+    let Some(argument) = node.child_by_field_name("argument") else {
+        return;
+    };
+    let mut leaves = Vec::new();
+    super::outline::use_leaves(argument, "", text, &mut leaves);
+    for (module, name, alias) in leaves {
+        let full = match name.as_str() {
+            "*" => continue,
+            "self" => module,
+            _ if module.is_empty() => name,
+            _ => format!("{module}::{name}"),
+        };
+        let local = alias.unwrap_or_else(|| full.rsplit("::").next().unwrap_or(&full).to_string());
         bindings.add(&local, full);
     }
-}
-
-/// `std::collections::{HashMap, BTreeMap as B}` → `[(HashMap, std::collections::HashMap), …]`.
-fn use_paths(body: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    match body.split_once('{') {
-        Some((prefix, rest)) => {
-            let prefix = prefix.trim().trim_end_matches("::");
-            for item in rest.trim_end_matches('}').split(',') {
-                let (path, alias) = split_alias(item);
-                if path.is_empty() || path.contains('{') {
-                    continue;
-                }
-                let full = if path == "self" {
-                    prefix.to_string()
-                } else {
-                    format!("{prefix}::{path}")
-                };
-                let local = alias.unwrap_or_else(|| full.rsplit("::").next().unwrap_or(&full));
-                out.push((local.to_string(), full.clone()));
-            }
-        }
-        None => {
-            let (path, alias) = split_alias(body);
-            if !path.ends_with('*') {
-                let local = alias.unwrap_or_else(|| path.rsplit("::").next().unwrap_or(path));
-                out.push((local.to_string(), path.to_string()));
-            }
-        }
-    }
-    out
 }
 
 fn resolve(bindings: &Bindings, raw: &str) -> Option<String> {

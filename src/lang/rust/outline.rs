@@ -125,8 +125,10 @@ fn inner_doc(root: Node, src: &str) -> Option<String> {
     (!doc.is_empty()).then_some(doc)
 }
 
-/// Flattens a use tree into (module path, name, alias) leaves; a wildcard has name `*`.
-fn use_leaves(
+/// Flattens a use tree into (module path, name, alias) leaves; a wildcard has name `*`. The one
+/// reader of Rust `use` trees: the outline groups the leaves into imports, the chunker's name
+/// binding (`names.rs`) binds them.
+pub(super) fn use_leaves(
     node: Node,
     prefix: &str,
     src: &str,
