@@ -5,7 +5,7 @@
 
 use super::Chunker;
 use crate::lang::Parsing;
-use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
+use crate::workspace::{WalkError, WalkOptions, Workspace, read_source, walk_files};
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
@@ -111,8 +111,8 @@ pub fn run(
     ws: &Workspace,
     base: &Path,
     rounds: usize,
-) -> Result<BenchReport, String> {
-    let walked = walk_files(ws, base, &WalkOptions::default()).map_err(|e| e.to_string())?;
+) -> Result<BenchReport, WalkError> {
+    let walked = walk_files(ws, base, &WalkOptions::default())?;
     let files: Vec<(String, String)> = walked
         .iter()
         .filter_map(|f| {

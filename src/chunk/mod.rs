@@ -38,10 +38,23 @@ pub mod unit;
 pub mod vue;
 
 pub use text::embedding_text;
+
+/// Why a chunking run over a directory or a file could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Walk(#[from] WalkError),
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
 pub use tokens::TokenCounter;
 
 use crate::lang::{self, Chunking};
-use crate::workspace::{WalkOptions, Workspace, read_source, walk_files};
+use crate::workspace::{WalkError, WalkOptions, Workspace, read_source, walk_files};
 use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -374,9 +387,14 @@ impl Chunker {
 
     /// Chunks every file under `base` (a path inside the workspace) that the workspace walk
     /// keeps, in parallel, then links chunks across files (Filament resources ↔ schema classes).
-    pub fn chunk_workspace(&self, ws: &Workspace, base: &Path) -> Result<ChunkRun, String> {
+    /// Files that cannot be read are listed as skipped; only a walk that cannot start, or a
+    /// single file that cannot be read, fails the run.
+    pub fn chunk_workspace(&self, ws: &Workspace, base: &Path) -> Result<ChunkRun, RunError> {
         let files = if base.is_file() {
-            let meta = std::fs::metadata(base).map_err(|e| e.to_string())?;
+            let meta = std::fs::metadata(base).map_err(|source| RunError::Read {
+                path: ws.relative(base),
+                source,
+            })?;
             vec![crate::workspace::WalkedFile {
                 abs: base.to_path_buf(),
                 rel: ws.relative(base),
@@ -384,7 +402,7 @@ impl Chunker {
                 mtime: meta.modified().ok(),
             }]
         } else {
-            walk_files(ws, base, &WalkOptions::default()).map_err(|e| e.to_string())?
+            walk_files(ws, base, &WalkOptions::default())?
         };
         let max_bytes = ws.config.max_file_bytes;
         let results: Vec<Result<(FileChunks, u64), (String, String)>> = files

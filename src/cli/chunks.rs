@@ -42,8 +42,7 @@ pub fn run(args: ChunksArgs) -> anyhow::Result<i32> {
         .map_err(|err| anyhow::anyhow!("{}", err.message))?;
     let chunker = Chunker::for_workspace(&ws);
     if args.bench {
-        let report = crate::chunk::bench::run(&chunker, &ws, &target.abs, args.rounds)
-            .map_err(|e| anyhow::anyhow!(e))?;
+        let report = crate::chunk::bench::run(&chunker, &ws, &target.abs, args.rounds)?;
         if args.json {
             println!("{}", serde_json::to_string(&report)?);
         } else {
@@ -52,9 +51,7 @@ pub fn run(args: ChunksArgs) -> anyhow::Result<i32> {
         return Ok(0);
     }
     let started = Instant::now();
-    let run = chunker
-        .chunk_workspace(&ws, &target.abs)
-        .map_err(|err| anyhow::anyhow!(err))?;
+    let run = chunker.chunk_workspace(&ws, &target.abs)?;
     let elapsed = started.elapsed();
     let mut out = std::io::stdout().lock();
     let max = chunker.options().max_tokens;

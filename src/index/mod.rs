@@ -8,6 +8,7 @@
 //! again, and the files of the others are `stat`-ed. The store is `.code-intel/symbols.bin`, a
 //! [`CacheFile`]: written atomically, and rebuilt when it is of another version or damaged.
 
+pub mod agreement_file;
 pub mod cache_file;
 pub mod chunks;
 pub mod dir_stamps;

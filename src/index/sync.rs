@@ -11,6 +11,7 @@
 //! finishes the job without duplicates or orphans.
 
 use super::SymbolIndex;
+use super::agreement_file::{self, AgreementFileError, AgreementText};
 use super::chunks::{self, FileKind};
 use super::error::{IndexError, IndexResult};
 use super::sync_state::{FileState, SyncState};
@@ -546,7 +547,7 @@ pub fn sync_map(
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
             match std::fs::read_to_string(&path)
                 .map_err(|e| e.to_string())
-                .and_then(|text| parse_agreement(&path, &text))
+                .and_then(|text| parse_agreement(&path, &text).map_err(|e| e.to_string()))
             {
                 Ok(a) => parsed.push(a),
                 Err(reason) => report.skipped.push(Skipped {
@@ -665,32 +666,34 @@ fn expired_agreements<'a>(
         .collect())
 }
 
-/// Parses one agreement file. The id is the file stem.
-pub fn parse_agreement(path: &Path, text: &str) -> Result<Agreement, String> {
+/// Why an agreement file does not make an agreement of the map.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgreementError {
+    #[error("agreement file has no name")]
+    NoName,
+    #[error(transparent)]
+    File(#[from] AgreementFileError),
+    #[error("front matter lacks nl_term")]
+    NoTerm,
+}
+
+/// Reads one agreement file as the map indexes it. The id is the file stem; the front matter
+/// may list several symbols (`symbols: [A, B]`) and files, and date it by `created_at` (what
+/// the memory writes) or `time`.
+pub fn parse_agreement(path: &Path, text: &str) -> Result<Agreement, AgreementError> {
     let id = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
-        .ok_or("agreement file has no name")?;
-    let text = text.trim_start_matches('\u{feff}');
-    let rest = text
-        .strip_prefix("---")
-        .ok_or("no front matter (expected a leading ---)")?;
-    let (front, body) = rest
-        .split_once("\n---")
-        .ok_or("front matter is not closed by ---")?;
-    let mut fields: HashMap<String, String> = HashMap::new();
-    for line in front.lines() {
-        if let Some((k, v)) = line.split_once(':') {
-            fields.insert(
-                k.trim().to_string(),
-                v.trim().trim_matches(['"', '\'']).to_string(),
-            );
-        }
-    }
+        .ok_or(AgreementError::NoName)?;
+    let AgreementText {
+        fields,
+        evidence,
+        mut files,
+    } = agreement_file::read(text)?;
     let nl_term = fields
         .get("nl_term")
         .filter(|t| !t.is_empty())
-        .ok_or("front matter lacks nl_term")?
+        .ok_or(AgreementError::NoTerm)?
         .clone();
     let list = |v: &str| -> Vec<String> {
         v.trim_matches(['[', ']'])
@@ -703,37 +706,6 @@ pub fn parse_agreement(path: &Path, text: &str) -> Result<Agreement, String> {
     for key in ["symbol", "symbols"] {
         if let Some(v) = fields.get(key) {
             symbols.extend(list(v));
-        }
-    }
-    // Sections: evidence and related files, by heading (Japanese as in the seed, or English).
-    let mut evidence = String::new();
-    let mut files = Vec::new();
-    let mut section = "";
-    for line in body.lines() {
-        let trimmed = line.trim();
-        if let Some(heading) = trimmed.strip_prefix("## ") {
-            section = if heading.contains("根拠") || heading.to_lowercase().contains("evidence") {
-                "evidence"
-            } else if heading.contains("ファイル") || heading.to_lowercase().contains("file") {
-                "files"
-            } else {
-                ""
-            };
-            continue;
-        }
-        match section {
-            "evidence" if !trimmed.is_empty() => {
-                if !evidence.is_empty() {
-                    evidence.push('\n');
-                }
-                evidence.push_str(trimmed);
-            }
-            "files" => {
-                if let Some(item) = trimmed.strip_prefix("- ") {
-                    files.push(item.trim().trim_matches('`').to_string());
-                }
-            }
-            _ => {}
         }
     }
     for key in ["files", "file"] {

@@ -2,6 +2,7 @@
 //! turned out to mean, with the code evidence, stored as seed 001's Markdown with front matter
 //! so a person can read, edit or delete them and the map can index them.
 
+use crate::index::agreement_file::{self, AgreementText, yaml_scalar};
 use sha2::{Digest, Sha256};
 
 /// One agreement.
@@ -68,74 +69,19 @@ impl Agreement {
     }
 }
 
-/// A YAML scalar: plain when safe, else a double-quoted (JSON) string, which YAML reads as is.
-fn yaml_scalar(value: &str) -> String {
-    let plain = !value.is_empty()
-        && !value.contains(": ")
-        && !value.contains(" #")
-        && !value.contains(['\n', '"', '\''])
-        && !value.starts_with(|c: char| c.is_whitespace() || "-?:,[]{}#&*!|>%@`".contains(c))
-        && !value.ends_with(char::is_whitespace);
-    if plain {
-        value.to_string()
-    } else {
-        serde_json::to_string(value).unwrap_or_default()
-    }
-}
-
-fn parse_scalar(raw: &str) -> String {
-    let raw = raw.trim();
-    if raw.starts_with('"') {
-        serde_json::from_str(raw).unwrap_or_else(|_| raw.trim_matches('"').to_string())
-    } else {
-        raw.trim_matches('\'').to_string()
-    }
-}
-
 /// Reads an agreement back; `None` when the text is not one (no front matter, other doc_type,
 /// no term or symbol).
 pub fn parse_agreement(text: &str) -> Option<Agreement> {
-    let rest = text.strip_prefix("---\n")?;
-    let end = rest.find("\n---")?;
-    let (front, body) = (&rest[..end], &rest[end + 4..]);
-    let mut fields = std::collections::HashMap::new();
-    for line in front.lines() {
-        if let Some((key, value)) = line.split_once(':') {
-            fields.insert(key.trim().to_string(), parse_scalar(value));
-        }
-    }
+    let AgreementText {
+        mut fields,
+        evidence,
+        files,
+    } = agreement_file::read(text).ok()?;
     if fields.get("doc_type").map(String::as_str) != Some("agreement") {
         return None;
     }
     let nl_term = fields.remove("nl_term").filter(|s| !s.is_empty())?;
     let symbol = fields.remove("symbol").filter(|s| !s.is_empty())?;
-    let mut evidence = String::new();
-    let mut files = Vec::new();
-    let mut section = "";
-    for line in body.lines() {
-        if let Some(heading) = line.strip_prefix("## ") {
-            section = if heading.contains("Evidence") || heading.contains("根拠") {
-                "evidence"
-            } else if heading.contains("ファイル") || heading.contains("Files") {
-                "files"
-            } else {
-                ""
-            };
-            continue;
-        }
-        match section {
-            "evidence" => {
-                evidence.push_str(line);
-                evidence.push('\n');
-            }
-            "files" => {
-                if let Some(item) = line.trim().strip_prefix("- ") {
-                    files.push(item.trim().trim_matches('`').to_string());
-                }
-            }
-            _ => {}
-        }
-    }
     Some(Agreement {
         nl_term,
         symbol,
@@ -144,7 +90,7 @@ pub fn parse_agreement(text: &str) -> Option<Agreement> {
             .and_then(|s| s.parse().ok())
             .unwrap_or(0.0),
         session_id: fields.remove("session_id").unwrap_or_default(),
-        code_evidence: evidence.trim().to_string(),
+        code_evidence: evidence,
         files,
         query: fields.remove("query").unwrap_or_default(),
         created_at: fields.remove("created_at").unwrap_or_default(),

@@ -94,7 +94,10 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let (mut files, skipped) = if target.is_dir {
         let run = chunker
             .chunk_workspace(&ctx.ws, &target.abs)
-            .map_err(crate::error::ToolError::internal)?;
+            .map_err(|err| match err {
+                crate::chunk::RunError::Walk(walk) => walk.into(),
+                read => crate::error::ToolError::internal(read.to_string()),
+            })?;
         let skipped = run
             .skipped
             .into_iter()
