@@ -102,12 +102,30 @@ pub struct Pair {
     pub split: Split,
 }
 
+/// Where a relevance set's text breaks its syntax.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetSyntaxError {
+    #[error("line {line}: {message}")]
+    Line { line: usize, message: String },
+    #[error("topic {topic}: near={near} is not a topic")]
+    Near { topic: String, near: String },
+}
+
+impl SetSyntaxError {
+    fn at(line: usize, message: impl Into<String>) -> SetSyntaxError {
+        SetSyntaxError::Line {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
 impl RelevanceSet {
     pub fn builtin() -> RelevanceSet {
         Self::parse(RELEVANCE_SET).expect("the built-in relevance set parses (tested)")
     }
 
-    pub fn parse(text: &str) -> Result<RelevanceSet, String> {
+    pub fn parse(text: &str) -> Result<RelevanceSet, SetSyntaxError> {
         let mut topics: Vec<Topic> = Vec::new();
         // Whether lines now belong to the last passage's body.
         let mut in_body = false;
@@ -115,7 +133,9 @@ impl RelevanceSet {
             let n = n + 1;
             if let Some(rest) = line.strip_prefix("@@topic ") {
                 let mut words = rest.split_whitespace();
-                let id = words.next().ok_or(format!("line {n}: topic without id"))?;
+                let id = words
+                    .next()
+                    .ok_or(SetSyntaxError::at(n, "topic without id"))?;
                 let mut topic = Topic {
                     id: id.to_string(),
                     split: Split::Fit,
@@ -134,7 +154,12 @@ impl RelevanceSet {
                                 .map(String::from)
                                 .collect()
                         }
-                        _ => return Err(format!("line {n}: unknown topic attribute {word:?}")),
+                        _ => {
+                            return Err(SetSyntaxError::at(
+                                n,
+                                format!("unknown topic attribute {word:?}"),
+                            ));
+                        }
                     }
                 }
                 topics.push(topic);
@@ -143,14 +168,17 @@ impl RelevanceSet {
             }
             let Some(topic) = topics.last_mut() else {
                 if line.starts_with("@@") {
-                    return Err(format!("line {n}: {line:?} before the first @@topic"));
+                    return Err(SetSyntaxError::at(
+                        n,
+                        format!("{line:?} before the first @@topic"),
+                    ));
                 }
                 continue;
             };
             if let Some(rest) = line.strip_prefix("@@q ") {
                 let (lang, text) = rest
                     .split_once(' ')
-                    .ok_or(format!("line {n}: @@q needs LANG TEXT"))?;
+                    .ok_or(SetSyntaxError::at(n, "@@q needs LANG TEXT"))?;
                 topic.queries.push(SetQuery {
                     lang: lang.to_string(),
                     text: text.trim().to_string(),
@@ -163,7 +191,7 @@ impl RelevanceSet {
                 });
                 in_body = true;
             } else if line.starts_with("@@") {
-                return Err(format!("line {n}: unknown directive {line:?}"));
+                return Err(SetSyntaxError::at(n, format!("unknown directive {line:?}")));
             } else if let Some(passage) = topic.passages.last_mut().filter(|_| in_body) {
                 let text = &mut passage.text;
                 if !text.is_empty() {
@@ -181,7 +209,10 @@ impl RelevanceSet {
         for topic in &topics {
             for near in &topic.near {
                 if !ids.contains(&near.as_str()) {
-                    return Err(format!("topic {}: near={near} is not a topic", topic.id));
+                    return Err(SetSyntaxError::Near {
+                        topic: topic.id.clone(),
+                        near: near.clone(),
+                    });
                 }
             }
         }
@@ -764,7 +795,7 @@ mod tests {
         ];
         for (text, needle) in cases {
             let err = RelevanceSet::parse(text).unwrap_err();
-            assert!(err.contains(needle), "{text:?}: {err}");
+            assert!(err.to_string().contains(needle), "{text:?}: {err}");
         }
     }
 

@@ -59,9 +59,8 @@ pub fn decide(
     input: &str,
     project_dir: Option<&Path>,
     process_cwd: &Path,
-) -> Result<Decision, String> {
-    let input: HookInput = serde_json::from_str(input)
-        .map_err(|e| format!("the hook input is not PreToolUse JSON: {e}"))?;
+) -> Result<Decision, HookError> {
+    let input: HookInput = serde_json::from_str(input)?;
     if input
         .hook_event_name
         .as_deref()
@@ -108,15 +107,28 @@ pub fn decide(
     })
 }
 
+/// Why the hook could not decide (it then lets the call through and says why on stderr).
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    #[error("the hook input is not PreToolUse JSON: {0}")]
+    Input(#[from] serde_json::Error),
+    #[error(transparent)]
+    Open(#[from] crate::workspace::OpenError),
+    /// The session could not answer; worded as the tools word it, so the hook's message
+    /// matches what `check_write_target` says.
+    #[error("{0}")]
+    Session(crate::error::ToolError),
+}
+
 /// Runs `f` against the code-intel project at or above `start`; `None` when there is none.
 fn with_env<T>(
     start: &Path,
     f: impl FnOnce(&Env) -> crate::session::SessionResult<T>,
-) -> Result<Option<T>, String> {
+) -> Result<Option<T>, HookError> {
     let Some(root) = project_root(start) else {
         return Ok(None);
     };
-    let ws = Workspace::open(&root).map_err(|e| e.to_string())?;
+    let ws = Workspace::open(&root)?;
     let state_dir = ws.state_dir();
     let symbols = SymbolIndex::new(&state_dir);
     let sessions = Sessions::open(&state_dir, crate::session::SessionSettings::of(&ws));
@@ -128,10 +140,7 @@ fn with_env<T>(
         field_search: None,
         fields: Default::default(),
     };
-    // Worded as the tools word it, so the hook's message matches what check_write_target says.
-    f(&env)
-        .map(Some)
-        .map_err(|e| crate::error::ToolError::from(e).to_string())
+    f(&env).map(Some).map_err(|e| HookError::Session(e.into()))
 }
 
 /// Runs the hook on `stdin`; returns the exit code and what to print on stdout and stderr.
