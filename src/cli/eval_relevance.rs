@@ -177,58 +177,148 @@ struct Report {
     latency_ms_10_symbols: Option<f64>,
 }
 
-pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let pairs: Vec<Pair> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .enumerate()
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .with_context(|| format!("{} line {}", args.file.display(), i + 1))
-        })
-        .collect::<anyhow::Result<_>>()?;
-    let manifest_path = args.file.with_file_name("repos.json");
-    let manifest: Manifest =
-        serde_json::from_str(&std::fs::read_to_string(&manifest_path).with_context(|| {
-            format!(
-                "cannot read {} (the repositories' splits)",
+/// The labelled pairs and the split of each repository they name.
+struct Labelled {
+    pairs: Vec<Pair>,
+    split_of: BTreeMap<String, String>,
+}
+
+impl Labelled {
+    /// Reads `file` and the `repos.json` beside it; every pair's repository must be listed.
+    fn load(file: &Path) -> anyhow::Result<Labelled> {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let pairs: Vec<Pair> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .enumerate()
+            .map(|(i, l)| {
+                serde_json::from_str(l)
+                    .with_context(|| format!("{} line {}", file.display(), i + 1))
+            })
+            .collect::<anyhow::Result<_>>()?;
+        let manifest_path = file.with_file_name("repos.json");
+        let manifest: Manifest =
+            serde_json::from_str(&std::fs::read_to_string(&manifest_path).with_context(|| {
+                format!(
+                    "cannot read {} (the repositories' splits)",
+                    manifest_path.display()
+                )
+            })?)
+            .with_context(|| format!("{} is not a repos manifest", manifest_path.display()))?;
+        let split_of: BTreeMap<String, String> = manifest
+            .repos
+            .into_iter()
+            .map(|r| (r.name, r.split))
+            .collect();
+        if let Some(p) = pairs.iter().find(|p| !split_of.contains_key(&p.repo)) {
+            bail!(
+                "repository {} is not in {}",
+                p.repo,
                 manifest_path.display()
-            )
-        })?)
-        .with_context(|| format!("{} is not a repos manifest", manifest_path.display()))?;
-    let split_of: BTreeMap<&str, &str> = manifest
-        .repos
-        .iter()
-        .map(|r| (r.name.as_str(), r.split.as_str()))
-        .collect();
+            );
+        }
+        Ok(Labelled { pairs, split_of })
+    }
+
+    /// The pairs of `split` (`all` for every one), by repository.
+    fn by_repo(&self, split: &str) -> BTreeMap<&str, Vec<&Pair>> {
+        let mut by_repo: BTreeMap<&str, Vec<&Pair>> = BTreeMap::new();
+        for p in &self.pairs {
+            if split == "all" || split == self.split_of[&p.repo] {
+                by_repo.entry(p.repo.as_str()).or_default().push(p);
+            }
+        }
+        by_repo
+    }
+}
+
+/// Scores one repository's pairs with `judge`, appending to `scored` (and the signals to
+/// `features`, when asked); pairs whose symbol the index does not know go to `unresolved`.
+fn score_repo(
+    project: &Project,
+    judge: &Judge,
+    pairs: &[&Pair],
+    labelled: &Labelled,
+    features: Option<&mut dyn Write>,
+    scored: &mut Vec<Scored>,
+    unresolved: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    let mut features = features;
+    let mut fields: BTreeMap<&str, Option<judge::Field>> = BTreeMap::new();
+    for p in pairs {
+        let candidates = project.candidates(&p.symbol, p.file.as_deref());
+        if candidates.is_empty() {
+            unresolved.push(format!("{}: {}", p.repo, p.symbol));
+        }
+        let background = project.background();
+        let field = fields
+            .entry(p.term.as_str())
+            .or_insert_with(|| project.field(&p.term));
+        let ground = Ground {
+            background: &background,
+            field: field.as_ref(),
+        };
+        let verdict = judge.verdict(&p.term, &candidates, ground)?;
+        let split = &labelled.split_of[&p.repo];
+        if let Some(out) = features.as_mut() {
+            let signals = judge.signals(&p.term, &candidates, ground)?;
+            let best = signals
+                .iter()
+                .max_by(|a, b| a.combine().total_cmp(&b.combine()));
+            let line = serde_json::json!({
+                "repo": p.repo, "split": split, "term": p.term,
+                "term_lang": p.term_lang, "symbol": p.symbol, "class": p.class,
+                "relevant": p.relevant, "score": verdict.score,
+                "features": best.map(|s| s.features().to_vec()),
+                "feature_names": FEATURE_NAMES,
+            });
+            writeln!(out, "{line}")?;
+        }
+        scored.push(Scored {
+            score: verdict.score,
+            relevant: p.relevant,
+            term: format!("{}/{}", p.repo, p.term),
+            keys: vec![
+                "all".into(),
+                format!("split={split}"),
+                format!("lang={}", p.term_lang),
+                format!("split/lang={split}/{}", p.term_lang),
+                format!("repo={}", p.repo),
+                format!("class={}", p.class),
+            ],
+        });
+    }
+    Ok(())
+}
+
+/// The figures of every group key the scored pairs carry.
+fn groups(scored: &[Scored]) -> BTreeMap<String, Figures> {
+    let mut keys: Vec<&String> = scored.iter().flat_map(|s| &s.keys).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|k| {
+            let members: Vec<&Scored> = scored.iter().filter(|s| s.keys.contains(k)).collect();
+            (k.clone(), figures(&members))
+        })
+        .collect()
+}
+
+pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
     if !["dev", "heldout", "all"].contains(&args.split.as_str()) {
         bail!("--split is dev, heldout or all, not {}", args.split);
+    }
+    let labelled = Labelled::load(&args.file)?;
+    let by_repo = labelled.by_repo(&args.split);
+    if by_repo.is_empty() {
+        bail!("no pair of split {} in {}", args.split, args.file.display());
     }
     let repos_dir = args
         .repos
         .clone()
         .or_else(|| std::env::var_os("RELEVANCE_REPOS").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("/tmp/relevance-repos"));
-
-    let mut by_repo: BTreeMap<&str, Vec<&Pair>> = BTreeMap::new();
-    for p in &pairs {
-        let Some(split) = split_of.get(p.repo.as_str()) else {
-            bail!(
-                "repository {} is not in {}",
-                p.repo,
-                manifest_path.display()
-            );
-        };
-        if args.split == "all" || args.split == *split {
-            by_repo.entry(p.repo.as_str()).or_default().push(p);
-        }
-    }
-    if by_repo.is_empty() {
-        bail!("no pair of split {} in {}", args.split, args.file.display());
-    }
-
     // By default the judge exactly as the session tools run it.
     let mode = if args.description_only {
         Mode::DescriptionOnly
@@ -259,51 +349,16 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
         let relevance = EmbedRelevance::new(project.ctx.embedder.clone())
             .with_wait(std::time::Duration::from_secs(120));
         let judge = Judge::new(&relevance).with_mode(mode);
-        let mut fields: BTreeMap<&str, Option<judge::Field>> = BTreeMap::new();
         let started = Instant::now();
-        for p in repo_pairs {
-            let candidates = project.candidates(&p.symbol, p.file.as_deref());
-            if candidates.is_empty() {
-                unresolved.push(format!("{}: {}", p.repo, p.symbol));
-            }
-            let background = project.background();
-            let field = fields
-                .entry(p.term.as_str())
-                .or_insert_with(|| project.field(&p.term));
-            let ground = Ground {
-                background: &background,
-                field: field.as_ref(),
-            };
-            let verdict = judge.verdict(&p.term, &candidates, ground)?;
-            if let Some(out) = features_out.as_mut() {
-                let signals = judge.signals(&p.term, &candidates, ground)?;
-                let best = signals
-                    .iter()
-                    .max_by(|a, b| a.combine().total_cmp(&b.combine()));
-                let line = serde_json::json!({
-                    "repo": p.repo, "split": split_of[p.repo.as_str()], "term": p.term,
-                    "term_lang": p.term_lang, "symbol": p.symbol, "class": p.class,
-                    "relevant": p.relevant, "score": verdict.score,
-                    "features": best.map(|s| s.features().to_vec()),
-                    "feature_names": FEATURE_NAMES,
-                });
-                writeln!(out, "{line}")?;
-            }
-            let split = split_of[p.repo.as_str()];
-            scored.push(Scored {
-                score: verdict.score,
-                relevant: p.relevant,
-                term: format!("{}/{}", p.repo, p.term),
-                keys: vec![
-                    "all".into(),
-                    format!("split={split}"),
-                    format!("lang={}", p.term_lang),
-                    format!("split/lang={split}/{}", p.term_lang),
-                    format!("repo={}", p.repo),
-                    format!("class={}", p.class),
-                ],
-            });
-        }
+        score_repo(
+            &project,
+            &judge,
+            repo_pairs,
+            &labelled,
+            features_out.as_mut().map(|w| w as &mut dyn Write),
+            &mut scored,
+            &mut unresolved,
+        )?;
         if !args.json {
             eprintln!(
                 "{repo}: {} pairs in {:.1}s",
@@ -318,17 +373,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
     if let Some(mut out) = features_out {
         out.flush()?;
     }
-
-    let mut keys: Vec<String> = scored.iter().flat_map(|s| s.keys.clone()).collect();
-    keys.sort();
-    keys.dedup();
-    let groups: BTreeMap<String, Figures> = keys
-        .into_iter()
-        .map(|k| {
-            let members: Vec<&Scored> = scored.iter().filter(|s| s.keys.contains(&k)).collect();
-            (k, figures(&members))
-        })
-        .collect();
+    let groups = groups(&scored);
     let report = Report {
         judge: match mode {
             Mode::Fitted => {
