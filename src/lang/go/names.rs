@@ -22,12 +22,7 @@ pub static RULES: NameRules = NameRules {
 
 fn statement(node: Node, text: &str, _file: &str, bindings: &mut Bindings) {
     match node.kind() {
-        "package_clause" => {
-            let mut cursor = node.walk();
-            if let Some(name) = node.named_children(&mut cursor).next() {
-                bindings.namespace = Some(node_text(name, text).to_string());
-            }
-        }
+        "package_clause" => bindings.namespace = super::outline::package_name(node, text),
         "import_declaration" => {
             let mut imports = Vec::new();
             super::outline::imports(node, text, &mut imports);

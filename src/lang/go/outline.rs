@@ -15,7 +15,7 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
         .into_iter()
         .find(|n| n.kind() == "package_clause")
     {
-        out.module = package.named_child(0).map(|n| text(n, src).to_string());
+        out.module = package_name(package, src);
         out.doc = doc_before(package, src, DocStyle::Line, &[]).filter(|d| !looks_like_license(d));
     }
     let mut methods: Vec<(String, Method)> = Vec::new();
@@ -182,6 +182,11 @@ fn access(name: &str) -> &'static str {
     } else {
         "private"
     }
+}
+
+/// The name a `package` clause gives (the outline's module, the binding's namespace).
+pub(super) fn package_name(node: Node, src: &str) -> Option<String> {
+    node.named_child(0).map(|n| text(n, src).to_string())
 }
 
 /// The imports of an `import` declaration. The one reader of Go imports: the outline and the

@@ -64,16 +64,8 @@ const LANG_TYPES: &[&str] = &[
 ];
 
 fn statement(node: Node, text: &str, _file: &str, bindings: &mut Bindings) {
-    let src = node_text(node, text);
     match node.kind() {
-        "package_declaration" => {
-            let name = src
-                .trim_start_matches("package")
-                .trim()
-                .trim_end_matches(';')
-                .trim();
-            bindings.namespace = Some(name.to_string());
-        }
+        "package_declaration" => bindings.namespace = super::outline::package_name(node, text),
         "import_declaration" => {
             let import = super::outline::import(node, text);
             // A static import names a member, a wildcard no name; neither binds a type.

@@ -16,12 +16,7 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
     };
     for node in named_children(root) {
         match node.kind() {
-            "package_declaration" => {
-                out.module = node
-                    .named_child(0)
-                    .filter(|n| !is_comment(*n))
-                    .map(|n| text(n, src).to_string());
-            }
+            "package_declaration" => out.module = package_name(node, src),
             "import_declaration" => out.imports.push(import(node, src)),
             _ => declaration(node, src, None, &mut out),
         }
@@ -52,6 +47,13 @@ pub fn outline(root: Node, src: &str) -> FileOutline {
         })
         .collect();
     out
+}
+
+/// The name a `package` declaration gives (the outline's module, the binding's namespace).
+pub(super) fn package_name(node: Node, src: &str) -> Option<String> {
+    node.named_child(0)
+        .filter(|n| !is_comment(*n))
+        .map(|n| text(n, src).to_string())
 }
 
 /// An `import` declaration. The one reader of Java imports: the outline reads every one, the
