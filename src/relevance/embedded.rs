@@ -43,7 +43,7 @@ impl EmbedRelevance {
     }
 
     /// Vectors of `texts` on the passage side, from the cache where it has them; the rest are
-    /// embedded in one batch and kept.
+    /// embedded, each on its own, and kept.
     fn passage_vectors(
         &self,
         embedder: &dyn Embedder,
@@ -62,11 +62,13 @@ impl EmbedRelevance {
             }
             missing
         };
-        let fresh = if missing.is_empty() {
-            Vec::new()
-        } else {
-            embedder.embed_passages(&missing)?
-        };
+        // Each text alone: the int8 model quantises a batch's activations together, so a
+        // text's vector (and a verdict near a tier line) would depend on what shared its
+        // batch. Alone, a text always gets the same vector, whatever else is judged with it.
+        let fresh = missing
+            .iter()
+            .map(|t| embed_alone(embedder, t))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut cache = self.passages.lock().unwrap_or_else(|p| p.into_inner());
         if cache.1.len() + fresh.len() > MAX_CACHED_PASSAGES {
             cache.1.clear();
@@ -81,9 +83,7 @@ impl EmbedRelevance {
                     // thread's clearing dropped since the first look is embedded again.
                     let v = match fresh_by_text.remove(*t) {
                         Some(v) => v,
-                        None => embedder.embed_passages(&[t])?.pop().ok_or_else(|| {
-                            EmbedError::Inference("the model returned no vector".into())
-                        })?,
+                        None => embed_alone(embedder, t)?,
                     };
                     cache.1.insert(t.to_string(), v.clone());
                     v
@@ -117,6 +117,14 @@ impl EmbedRelevance {
 /// `model_dir` in `.code-intel/config.json`, then the default location), loaded lazily on
 /// first need. A directory that cannot even be located gives a disabled handle whose reason
 /// says how to fix it.
+/// The passage vector of `text`, embedded in a batch of its own.
+fn embed_alone(embedder: &dyn Embedder, text: &str) -> Result<Vector, EmbedError> {
+    embedder
+        .embed_passages(&[text])?
+        .pop()
+        .ok_or_else(|| EmbedError::Inference("the model returned no vector".into()))
+}
+
 pub fn project_embedder(ws: &crate::workspace::Workspace) -> EmbedderHandle {
     if ws.config.lightweight_mode {
         return EmbedderHandle::disabled("lightweight_mode is on in .code-intel/config.json");
@@ -175,7 +183,12 @@ impl Relevance for EmbedRelevance {
         }
         let (embedder, calibration) = self.model()?;
         let query = embedder.embed_query(nl).map_err(unavailable)?;
-        let vectors = embedder.embed_queries(others).map_err(unavailable)?;
+        // One by one, for the reason `passage_vectors` gives.
+        let vectors = others
+            .iter()
+            .map(|o| embedder.embed_query(o))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(unavailable)?;
         let scorer = calibration.scorer(&query);
         Ok(vectors
             .iter()
