@@ -642,37 +642,14 @@ impl<'a> Judge<'a> {
         candidates: &[Candidate],
         ground: Ground,
     ) -> Result<Vec<Signals>, RelevanceError> {
-        let background = ground.background;
-        let mut texts: Vec<String> = Vec::new();
-        for c in candidates {
-            texts.push(c.context.text());
-            texts.push(c.evidence_text());
-        }
-        let mut sibling_ranges = Vec::new();
-        for c in candidates {
-            let start = texts.len();
-            texts.extend(c.siblings.iter().map(SymbolContext::text));
-            sibling_ranges.push(start..texts.len());
-        }
-        let own_end = texts.len();
-        for b in background {
-            texts.push(b.context.text());
-        }
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let texts = DenseTexts::of(candidates, ground.background);
+        let refs: Vec<&str> = texts.texts.iter().map(String::as_str).collect();
         let scores = self.relevance.score_many(term, &refs)?;
-        let (own, bg) = scores.split_at(own_end);
+        let (own, bg) = scores.split_at(texts.own_end);
+        let background = BackgroundScores::new(bg);
         // The name alone, as words, on the request side: siblings share a file's path and doc
         // style, their names are what differs.
-        let names: Vec<String> = candidates
-            .iter()
-            .map(|c| {
-                let mut words = crate::relevance::identifier_words(&c.context.name);
-                if let Some(scope) = &c.context.scope {
-                    words.extend(crate::relevance::identifier_words(scope));
-                }
-                words.join(" ")
-            })
-            .collect();
+        let names: Vec<String> = candidates.iter().map(name_words).collect();
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let name_scores = self.relevance.score_nl_many(term, &name_refs)?;
         // The rendering against each candidate's description and evidence (the first
@@ -684,13 +661,6 @@ impl<'a> Judge<'a> {
             ),
             None => None,
         };
-        let mut bg: Vec<f32> = bg.to_vec();
-        bg.sort_by(f32::total_cmp);
-        let top = if bg.is_empty() {
-            0.5
-        } else {
-            bg[((bg.len() as f32 * 0.9) as usize).min(bg.len() - 1)]
-        };
         let keys = TermKeys::of(term);
         let japanese = term.chars().any(lexical::is_cjk);
         Ok(candidates
@@ -699,22 +669,11 @@ impl<'a> Judge<'a> {
             .map(|(i, c)| {
                 let (dense, dense_evidence) = (own[2 * i], own[2 * i + 1]);
                 let best = dense.max(dense_evidence);
-                let siblings = &own[sibling_ranges[i].clone()];
-                let sibling_top = siblings
+                let sibling_top = own[texts.siblings[i].clone()]
                     .iter()
                     .copied()
                     .fold(None, |a: Option<f32>, s| Some(a.map_or(s, |a| a.max(s))));
-                let rank = if bg.is_empty() {
-                    0.5
-                } else {
-                    bg.iter().filter(|s| **s < best).count() as f32 / bg.len() as f32
-                };
                 let ctx = &c.context;
-                let mut name_text = ctx.name.clone();
-                if let Some(scope) = &ctx.scope {
-                    name_text.push(' ');
-                    name_text.push_str(scope);
-                }
                 let path = ctx.file.rsplit_once('.').map_or(&*ctx.file, |(p, _)| p);
                 Signals {
                     dense,
@@ -724,9 +683,9 @@ impl<'a> Judge<'a> {
                         .as_ref()
                         .map_or(best, |r| r[2 * i].max(r[2 * i + 1])),
                     sibling_top,
-                    background_top: top,
-                    rank,
-                    lex_name: keys.coverage(&Bag::of(&name_text)),
+                    background_top: background.top(),
+                    rank: background.rank(best),
+                    lex_name: keys.coverage(&Bag::of(&name_text(ctx))),
                     lex_path: keys.coverage(&Bag::of(path)),
                     lex_doc: keys.coverage(&Bag::of(ctx.doc.as_deref().unwrap_or(""))),
                     lex_body: keys.coverage(&Bag::of(&c.code)),
@@ -738,6 +697,83 @@ impl<'a> Judge<'a> {
                 }
             })
             .collect())
+    }
+}
+
+/// The texts the term is scored against in one call to the model: each candidate's
+/// description and evidence, then every candidate's siblings, then the background.
+struct DenseTexts {
+    texts: Vec<String>,
+    /// Where each candidate's siblings lie in `texts`.
+    siblings: Vec<std::ops::Range<usize>>,
+    /// Where the background starts.
+    own_end: usize,
+}
+
+impl DenseTexts {
+    fn of(candidates: &[Candidate], background: &[Candidate]) -> DenseTexts {
+        let mut texts: Vec<String> = Vec::new();
+        for c in candidates {
+            texts.push(c.context.text());
+            texts.push(c.evidence_text());
+        }
+        let mut siblings = Vec::new();
+        for c in candidates {
+            let start = texts.len();
+            texts.extend(c.siblings.iter().map(SymbolContext::text));
+            siblings.push(start..texts.len());
+        }
+        let own_end = texts.len();
+        texts.extend(background.iter().map(|b| b.context.text()));
+        DenseTexts {
+            texts,
+            siblings,
+            own_end,
+        }
+    }
+}
+
+/// The background sample's scores for the term, sorted.
+struct BackgroundScores(Vec<f32>);
+
+impl BackgroundScores {
+    fn new(scores: &[f32]) -> BackgroundScores {
+        let mut sorted = scores.to_vec();
+        sorted.sort_by(f32::total_cmp);
+        BackgroundScores(sorted)
+    }
+
+    /// The upper decile (0.5 without a background).
+    fn top(&self) -> f32 {
+        match self.0.len() {
+            0 => 0.5,
+            n => self.0[((n as f32 * 0.9) as usize).min(n - 1)],
+        }
+    }
+
+    /// Share of the background below `score` (0.5 without a background).
+    fn rank(&self, score: f32) -> f32 {
+        if self.0.is_empty() {
+            return 0.5;
+        }
+        self.0.iter().filter(|s| **s < score).count() as f32 / self.0.len() as f32
+    }
+}
+
+/// A candidate's name and its scope's, as words (`AuthService.login` → "login auth service").
+fn name_words(c: &Candidate) -> String {
+    let mut words = crate::relevance::identifier_words(&c.context.name);
+    if let Some(scope) = &c.context.scope {
+        words.extend(crate::relevance::identifier_words(scope));
+    }
+    words.join(" ")
+}
+
+/// A candidate's name and its scope's, as written, for the lexical check.
+fn name_text(ctx: &SymbolContext) -> String {
+    match &ctx.scope {
+        Some(scope) => format!("{} {scope}", ctx.name),
+        None => ctx.name.clone(),
     }
 }
 
