@@ -535,59 +535,17 @@ pub fn sync_map(
 ) -> IndexResult<MapReport> {
     let dir = ws.state_dir().join("agreements");
     let mut report = MapReport::default();
-    let mut parsed = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        let mut paths: Vec<_> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "md"))
-            .collect();
-        paths.sort();
-        for path in paths {
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            match std::fs::read_to_string(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|text| parse_agreement(&path, &text).map_err(|e| e.to_string()))
-            {
-                Ok(a) => parsed.push(a),
-                Err(reason) => report.skipped.push(Skipped {
-                    file: name.unwrap_or_default(),
-                    reason,
-                }),
-            }
-        }
-    }
+    let mut parsed = read_agreement_files(&dir, &mut report.skipped);
     let existing: HashMap<String, Agreement> = store
         .agreements()?
         .into_iter()
         .map(|a| (a.id.clone(), a))
         .collect();
     let purged = expired_agreements(ws, symbols, parsed.iter().chain(existing.values()))?;
-    for id in &purged {
-        let file = dir.join(format!("{id}.md"));
-        match std::fs::remove_file(&file) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => report.skipped.push(Skipped {
-                file: format!("{id}.md"),
-                reason: format!("expired, but could not be removed: {e}"),
-            }),
-        }
-    }
+    remove_agreement_files(&dir, &purged, &mut report.skipped);
     parsed.retain(|a| !purged.contains(&a.id));
     report.purged = purged.len();
-    let mut upserts = Vec::new();
-    for mut a in parsed {
-        match existing.get(&a.id) {
-            Some(old) if old.nl_term == a.nl_term && old.vector.is_some() => {
-                a.vector = old.vector.clone();
-                if *old != a {
-                    upserts.push(a);
-                }
-            }
-            _ => upserts.push(a),
-        }
-    }
+    let mut upserts = changed_agreements(parsed, &existing);
     if let Some(embed) = embed {
         let need: Vec<usize> = (0..upserts.len())
             .filter(|&i| upserts[i].vector.is_none())
@@ -604,19 +562,7 @@ pub fn sync_map(
     store.upsert_agreements(upserts)?;
     // Agreements in the table whose file is gone are removed, except ones written directly
     // (by `record_outcome`) without a file, which carry a `session:` id prefix.
-    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|e| {
-                    let p = e.path();
-                    (p.extension().is_some_and(|x| x == "md"))
-                        .then(|| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-                        .flatten()
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let on_disk = agreement_file_ids(&dir);
     let stale: Vec<String> = existing
         .keys()
         .filter(|id| {
@@ -629,6 +575,83 @@ pub fn sync_map(
     store.delete_agreements(&stale)?;
     report.agreements = store.counts()?.agreements;
     Ok(report)
+}
+
+/// The agreement files of `dir` (`*.md`), in name order.
+fn agreement_paths(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    paths.sort();
+    paths
+}
+
+/// Every agreement file of `dir` that parses; the others are reported as skipped with why.
+fn read_agreement_files(dir: &Path, skipped: &mut Vec<Skipped>) -> Vec<Agreement> {
+    let mut parsed = Vec::new();
+    for path in agreement_paths(dir) {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        match std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| parse_agreement(&path, &text).map_err(|e| e.to_string()))
+        {
+            Ok(a) => parsed.push(a),
+            Err(reason) => skipped.push(Skipped {
+                file: name.unwrap_or_default(),
+                reason,
+            }),
+        }
+    }
+    parsed
+}
+
+/// Removes the files of expired agreements; a file that cannot be removed is reported.
+fn remove_agreement_files(dir: &Path, ids: &BTreeSet<String>, skipped: &mut Vec<Skipped>) {
+    for id in ids {
+        match std::fs::remove_file(dir.join(format!("{id}.md"))) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => skipped.push(Skipped {
+                file: format!("{id}.md"),
+                reason: format!("expired, but could not be removed: {e}"),
+            }),
+        }
+    }
+}
+
+/// The parsed agreements that are new or differ from the table's, each keeping its stored
+/// vector while its term is unchanged (only new terms are embedded).
+fn changed_agreements(
+    parsed: Vec<Agreement>,
+    existing: &HashMap<String, Agreement>,
+) -> Vec<Agreement> {
+    let mut upserts = Vec::new();
+    for mut a in parsed {
+        match existing.get(&a.id) {
+            Some(old) if old.nl_term == a.nl_term && old.vector.is_some() => {
+                a.vector = old.vector.clone();
+                if *old != a {
+                    upserts.push(a);
+                }
+            }
+            _ => upserts.push(a),
+        }
+    }
+    upserts
+}
+
+/// The ids (file stems) of the agreement files in `dir`.
+fn agreement_file_ids(dir: &Path) -> BTreeSet<String> {
+    agreement_paths(dir)
+        .iter()
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect()
 }
 
 /// Ids of the agreements older than `auto_purge_days` none of whose symbols is defined in the
