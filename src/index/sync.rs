@@ -103,6 +103,50 @@ fn batch_files(memory_limit_mb: u64) -> usize {
     ((memory_limit_mb / 8) as usize).clamp(16, 256)
 }
 
+/// The sync state to start from: the saved one, emptied (with the forest table) when `force`
+/// asks for it or the chunking settings changed since the chunks were made.
+fn starting_state(
+    ws: &Workspace,
+    store: &Store,
+    force: bool,
+    report: &mut ForestReport,
+) -> IndexResult<SyncState> {
+    let mut state = SyncState::load(&ws.state_dir(), store.uri());
+    let chunking = chunking_stamp(&ws.config);
+    let rechunk = state
+        .chunking
+        .as_ref()
+        .is_some_and(|stamp| *stamp != chunking);
+    if force || rechunk {
+        store.clear_forest()?;
+        state.files.clear();
+        report.rechunked = rechunk;
+    }
+    state.chunking = Some(chunking);
+    Ok(state)
+}
+
+/// Removes the rows of deleted files, 500 files a commit, saving the state after each so it
+/// never names rows the table no longer has.
+fn delete_files(
+    store: &Store,
+    state: &mut SyncState,
+    state_dir: &Path,
+    deleted: &BTreeSet<String>,
+) -> IndexResult<()> {
+    let files: Vec<String> = deleted.iter().cloned().collect();
+    for part in files.chunks(500) {
+        store.replace_files(part, Vec::new())?;
+        for f in part {
+            state.files.remove(f);
+        }
+        state
+            .save(state_dir)
+            .map_err(IndexError::io("saving the sync state"))?;
+    }
+    Ok(())
+}
+
 /// Syncs the forest with the workspace. `force` re-indexes everything.
 pub fn sync_forest(
     ws: &Workspace,
@@ -119,18 +163,7 @@ pub fn sync_forest(
         rebuilt: store.was_rebuilt(),
         ..ForestReport::default()
     };
-    let mut state = SyncState::load(&state_dir, store.uri());
-    let chunking = chunking_stamp(cfg);
-    let rechunk = state
-        .chunking
-        .as_ref()
-        .is_some_and(|stamp| *stamp != chunking);
-    if force || rechunk {
-        store.clear_forest()?;
-        state.files.clear();
-        report.rechunked = rechunk;
-    }
-    state.chunking = Some(chunking);
+    let mut state = starting_state(ws, store, force, &mut report)?;
 
     progress(Progress {
         phase: "scan",
@@ -148,18 +181,7 @@ pub fn sync_forest(
     let in_table = store.chunk_counts()?;
     phase.done("table chunk counts");
     let deleted = reconcile(&mut candidates, &mut state, &in_table);
-    if !deleted.is_empty() {
-        let files: Vec<String> = deleted.iter().cloned().collect();
-        for part in files.chunks(500) {
-            store.replace_files(part, Vec::new())?;
-            for f in part {
-                state.files.remove(f);
-            }
-            state
-                .save(&state_dir)
-                .map_err(IndexError::io("saving the sync state"))?;
-        }
-    }
+    delete_files(store, &mut state, &state_dir, &deleted)?;
     report.deleted = deleted.len();
 
     let changed: Vec<&Candidate> = candidates
