@@ -87,6 +87,45 @@ pub struct FailedFile {
     pub reason: String,
 }
 
+/// Why a file's outline is partial: how many syntax errors, and where the first is.
+fn syntax_errors(outline: &crate::lang::outline::FileOutline) -> Option<String> {
+    let first = outline.errors.first()?;
+    Some(format!(
+        "{} syntax error(s), first at {}:{}: {}",
+        outline.errors.len(),
+        first.line,
+        first.column,
+        first.message
+    ))
+}
+
+impl Statistics {
+    /// Adds one file's declarations.
+    fn count(&mut self, outline: &crate::lang::outline::FileOutline) {
+        *self
+            .files_by_language
+            .entry(outline.language.clone())
+            .or_default() += 1;
+        let methods = outline.method_count();
+        self.total_methods += methods;
+        self.total_functions += outline.functions.len() + methods;
+        // Receivers and impl blocks of types declared elsewhere are not classes of their own.
+        self.total_classes += outline
+            .classes
+            .iter()
+            .filter(|c| !matches!(c.kind.as_str(), "type" | "impl"))
+            .count();
+        for t in &outline.types {
+            if matches!(t.kind.as_str(), "interface" | "trait" | "annotation") {
+                self.total_interfaces += 1;
+            } else {
+                self.total_types += 1;
+            }
+        }
+        self.total_enums += outline.enums.len();
+    }
+}
+
 /// The overview of `files` (sorted, relative to the workspace), under the directory `root`.
 /// `collapse` shortens the tree of a large project (concise mode).
 pub fn overview(
@@ -113,41 +152,15 @@ pub fn overview(
     let (mut total_lines, mut total_size) = (0usize, 0u64);
     for (path, entry) in files {
         let outline = &entry.outline;
-        if let Some(first) = outline.errors.first() {
+        if let Some(reason) = syntax_errors(outline) {
             failed.push(FailedFile {
                 file: path.clone(),
-                reason: format!(
-                    "{} syntax error(s), first at {}:{}: {}",
-                    outline.errors.len(),
-                    first.line,
-                    first.column,
-                    first.message
-                ),
+                reason,
             });
         }
         total_lines += entry.lines;
         total_size += entry.size;
-        *stats
-            .files_by_language
-            .entry(outline.language.clone())
-            .or_default() += 1;
-        let methods = outline.method_count();
-        stats.total_methods += methods;
-        stats.total_functions += outline.functions.len() + methods;
-        // Receivers and impl blocks of types declared elsewhere are not classes of their own.
-        stats.total_classes += outline
-            .classes
-            .iter()
-            .filter(|c| !matches!(c.kind.as_str(), "type" | "impl"))
-            .count();
-        for t in &outline.types {
-            if matches!(t.kind.as_str(), "interface" | "trait" | "annotation") {
-                stats.total_interfaces += 1;
-            } else {
-                stats.total_types += 1;
-            }
-        }
-        stats.total_enums += outline.enums.len();
+        stats.count(outline);
         if !outline.exports.is_empty() {
             exports.insert(path.clone(), outline.exports.clone());
         }
