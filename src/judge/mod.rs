@@ -414,6 +414,15 @@ pub enum Mode {
     Agreed,
 }
 
+/// [`Mode::Agreed`]'s rule: the described score, lowered to the fitted one where that is lower,
+/// never below the rejection line (a described rejection is the verdict as it is).
+pub fn agree(described: f32, fitted: f32) -> f32 {
+    if described < crate::relevance::REJECT_THRESHOLD {
+        return described;
+    }
+    described.min(fitted.max(crate::relevance::REJECT_THRESHOLD))
+}
+
 /// The mode the session tools use: [`Mode::Agreed`].
 ///
 /// Neither view alone holds the seeds' promise. The described score keeps the seeds' scenario
@@ -582,9 +591,7 @@ impl<'a> Judge<'a> {
                 }
                 let fitted = self.fitted(term, candidates, ground)?;
                 Ok(Verdict {
-                    score: described
-                        .score
-                        .min(fitted.score.max(crate::relevance::REJECT_THRESHOLD)),
+                    score: agree(described.score, fitted.score),
                     signals: fitted.signals,
                 })
             }
@@ -829,6 +836,18 @@ mod tests {
         assert_eq!(verdict.signals, None);
         let none = judge.verdict("login", &[], Ground::default()).unwrap();
         assert_eq!(none.score, 0.0);
+    }
+
+    #[test]
+    fn agreement_needs_both_views_for_a_fact_and_keeps_rejections() {
+        // Both above 0.6: a fact, at the lower of the two.
+        assert_eq!(agree(0.8, 0.7), 0.7);
+        // The fitted view vetoes a described fact, down to gray, never to a rejection.
+        assert_eq!(agree(0.8, 0.45), 0.45);
+        assert_eq!(agree(0.8, 0.1), crate::relevance::REJECT_THRESHOLD);
+        // It never lifts: a gray described score stays gray, a rejection stays a rejection.
+        assert_eq!(agree(0.5, 0.9), 0.5);
+        assert_eq!(agree(0.2, 0.9), 0.2);
     }
 
     #[test]
