@@ -360,6 +360,24 @@ pub fn expand_groups(query: &str) -> Vec<(&'static str, &'static [&'static str])
     out
 }
 
+/// English words the glossary renders the same Japanese word by, for an English `word`: every
+/// entry whose first `renderings` include `word` gives its first `renderings` ("signup" →
+/// signup, register; "delete" → delete, remove). Empty when no entry does.
+pub fn english_synonyms(word: &str, renderings: usize) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for (_, english) in ENTRIES {
+        let first = &english[..english.len().min(renderings)];
+        if first.contains(&word) {
+            for w in first {
+                if !out.contains(w) {
+                    out.push(w);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Words that name no feature of their own (ログイン処理 is the login, as ログイン機能 is): a
 /// rendering leaves them out, as it leaves out every word the glossary does not know, because
 /// "process" or "handle" would match any code a little.

@@ -70,7 +70,7 @@ async def explore(client) -> None:
 # puts the described score above 0.6, and the fitted combination agrees once it sees where the
 # project's own search ranks the route (the index built, as it is a minute into a real
 # session), so the right exploration reaches READY directly. Before the index is built the
-# combination goes without the field and leaves the route near the line (0.58-0.61).
+# combination goes without the field and leaves the route near the line (0.58-0.62).
 async def test_a_japanese_login_request_explored_right_reaches_ready(open_client, fresh_fixture):
     root = fresh_fixture("fastapi-template")
     async with open_client(root) as client:
