@@ -10,7 +10,7 @@
 //! from `repos.json` next to the pairs file.
 
 use crate::index::semantic::Target;
-use crate::judge::{self, Candidate, FEATURE_NAMES, FieldSearch, Ground, Judge, Mode};
+use crate::judge::{self, Candidate, FEATURE_NAMES, Ground, Judge, Mode};
 use crate::relevance::embedded::EmbedRelevance;
 use crate::relevance::{FACT_THRESHOLD, REJECT_THRESHOLD};
 use crate::session::lookup;
@@ -245,19 +245,18 @@ fn score_repo(
     unresolved: &mut Vec<String>,
 ) -> anyhow::Result<()> {
     let mut features = features;
-    let mut fields: BTreeMap<&str, Option<judge::Field>> = BTreeMap::new();
+    // As one long tool call: one background for the repository, one search per term.
+    let judged = judge::CallCache::default();
+    let background = judged.background(|| project.background());
     for p in pairs {
         let candidates = project.candidates(&p.symbol, p.file.as_deref());
         if candidates.is_empty() {
             unresolved.push(format!("{}: {}", p.repo, p.symbol));
         }
-        let background = project.background();
-        let field = fields
-            .entry(p.term.as_str())
-            .or_insert_with(|| project.field(&p.term));
+        let field = judged.field(Some(project.ctx.field_search()), &p.term);
         let ground = Ground {
             background: &background,
-            field: field.as_ref(),
+            field: field.as_deref(),
         };
         let verdict = judge.verdict(&p.term, &candidates, ground)?;
         let split = &labelled.split_of[&p.repo];
@@ -433,17 +432,6 @@ impl Project {
             self.ctx.ws.read_text(f)
         })
     }
-
-    /// The term's field, as the session tools search it.
-    fn field(&self, term: &str) -> Option<judge::Field> {
-        FieldSearch {
-            ws: &self.ctx.ws,
-            symbols: &self.ctx.symbols,
-            semantic: &self.ctx.semantic,
-            cache: &self.ctx.search_cache,
-        }
-        .field(term)
-    }
 }
 
 /// Milliseconds for a verdict on 10 symbols of one term, warm (the model loaded, the project's
@@ -453,13 +441,15 @@ fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow:
     let symbols: Vec<&str> = pairs.iter().map(|p| p.symbol.as_str()).take(10).collect();
     let round = || -> anyhow::Result<f64> {
         let started = Instant::now();
-        // One search for the term, as a session tool call makes it, then the verdicts.
-        let field = project.field(term);
+        // As a session tool call: one background and one search, then the verdicts.
+        let judged = judge::CallCache::default();
+        let background = judged.background(|| project.background());
+        let field = judged.field(Some(project.ctx.field_search()), term);
         for symbol in &symbols {
             let candidates = project.candidates(symbol, None);
             let ground = Ground {
-                background: &project.background(),
-                field: field.as_ref(),
+                background: &background,
+                field: field.as_deref(),
             };
             judge.verdict(term, &candidates, ground)?;
         }

@@ -138,7 +138,7 @@ fn with_env<T>(
         sessions: &sessions,
         tools: crate::tools::gated(),
         field_search: None,
-        fields: Default::default(),
+        judged: Default::default(),
     };
     f(&env).map(Some).map_err(|e| HookError::Session(e.into()))
 }

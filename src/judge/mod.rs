@@ -539,6 +539,32 @@ pub struct Verdict {
     pub signals: Option<Signals>,
 }
 
+/// What one tool call reuses across the verdicts it asks for: the project's background (sampled
+/// once per call, not once per symbol: the sample walks every definition of the project) and
+/// the field of each term it searched.
+#[derive(Default)]
+pub struct CallCache {
+    background: OnceLock<Arc<Vec<Candidate>>>,
+    fields: Mutex<BTreeMap<String, Option<Arc<Field>>>>,
+}
+
+impl CallCache {
+    /// The background, built by `build` the first time.
+    pub fn background(&self, build: impl FnOnce() -> Arc<Vec<Candidate>>) -> Arc<Vec<Candidate>> {
+        self.background.get_or_init(build).clone()
+    }
+
+    /// The field of `term`, searched once (none without a search).
+    pub fn field(&self, search: Option<FieldSearch>, term: &str) -> Option<Arc<Field>> {
+        let search = search?;
+        let mut fields = self.fields.lock().unwrap_or_else(|p| p.into_inner());
+        fields
+            .entry(term.to_string())
+            .or_insert_with(|| search.field(term).map(Arc::new))
+            .clone()
+    }
+}
+
 /// What a symbol is judged against besides the term: the project's background sample
 /// ([`project_background`]) and, when the index can rank by meaning, the term's [`Field`].
 #[derive(Clone, Copy, Default)]

@@ -21,13 +21,8 @@ pub(super) fn env(ctx: &Context) -> Env<'_> {
         symbols: &ctx.symbols,
         sessions: &ctx.sessions,
         tools: super::gated(),
-        field_search: Some(crate::judge::FieldSearch {
-            ws: &ctx.ws,
-            symbols: &ctx.symbols,
-            semantic: &ctx.semantic,
-            cache: &ctx.search_cache,
-        }),
-        fields: Default::default(),
+        field_search: Some(ctx.field_search()),
+        judged: Default::default(),
     }
 }
 

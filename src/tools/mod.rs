@@ -104,6 +104,16 @@ impl Context {
     }
 
     /// One hybrid search over this project's index (`search::semantic`), with its term caches.
+    /// The project's search as the relevance judge uses it (its field).
+    pub fn field_search(&self) -> crate::judge::FieldSearch<'_> {
+        crate::judge::FieldSearch {
+            ws: &self.ws,
+            symbols: &self.symbols,
+            semantic: &self.semantic,
+            cache: &self.search_cache,
+        }
+    }
+
     pub fn search(
         &self,
         request: &crate::search::semantic::SearchRequest,

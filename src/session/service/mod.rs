@@ -53,9 +53,9 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 
 /// The session's part of the project configuration (`crate::config::Config`, loaded and checked
 /// once with the workspace), plus the problems that loading found, which the status reports.
@@ -155,9 +155,9 @@ pub struct Env<'a> {
     /// The project's search, for the judge's field (`None` where there is no semantic index,
     /// as in the hook's process).
     pub field_search: Option<judge::FieldSearch<'a>>,
-    /// Fields already searched in this call, by term: a verdict on ten symbols of one term
-    /// searches once.
-    pub fields: Mutex<BTreeMap<String, Option<Arc<judge::Field>>>>,
+    /// What the judge reuses within this call: a verdict on ten symbols of one term samples the
+    /// background and searches the field once.
+    pub judged: judge::CallCache,
 }
 
 /// A state-machine answer with the session it belongs to.
@@ -301,8 +301,10 @@ impl Env<'_> {
         let (background, field) = match judge::SESSION_MODE {
             judge::Mode::DescriptionOnly => (Arc::new(Vec::new()), None),
             judge::Mode::Fitted | judge::Mode::Agreed => (
-                judge::project_background(self.ws.root(), snapshot, &|f| self.ws.read_text(f)),
-                self.field(term),
+                self.judged.background(|| {
+                    judge::project_background(self.ws.root(), snapshot, &|f| self.ws.read_text(f))
+                }),
+                self.judged.field(self.field_search, term),
             ),
         };
         let relevance = self.relevance();
@@ -314,16 +316,6 @@ impl Env<'_> {
             .with_mode(judge::SESSION_MODE)
             .verdict(term, candidates, ground)?
             .score)
-    }
-
-    /// The term's field, searched once per call.
-    fn field(&self, term: &str) -> Option<Arc<judge::Field>> {
-        let search = self.field_search?;
-        let mut fields = self.fields.lock().unwrap_or_else(|p| p.into_inner());
-        fields
-            .entry(term.to_string())
-            .or_insert_with(|| search.field(term).map(Arc::new))
-            .clone()
     }
 
     fn calls(&self, id: &str) -> Vec<ToolCall> {
