@@ -212,6 +212,55 @@ pub struct Member {
     pub line: usize,
 }
 
+impl Method {
+    /// A function that belongs to a type (a Go method on its receiver): an instance method
+    /// with the function's signature, doc and body.
+    pub fn of_function(function: Function, access_modifier: &str) -> Method {
+        Method {
+            name: function.name,
+            kind: "method".into(),
+            access_modifier: access_modifier.into(),
+            is_static: false,
+            is_abstract: false,
+            is_async: function.is_async,
+            generator: function.generator,
+            parameters: function.parameters,
+            return_type: function.return_type,
+            location: function.location,
+            decorators: function.decorators,
+            doc: function.doc,
+            body: function.body,
+        }
+    }
+}
+
+impl Member {
+    /// An interface-like type's property or constant, listed as a member.
+    pub fn of_property(property: Property, kind: &str, readonly: bool) -> Member {
+        Member {
+            name: property.name,
+            kind: kind.into(),
+            type_name: property.type_name,
+            optional: false,
+            readonly,
+            line: property.line,
+        }
+    }
+
+    /// A method listed as a member, with its signature as the language writes it (without the
+    /// name).
+    pub fn of_method(method: Method, signature: String, optional: bool) -> Member {
+        Member {
+            type_name: Some(signature),
+            kind: "method".into(),
+            optional,
+            readonly: false,
+            line: method.location.start.line,
+            name: method.name,
+        }
+    }
+}
+
 /// An interface, type alias, trait (Rust) or protocol (Python).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -59,34 +59,15 @@ fn function(node: Node, src: &str) -> Function {
     }
 }
 
-/// A method with the name of its receiver's type.
+/// A method with the name of its receiver's type: a function with a receiver.
 fn method(node: Node, src: &str) -> (String, Method) {
     let receiver = node
         .child_by_field_name("receiver")
         .map(|r| receiver_type(r, src))
         .unwrap_or_default();
-    let name = name_of(node, src);
-    let method = Method {
-        kind: "method".into(),
-        access_modifier: access(&name).into(),
-        is_static: false,
-        is_abstract: false,
-        is_async: false,
-        generator: false,
-        parameters: node
-            .child_by_field_name("parameters")
-            .map(|p| parameters(p, src))
-            .unwrap_or_default(),
-        return_type: node.child_by_field_name("result").map(|r| one_line(r, src)),
-        location: location(node),
-        decorators: Vec::new(),
-        doc: doc_before(node, src, DocStyle::Line, &[]),
-        body: node
-            .child_by_field_name("body")
-            .map(|b| body_excerpt(b, src)),
-        name,
-    };
-    (receiver, method)
+    let function = function(node, src);
+    let access = access(&function.name);
+    (receiver, Method::of_function(function, access))
 }
 
 /// Methods join their receiver's struct; a receiver declared in another file of the package

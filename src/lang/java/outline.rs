@@ -326,14 +326,7 @@ fn record_components(node: Node, src: &str) -> Vec<Property> {
 fn interface_members(properties: Vec<Property>, methods: Vec<Method>) -> Vec<Member> {
     let mut members: Vec<Member> = properties
         .into_iter()
-        .map(|p| Member {
-            name: p.name,
-            kind: "constant".into(),
-            type_name: p.type_name,
-            optional: false,
-            readonly: true,
-            line: p.line,
-        })
+        .map(|p| Member::of_property(p, "constant", true))
         .collect();
     members.extend(methods.into_iter().map(|m| {
         let params: Vec<String> = m
@@ -341,18 +334,13 @@ fn interface_members(properties: Vec<Property>, methods: Vec<Method>) -> Vec<Mem
             .iter()
             .map(|p| format!("{} {}", p.type_name.as_deref().unwrap_or("?"), p.name))
             .collect();
-        Member {
-            type_name: Some(format!(
-                "{} ({})",
-                m.return_type.as_deref().unwrap_or("void"),
-                params.join(", ")
-            )),
-            name: m.name,
-            kind: "method".into(),
-            optional: !m.is_abstract,
-            readonly: false,
-            line: m.location.start.line,
-        }
+        let signature = format!(
+            "{} ({})",
+            m.return_type.as_deref().unwrap_or("void"),
+            params.join(", ")
+        );
+        let optional = !m.is_abstract;
+        Member::of_method(m, signature, optional)
     }));
     members
 }

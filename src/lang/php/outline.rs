@@ -609,14 +609,7 @@ fn interface(node: Node, src: &str) -> TypeDefinition {
     }
     let mut members_out: Vec<Member> = properties
         .into_iter()
-        .map(|p| Member {
-            name: p.name,
-            kind: "constant".into(),
-            type_name: p.type_name,
-            optional: false,
-            readonly: true,
-            line: p.line,
-        })
+        .map(|p| Member::of_property(p, "constant", true))
         .collect();
     members_out.extend(methods.into_iter().map(|m| {
         let params: Vec<String> = m
@@ -627,17 +620,11 @@ fn interface(node: Node, src: &str) -> TypeDefinition {
                 None => format!("${}", p.name),
             })
             .collect();
-        Member {
-            type_name: Some(match &m.return_type {
-                Some(r) => format!("({}): {r}", params.join(", ")),
-                None => format!("({})", params.join(", ")),
-            }),
-            name: m.name,
-            kind: "method".into(),
-            optional: false,
-            readonly: false,
-            line: m.location.start.line,
-        }
+        let signature = match &m.return_type {
+            Some(r) => format!("({}): {r}", params.join(", ")),
+            None => format!("({})", params.join(", ")),
+        };
+        Member::of_method(m, signature, false)
     }));
     TypeDefinition {
         name: name_of(node, src),

@@ -347,22 +347,11 @@ fn class_body(body: Option<Node>, src: &str) -> ClassBody {
 fn protocol_members(properties: Vec<Property>, methods: Vec<Method>) -> Vec<Member> {
     let mut members: Vec<Member> = properties
         .into_iter()
-        .map(|p| Member {
-            name: p.name,
-            kind: "property".into(),
-            type_name: p.type_name,
-            optional: false,
-            readonly: false,
-            line: p.line,
-        })
+        .map(|p| Member::of_property(p, "property", false))
         .collect();
-    members.extend(methods.into_iter().map(|m| Member {
-        type_name: Some(signature_of(&m)),
-        name: m.name,
-        kind: "method".into(),
-        optional: false,
-        readonly: false,
-        line: m.location.start.line,
+    members.extend(methods.into_iter().map(|m| {
+        let signature = signature_of(&m);
+        Member::of_method(m, signature, false)
     }));
     members
 }
