@@ -23,10 +23,16 @@ pub struct EmbedRelevance {
     /// against the same project background and the same candidates again and again; embedding
     /// a passage is what costs (tens of milliseconds), a lookup costs nothing.
     passages: Mutex<(String, HashMap<String, Vector>)>,
+    /// Request-side vectors by text, for the model named first: one verdict scores its term
+    /// (and its English rendering) against descriptions, names and the background in several
+    /// calls, and a tool call judges several symbols for the same term.
+    queries: Mutex<(String, HashMap<String, Vector>)>,
 }
 
 /// Passage vectors kept before the cache starts over (384 floats each: about 6 MB).
 const MAX_CACHED_PASSAGES: usize = 4096;
+/// Request-side vectors kept before that cache starts over.
+const MAX_CACHED_QUERIES: usize = 1024;
 
 impl EmbedRelevance {
     /// Session checks are interactive but need the model; they wait this long for a load in
@@ -39,6 +45,7 @@ impl EmbedRelevance {
             wait: Self::DEFAULT_WAIT,
             calibration: Mutex::new(None),
             passages: Mutex::new((String::new(), HashMap::new())),
+            queries: Mutex::new((String::new(), HashMap::new())),
         }
     }
 
@@ -92,6 +99,28 @@ impl EmbedRelevance {
             out.push(v);
         }
         Ok(out)
+    }
+
+    /// The request-side vector of `text`, from the cache when it has it. Each text is embedded
+    /// on its own (see [`Self::passage_vectors`]), so a cached vector is the one a fresh call
+    /// would give.
+    fn query_vector(&self, embedder: &dyn Embedder, text: &str) -> Result<Vector, EmbedError> {
+        {
+            let mut cache = self.queries.lock().unwrap_or_else(|p| p.into_inner());
+            if cache.0 != embedder.model_id() {
+                *cache = (embedder.model_id().to_string(), HashMap::new());
+            }
+            if let Some(v) = cache.1.get(text) {
+                return Ok(v.clone());
+            }
+        }
+        let v = embedder.embed_query(text)?;
+        let mut cache = self.queries.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.1.len() >= MAX_CACHED_QUERIES {
+            cache.1.clear();
+        }
+        cache.1.insert(text.to_string(), v.clone());
+        Ok(v)
     }
 
     pub fn with_wait(mut self, wait: Duration) -> EmbedRelevance {
@@ -166,7 +195,9 @@ impl Relevance for EmbedRelevance {
             return Ok(Vec::new());
         }
         let (embedder, calibration) = self.model()?;
-        let query = embedder.embed_query(nl).map_err(unavailable)?;
+        let query = self
+            .query_vector(embedder.as_ref(), nl)
+            .map_err(unavailable)?;
         let passages = self
             .passage_vectors(embedder.as_ref(), contexts)
             .map_err(unavailable)?;
@@ -182,11 +213,13 @@ impl Relevance for EmbedRelevance {
             return Ok(Vec::new());
         }
         let (embedder, calibration) = self.model()?;
-        let query = embedder.embed_query(nl).map_err(unavailable)?;
+        let query = self
+            .query_vector(embedder.as_ref(), nl)
+            .map_err(unavailable)?;
         // One by one, for the reason `passage_vectors` gives.
         let vectors = others
             .iter()
-            .map(|o| embedder.embed_query(o))
+            .map(|o| self.query_vector(embedder.as_ref(), o))
             .collect::<Result<Vec<_>, _>>()
             .map_err(unavailable)?;
         let scorer = calibration.scorer(&query);
