@@ -380,7 +380,9 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
                     .into()
             }
             Mode::DescriptionOnly => "described dense score".into(),
-            Mode::Agreed => "described dense score, lowered by the fitted combination".into(),
+            Mode::Agreed => {
+                "described dense score and fitted combination in agreement (a fact needs both, a firm rejection rejects)".into()
+            }
         },
         session_mode: mode == judge::SESSION_MODE,
         groups,

@@ -115,10 +115,21 @@ def described(r):
     return d
 
 
+# `judge::FITTED_REJECT` and `judge::FITTED_LIFT`.
+FITTED_REJECT = 0.25
+FITTED_LIFT = 0.5
+
+
 def agreed(fitted, r):
-    """`judge::Mode::Agreed`: the described score lowered to the fitted one, never below 0.3."""
+    """`judge::agree`: a fitted score below FITTED_REJECT rejects; a described rejection stays
+    one unless the fitted score reaches FITTED_LIFT (then gray); otherwise the described score
+    lowered to the fitted one, never below 0.3."""
     d = described(r)
-    return d if d < 0.3 else min(d, max(fitted, 0.3))
+    if fitted < FITTED_REJECT:
+        return min(d, fitted)
+    if d < 0.3:
+        return 0.3 if fitted >= FITTED_LIFT else d
+    return min(d, max(fitted, 0.3))
 
 
 def terms_at_fact(scored):
