@@ -248,6 +248,7 @@ fn score_repo(
     // As one long tool call: one background for the repository, one search per term.
     let judged = judge::CallCache::default();
     let background = judged.background(|| project.background());
+    let lexicon = judged.lexicon(&project.snapshot);
     for p in pairs {
         let candidates = project.candidates(&p.symbol, p.file.as_deref());
         if candidates.is_empty() {
@@ -256,6 +257,7 @@ fn score_repo(
         let field = judged.field(Some(project.ctx.field_search()), &p.term);
         let ground = Ground {
             background: &background,
+            lexicon: Some(&lexicon),
             field: field.as_deref(),
         };
         let verdict = judge.verdict(&p.term, &candidates, ground)?;
@@ -446,11 +448,13 @@ fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow:
         // As a session tool call: one background and one search, then the verdicts.
         let judged = judge::CallCache::default();
         let background = judged.background(|| project.background());
+        let lexicon = judged.lexicon(&project.snapshot);
         let field = judged.field(Some(project.ctx.field_search()), term);
         for symbol in &symbols {
             let candidates = project.candidates(symbol, None);
             let ground = Ground {
                 background: &background,
+                lexicon: Some(&lexicon),
                 field: field.as_deref(),
             };
             judge.verdict(term, &candidates, ground)?;

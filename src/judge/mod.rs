@@ -211,6 +211,46 @@ pub fn background_sample<'a>(
         .collect()
 }
 
+/// The names of every definition of the project (classes and callables outside tests), each with
+/// its scope and file path, as lexical bags: what the term's words could have matched instead.
+#[derive(Debug, Clone, Default)]
+pub struct Lexicon(Vec<Bag>);
+
+impl Lexicon {
+    pub fn of(snapshot: &Snapshot) -> Lexicon {
+        let mut bags = Vec::new();
+        for (file, entry) in &snapshot.files {
+            if crate::search::roles::is_test_path(file) {
+                continue;
+            }
+            let path = path_words(file);
+            for s in &entry.symbols.symbols {
+                if s.kind.is_callable() || s.kind.as_str() == "class" {
+                    let name = match &s.scope {
+                        Some(scope) => format!("{} {scope} {path}", s.name),
+                        None => format!("{} {path}", s.name),
+                    };
+                    bags.push(Bag::of(&name));
+                }
+            }
+        }
+        Lexicon(bags)
+    }
+
+    /// The best share of the term's words any definition's name, scope and path hold.
+    pub fn best(&self, keys: &TermKeys) -> f32 {
+        self.0
+            .iter()
+            .map(|bag| keys.coverage(bag))
+            .fold(0.0, f32::max)
+    }
+}
+
+/// A file path without its extension, for the lexical checks.
+fn path_words(file: &str) -> &str {
+    file.rsplit_once('.').map_or(file, |(p, _)| p)
+}
+
 /// Candidates for definitions `defs` (`(file, symbol)`), each file read once through `read`
 /// (a file that cannot be read is left out), members taken from `snapshot`.
 pub fn candidates(
@@ -399,6 +439,12 @@ pub struct Signals {
     pub lex_body: f32,
     /// Whether the term has any word the lexical signals can look for.
     pub has_keys: bool,
+    /// Share of the term's words in the name, its scope and its path together.
+    pub named: f32,
+    /// The best such share among all the project's definitions ([`Lexicon`]; `named` without
+    /// one): a symbol that holds some of the term's words while another holds more is usually
+    /// the neighbour that shares a word ("update" of `update_user` for 「アイテムの更新」).
+    pub rival: f32,
     /// Whether the term is Japanese (has CJK characters).
     pub japanese: bool,
     /// The fused search score of the hit covering the definition in the term's [`Field`]
@@ -499,6 +545,11 @@ impl Signals {
             logit(self.dense_rendered),
             self.field.unwrap_or(0.0),
             if self.field == Some(0.0) { 1.0 } else { 0.0 },
+            if self.named > 0.0 && self.rival > self.named {
+                1.0
+            } else {
+                0.0
+            },
         ]
     }
 
@@ -521,20 +572,20 @@ impl Signals {
 }
 
 /// Number of features in [`Signals::features`].
-pub const FEATURES: usize = 16;
+pub const FEATURES: usize = 17;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.2058, -0.0166, 0.3411, -0.1057, 0.0802, -0.2166, -0.0055, 0.9227, 0.6241, 0.1938, 0.0908,
-    -0.0254, 0.0645, 0.1047, 1.0127, 0.3339,
+    -0.1709, 0.0257, 0.3102, -0.0919, 0.0538, -0.1637, 0.0464, 0.9455, 0.6020, 0.1695, 0.0538,
+    -0.0166, 0.0906, 0.1093, 0.9356, 0.2488, -0.4387,
 ];
-const BIAS: f32 = -1.1195;
+const BIAS: f32 = -1.0254;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.2740, 0.0631, 0.4061, -0.1787, 0.1736, -0.1364, -0.0155, 0.9422, 0.6935, 0.2644, 0.1462,
-    0.0428, 0.0971, 0.1326, 0.0, 0.0,
+    -0.2343, 0.1096, 0.3689, -0.1595, 0.1265, -0.0799, 0.0500, 0.9580, 0.6659, 0.2310, 0.1074,
+    0.0495, 0.1243, 0.1355, 0.0, 0.0, -0.4642,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.7114;
+const BIAS_WITHOUT_FIELD: f32 = -0.6826;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
@@ -552,6 +603,7 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense_rendered",
     "field_score",
     "field_missing",
+    "rival_partial",
 ];
 
 /// A verdict on one claimed symbol: the best of its definitions.
@@ -568,6 +620,7 @@ pub struct Verdict {
 #[derive(Default)]
 pub struct CallCache {
     background: OnceLock<Arc<Vec<Candidate>>>,
+    lexicon: OnceLock<Arc<Lexicon>>,
     fields: Mutex<BTreeMap<String, Option<Arc<Field>>>>,
 }
 
@@ -575,6 +628,13 @@ impl CallCache {
     /// The background, built by `build` the first time.
     pub fn background(&self, build: impl FnOnce() -> Arc<Vec<Candidate>>) -> Arc<Vec<Candidate>> {
         self.background.get_or_init(build).clone()
+    }
+
+    /// The project's [`Lexicon`], read from `snapshot` the first time.
+    pub fn lexicon(&self, snapshot: &Snapshot) -> Arc<Lexicon> {
+        self.lexicon
+            .get_or_init(|| Arc::new(Lexicon::of(snapshot)))
+            .clone()
     }
 
     /// The field of `term`, searched once (none without a search).
@@ -593,6 +653,8 @@ impl CallCache {
 #[derive(Clone, Copy, Default)]
 pub struct Ground<'g> {
     pub background: &'g [Candidate],
+    /// Every definition's name, to see whether another one holds more of the term's words.
+    pub lexicon: Option<&'g Lexicon>,
     pub field: Option<&'g Field>,
 }
 
@@ -731,6 +793,7 @@ impl<'a> Judge<'a> {
             None => None,
         };
         let keys = TermKeys::of(term);
+        let rival = ground.lexicon.map(|l| l.best(&keys));
         let japanese = term.chars().any(lexical::is_cjk);
         Ok(candidates
             .iter()
@@ -743,7 +806,8 @@ impl<'a> Judge<'a> {
                     .copied()
                     .fold(None, |a: Option<f32>, s| Some(a.map_or(s, |a| a.max(s))));
                 let ctx = &c.context;
-                let path = ctx.file.rsplit_once('.').map_or(&*ctx.file, |(p, _)| p);
+                let path = path_words(&ctx.file);
+                let named = keys.coverage(&Bag::of(&format!("{} {path}", name_text(ctx))));
                 Signals {
                     dense,
                     dense_evidence,
@@ -759,6 +823,8 @@ impl<'a> Judge<'a> {
                     lex_doc: keys.coverage(&Bag::of(ctx.doc.as_deref().unwrap_or(""))),
                     lex_body: keys.coverage(&Bag::of(&c.code)),
                     has_keys: !keys.keys.is_empty(),
+                    named,
+                    rival: rival.unwrap_or(named).max(named),
                     japanese,
                     field: ground
                         .field
@@ -869,6 +935,26 @@ mod tests {
         );
         assert!(TermKeys::of("delete comment").keys[0].contains(&lexical::stem("remove")));
         assert!(TermKeys::of("ほげ").keys.is_empty());
+    }
+
+    #[test]
+    fn the_lexicon_knows_which_definition_holds_most_of_the_term() {
+        let lexicon = Lexicon(
+            [
+                "reset_password api/login",
+                "update_password_me api/users",
+                "read_user api/users",
+            ]
+            .iter()
+            .map(|t| Bag::of(t))
+            .collect(),
+        );
+        // 「パスワード変更」: the change of one's own password holds both words, the reset flow
+        // one of them.
+        let keys = TermKeys::of("パスワード変更");
+        assert_eq!(lexicon.best(&keys), 1.0);
+        assert_eq!(keys.coverage(&Bag::of("reset_password api/login")), 0.5);
+        assert_eq!(Lexicon::default().best(&keys), 0.0);
     }
 
     #[test]

@@ -298,18 +298,20 @@ impl Env<'_> {
             return Ok(0.0);
         }
         // The background and the field only matter to the fitted combination.
-        let (background, field) = match judge::SESSION_MODE {
-            judge::Mode::DescriptionOnly => (Arc::new(Vec::new()), None),
+        let (background, field, lexicon) = match judge::SESSION_MODE {
+            judge::Mode::DescriptionOnly => (Arc::new(Vec::new()), None, None),
             judge::Mode::Fitted | judge::Mode::Agreed => (
                 self.judged.background(|| {
                     judge::project_background(self.ws.root(), snapshot, &|f| self.ws.read_text(f))
                 }),
                 self.judged.field(self.field_search, term),
+                Some(self.judged.lexicon(snapshot)),
             ),
         };
         let relevance = self.relevance();
         let ground = judge::Ground {
             background: &background,
+            lexicon: lexicon.as_deref(),
             field: field.as_deref(),
         };
         Ok(Judge::new(relevance.as_ref())

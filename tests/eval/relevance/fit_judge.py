@@ -163,8 +163,11 @@ def evaluate(rows, cols, names, session=False):
             scores.append(agreed(fitted, r) if session else fitted)
             ys.append(int(r["relevant"]))
             tested.append(r)
+    acc = sum((s >= 0.3) == bool(y) for s, y in zip(scores, ys)) / len(ys)
+    kept = sum(s >= 0.3 for s, y in zip(scores, ys) if y) / sum(ys)
     if session:
-        return (auc(scores, ys), terms_at_fact(list(zip(scores, tested))),
+        rejected = sum(s < 0.3 for s, y in zip(scores, ys) if not y) / (len(ys) - sum(ys))
+        return (auc(scores, ys), acc, kept, rejected, terms_at_fact(list(zip(scores, tested))),
                 sum(s > 0.6 for s, y in zip(scores, ys) if not y))
     acc = sum((s >= 0.3) == bool(y) for s, y in zip(scores, ys)) / len(ys)
     kept = sum(s >= 0.3 for s, y in zip(scores, ys) if y) / sum(ys)
@@ -186,6 +189,7 @@ def main():
         "dense (name as words)": ["dense_name"],
         "dense (English rendering)": ["dense_rendered"],
         "field (project search)": ["field_score", "field_missing"],
+        "rival names": ["rival_partial"],
     }
     print("leave-one-dev-repo-out (AUC, accuracy@0.3, relevant kept, unrelated>0.6):")
     print("  all signals          %.3f %.3f %.3f %d" % evaluate(rows, everything, names))
@@ -193,12 +197,18 @@ def main():
     for label, cols in groups.items():
         keep = [i for i in everything if names[i] not in cols]
         print("  without %-20s %.3f %.3f %.3f %d" % ((label,) + evaluate(rows, keep, names)))
-    print("session judge (agreed), leave-one-dev-repo-out (AUC, terms at FACT, unrelated>0.6):")
-    print("  agreed               %.3f %.3f %d" % evaluate(rows, everything, names, session=True))
+    print("session judge (agreed), leave-one-dev-repo-out (AUC, accuracy@0.3, relevant kept, "
+          "unrelated rejected, terms at FACT, unrelated>0.6):")
+    print("  agreed               %.3f %.3f %.3f %.3f %.3f %d"
+          % evaluate(rows, everything, names, session=True))
     only = [(described(r), r) for r in rows]
-    print("  described alone      %.3f %.3f %d" % (
-        auc([s for s, _ in only], ys), terms_at_fact(only),
-        sum(s > 0.6 for s, r in only if not r["relevant"])))
+    rel = [s for s, r in only if r["relevant"]]
+    unr = [s for s, r in only if not r["relevant"]]
+    print("  described alone      %.3f %.3f %.3f %.3f %.3f %d" % (
+        auc([s for s, _ in only], ys),
+        (sum(s >= 0.3 for s in rel) + sum(s < 0.3 for s in unr)) / len(only),
+        sum(s >= 0.3 for s in rel) / len(rel), sum(s < 0.3 for s in unr) / len(unr),
+        terms_at_fact(only), sum(s > 0.6 for s in unr)))
     print("dev AUC (fitted on all dev):")
     field = [i for i, n in enumerate(names) if n.startswith("field_")]
     for label, suffix, cols in [
