@@ -575,17 +575,17 @@ impl Signals {
 pub const FEATURES: usize = 17;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.1709, 0.0257, 0.3102, -0.0919, 0.0538, -0.1637, 0.0464, 0.9455, 0.6020, 0.1695, 0.0538,
-    -0.0166, 0.0906, 0.1093, 0.9356, 0.2488, -0.4387,
+    -0.2337, -0.0806, 0.2956, -0.0687, 0.2802, -0.1215, -0.0970, 1.0997, 0.0, 0.1162, 0.0334,
+    -0.0876, 0.0612, 0.2605, 1.0650, 0.2959, -0.4424,
 ];
-const BIAS: f32 = -1.0254;
+const BIAS: f32 = -1.1588;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.2343, 0.1096, 0.3689, -0.1595, 0.1265, -0.0799, 0.0500, 0.9580, 0.6659, 0.2310, 0.1074,
-    0.0495, 0.1243, 0.1355, 0.0, 0.0, -0.4642,
+    -0.2901, 0.0044, 0.3564, -0.1326, 0.3816, -0.0469, -0.0716, 1.0475, 0.0, 0.1824, 0.0887,
+    -0.0029, 0.0861, 0.2798, 0.0, 0.0, -0.4541,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.6826;
+const BIAS_WITHOUT_FIELD: f32 = -0.7281;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
