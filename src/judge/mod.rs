@@ -574,17 +574,15 @@ impl Signals {
 pub const FEATURES: usize = 17;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.2076, -0.0716, 0.2627, -0.0611, 0.2489, -0.1079, -0.0862, 0.9771, 0.0, 0.1033, 0.0297,
-    -0.0778, 0.0544, 0.2315, 0.9462, 0.2629, -0.3931,
+    -0.1828, 0.0637, 0.2552, -0.0222, 0.2574, -0.1189, 0.0067, 0.8474, 0.2572, 0.1837, 0.0026, -0.0597, 0.0620, 0.0931, 1.0493, 0.3504, -0.3446,
 ];
-const BIAS: f32 = -1.0327;
+const BIAS: f32 = -1.1333;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.2561, 0.0038, 0.3147, -0.1171, 0.3369, -0.0414, -0.0632, 0.9249, 0.0, 0.1611, 0.0784,
-    -0.0026, 0.0760, 0.2471, 0.0, 0.0, -0.4009,
+    -0.2280, 0.1315, 0.2781, 0.0060, 0.3031, -0.0137, 0.0414, 0.8338, 0.4035, 0.2137, 0.0596, 0.0146, 0.0859, 0.1360, 0.0, 0.0, -0.3843,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.6551;
+const BIAS_WITHOUT_FIELD: f32 = -0.7156;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
