@@ -248,7 +248,8 @@ fn score_repo(
     // As one long tool call: one background for the repository, one search per term.
     let judged = judge::CallCache::default();
     let background = judged.background(|| project.background());
-    let lexicon = judged.lexicon(&project.snapshot);
+    let lexicon =
+        judged.lexicon(|| judge::project_lexicon(project.ctx.ws.root(), &project.snapshot));
     for p in pairs {
         let candidates = project.candidates(&p.symbol, p.file.as_deref());
         if candidates.is_empty() {
@@ -448,7 +449,8 @@ fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow:
         // As a session tool call: one background and one search, then the verdicts.
         let judged = judge::CallCache::default();
         let background = judged.background(|| project.background());
-        let lexicon = judged.lexicon(&project.snapshot);
+        let lexicon =
+            judged.lexicon(|| judge::project_lexicon(project.ctx.ws.root(), &project.snapshot));
         let field = judged.field(Some(project.ctx.field_search()), term);
         for symbol in &symbols {
             let candidates = project.candidates(symbol, None);

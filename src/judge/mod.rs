@@ -35,14 +35,14 @@ mod field;
 pub use field::{FIELD_SIZE, Field, FieldSearch};
 
 use crate::analysis::Symbol;
-use crate::index::Snapshot;
+use crate::index::{FileEntry, Snapshot};
 use crate::lexical;
 use crate::relevance::{Relevance, RelevanceError, SymbolContext};
 use crate::search::glossary;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// Symbols of the project the background sample holds.
 const BACKGROUND_SIZE: usize = 64;
@@ -89,7 +89,7 @@ impl Candidate {
         };
         let siblings = file_symbols
             .iter()
-            .filter(|s| s.kind.is_callable() || s.kind.as_str() == "class")
+            .filter(|s| is_judged(s))
             .filter(|s| {
                 let itself = s.line == symbol.line && s.name == symbol.name;
                 !(itself || encloses(s, symbol) || encloses(symbol, s))
@@ -195,10 +195,8 @@ pub fn background_sample<'a>(
         if crate::search::roles::is_test_path(file) {
             continue;
         }
-        for s in symbols {
-            if s.kind.is_callable() || s.kind.as_str() == "class" {
-                all.push((file.to_string(), s.clone()));
-            }
+        for s in symbols.iter().filter(|s| is_judged(s)) {
+            all.push((file.to_string(), s.clone()));
         }
     }
     all.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.line.cmp(&b.1.line)));
@@ -214,36 +212,62 @@ pub fn background_sample<'a>(
 /// The names of every definition of the project (classes and callables outside tests), each with
 /// its scope and file path, as lexical bags: what the term's words could have matched instead.
 #[derive(Debug, Clone, Default)]
-pub struct Lexicon(Vec<Bag>);
+pub struct Lexicon(Vec<Arc<Vec<Bag>>>);
 
 impl Lexicon {
-    pub fn of(snapshot: &Snapshot) -> Lexicon {
-        let mut bags = Vec::new();
-        for (file, entry) in &snapshot.files {
-            if crate::search::roles::is_test_path(file) {
-                continue;
-            }
-            let path = path_words(file);
-            for s in &entry.symbols.symbols {
-                if s.kind.is_callable() || s.kind.as_str() == "class" {
-                    let name = match &s.scope {
-                        Some(scope) => format!("{} {scope} {path}", s.name),
-                        None => format!("{} {path}", s.name),
-                    };
-                    bags.push(Bag::of(&name));
-                }
-            }
-        }
-        Lexicon(bags)
+    /// The bags of one file's definitions.
+    fn of_file(file: &str, symbols: &[Symbol]) -> Vec<Bag> {
+        let path = path_words(file);
+        symbols
+            .iter()
+            .filter(|s| is_judged(s))
+            .map(|s| match &s.scope {
+                Some(scope) => Bag::of(&format!("{} {scope} {path}", s.name)),
+                None => Bag::of(&format!("{} {path}", s.name)),
+            })
+            .collect()
     }
 
     /// The best share of the term's words any definition's name, scope and path hold.
     pub fn best(&self, keys: &TermKeys) -> f32 {
         self.0
             .iter()
+            .flat_map(|file| file.iter())
             .map(|bag| keys.coverage(bag))
             .fold(0.0, f32::max)
     }
+}
+
+/// The project's [`Lexicon`], kept per project root and file: a file's bags are read again only
+/// when its entry in the snapshot is a new one (an edit), since reading every name of a large
+/// project (some 20,000 definitions take 0.3 s) on every tool call would dominate the judge.
+pub fn project_lexicon(root: &Path, snapshot: &Snapshot) -> Arc<Lexicon> {
+    type Files = HashMap<String, (Weak<FileEntry>, Arc<Vec<Bag>>)>;
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Files>>> = OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let kept = cache.remove(root).unwrap_or_default();
+    let mut files: Files = HashMap::with_capacity(snapshot.files.len());
+    for (file, entry) in &snapshot.files {
+        if crate::search::roles::is_test_path(file) {
+            continue;
+        }
+        let bags = match kept.get(file) {
+            Some((seen, bags)) if Weak::ptr_eq(seen, &Arc::downgrade(entry)) => bags.clone(),
+            _ => Arc::new(Lexicon::of_file(file, &entry.symbols.symbols)),
+        };
+        files.insert(file.clone(), (Arc::downgrade(entry), bags));
+    }
+    let lexicon = Lexicon(files.values().map(|(_, bags)| bags.clone()).collect());
+    cache.insert(root.to_path_buf(), files);
+    Arc::new(lexicon)
+}
+
+/// Whether a definition is one the judge weighs: a class or a callable.
+fn is_judged(s: &Symbol) -> bool {
+    s.kind.is_callable() || s.kind.as_str() == "class"
 }
 
 /// A file path without its extension, for the lexical checks.
@@ -628,11 +652,9 @@ impl CallCache {
         self.background.get_or_init(build).clone()
     }
 
-    /// The project's [`Lexicon`], read from `snapshot` the first time.
-    pub fn lexicon(&self, snapshot: &Snapshot) -> Arc<Lexicon> {
-        self.lexicon
-            .get_or_init(|| Arc::new(Lexicon::of(snapshot)))
-            .clone()
+    /// The project's [`Lexicon`], built by `build` the first time.
+    pub fn lexicon(&self, build: impl FnOnce() -> Arc<Lexicon>) -> Arc<Lexicon> {
+        self.lexicon.get_or_init(build).clone()
     }
 
     /// The field of `term`, searched once (none without a search).
@@ -937,16 +959,15 @@ mod tests {
 
     #[test]
     fn the_lexicon_knows_which_definition_holds_most_of_the_term() {
-        let lexicon = Lexicon(
-            [
-                "reset_password api/login",
-                "update_password_me api/users",
-                "read_user api/users",
-            ]
-            .iter()
-            .map(|t| Bag::of(t))
-            .collect(),
-        );
+        let bags = [
+            "reset_password api/login",
+            "update_password_me api/users",
+            "read_user api/users",
+        ]
+        .iter()
+        .map(|t| Bag::of(t))
+        .collect();
+        let lexicon = Lexicon(vec![Arc::new(bags)]);
         // 「パスワード変更」: the change of one's own password holds both words, the reset flow
         // one of them.
         let keys = TermKeys::of("パスワード変更");

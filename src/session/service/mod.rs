@@ -305,7 +305,10 @@ impl Env<'_> {
                     judge::project_background(self.ws.root(), snapshot, &|f| self.ws.read_text(f))
                 }),
                 self.judged.field(self.field_search, term),
-                Some(self.judged.lexicon(snapshot)),
+                Some(
+                    self.judged
+                        .lexicon(|| judge::project_lexicon(self.ws.root(), snapshot)),
+                ),
             ),
         };
         let relevance = self.relevance();
