@@ -10,7 +10,7 @@
 //! from `repos.json` next to the pairs file.
 
 use crate::index::semantic::Target;
-use crate::judge::{self, Candidate, FEATURE_NAMES, Ground, Judge, Mode};
+use crate::judge::{self, Candidate, FEATURE_NAMES, Judge, Mode};
 use crate::relevance::embedded::EmbedRelevance;
 use crate::relevance::{FACT_THRESHOLD, REJECT_THRESHOLD};
 use crate::session::lookup;
@@ -247,20 +247,14 @@ fn score_repo(
     let mut features = features;
     // As one long tool call: one background for the repository, one search per term.
     let judged = judge::CallCache::default();
-    let background = judged.background(|| project.background());
-    let lexicon =
-        judged.lexicon(|| judge::project_lexicon(project.ctx.ws.root(), &project.snapshot));
+    let read = |f: &str| project.ctx.ws.read_text(f);
     for p in pairs {
         let candidates = project.candidates(&p.symbol, p.file.as_deref());
         if candidates.is_empty() {
             unresolved.push(format!("{}: {}", p.repo, p.symbol));
         }
-        let field = judged.field(Some(project.ctx.field_search()), &p.term);
-        let ground = Ground {
-            background: &background,
-            lexicon: Some(&lexicon),
-            field: field.as_deref(),
-        };
+        let grounds = judged.grounds(project.judged(&read), &p.term);
+        let ground = grounds.ground();
         let verdict = judge.verdict(&p.term, &candidates, ground)?;
         let split = &labelled.split_of[&p.repo];
         if let Some(out) = features.as_mut() {
@@ -384,7 +378,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
             }
             Mode::DescriptionOnly => "described dense score".into(),
             Mode::Agreed => {
-                "described dense score and fitted combination in agreement (a fact needs both, a firm rejection rejects)".into()
+                "described dense score and fitted combination in agreement (a fact needs both, a rejection of either rejects)".into()
             }
         },
         session_mode: mode == judge::SESSION_MODE,
@@ -432,10 +426,14 @@ impl Project {
         judge::candidates(&self.snapshot, &defs, &|f| self.ctx.ws.read_text(f))
     }
 
-    fn background(&self) -> std::sync::Arc<Vec<Candidate>> {
-        judge::project_background(self.ctx.ws.root(), &self.snapshot, &|f| {
-            self.ctx.ws.read_text(f)
-        })
+    /// The repository as the judge reads it, files read through `read`.
+    fn judged<'p>(&'p self, read: &'p dyn Fn(&str) -> Option<String>) -> judge::Project<'p> {
+        judge::Project {
+            root: self.ctx.ws.root(),
+            snapshot: &self.snapshot,
+            read,
+            search: Some(self.ctx.field_search()),
+        }
     }
 }
 
@@ -448,18 +446,11 @@ fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow:
         let started = Instant::now();
         // As a session tool call: one background and one search, then the verdicts.
         let judged = judge::CallCache::default();
-        let background = judged.background(|| project.background());
-        let lexicon =
-            judged.lexicon(|| judge::project_lexicon(project.ctx.ws.root(), &project.snapshot));
-        let field = judged.field(Some(project.ctx.field_search()), term);
+        let read = |f: &str| project.ctx.ws.read_text(f);
         for symbol in &symbols {
             let candidates = project.candidates(symbol, None);
-            let ground = Ground {
-                background: &background,
-                lexicon: Some(&lexicon),
-                field: field.as_deref(),
-            };
-            judge.verdict(term, &candidates, ground)?;
+            let grounds = judged.grounds(project.judged(&read), term);
+            judge.verdict(term, &candidates, grounds.ground())?;
         }
         Ok(started.elapsed().as_secs_f64() * 1000.0)
     };

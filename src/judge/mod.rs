@@ -217,14 +217,10 @@ pub struct Lexicon(Vec<Arc<Vec<Bag>>>);
 impl Lexicon {
     /// The bags of one file's definitions.
     fn of_file(file: &str, symbols: &[Symbol]) -> Vec<Bag> {
-        let path = path_words(file);
         symbols
             .iter()
             .filter(|s| is_judged(s))
-            .map(|s| match &s.scope {
-                Some(scope) => Bag::of(&format!("{} {scope} {path}", s.name)),
-                None => Bag::of(&format!("{} {path}", s.name)),
-            })
+            .map(|s| Bag::of(&named_text(&s.name, s.scope.as_deref(), file)))
             .collect()
     }
 
@@ -268,6 +264,16 @@ pub fn project_lexicon(root: &Path, snapshot: &Snapshot) -> Arc<Lexicon> {
 /// Whether a definition is one the judge weighs: a class or a callable.
 fn is_judged(s: &Symbol) -> bool {
     s.kind.is_callable() || s.kind.as_str() == "class"
+}
+
+/// A definition's name, its scope's and its file path, as the lexicon and the symbol's own
+/// share of the term's words read them.
+fn named_text(name: &str, scope: Option<&str>, file: &str) -> String {
+    let path = path_words(file);
+    match scope {
+        Some(scope) => format!("{name} {scope} {path}"),
+        None => format!("{name} {path}"),
+    }
 }
 
 /// A file path without its extension, for the lexical checks.
@@ -638,46 +644,83 @@ pub struct Verdict {
     pub signals: Option<Signals>,
 }
 
+/// Where the project stands for the judge: what [`CallCache::grounds`] reads.
+#[derive(Clone, Copy)]
+pub struct Project<'p> {
+    pub root: &'p Path,
+    pub snapshot: &'p Snapshot,
+    pub read: &'p dyn Fn(&str) -> Option<String>,
+    /// The project's search, for the term's [`Field`] (none: the judge goes without it).
+    pub search: Option<FieldSearch<'p>>,
+}
+
 /// What one tool call reuses across the verdicts it asks for: the project's background (sampled
-/// once per call, not once per symbol: the sample walks every definition of the project) and
-/// the field of each term it searched.
+/// once per call, not once per symbol: the sample walks every definition of the project), its
+/// [`Lexicon`], and per term the field and the best share of the term's words any definition's
+/// name holds (one pass over every name, not one per symbol).
 #[derive(Default)]
 pub struct CallCache {
     background: OnceLock<Arc<Vec<Candidate>>>,
     lexicon: OnceLock<Arc<Lexicon>>,
-    fields: Mutex<BTreeMap<String, Option<Arc<Field>>>>,
+    terms: Mutex<BTreeMap<String, Arc<TermGround>>>,
+}
+
+/// What a term is judged against in one call.
+struct TermGround {
+    field: Option<Field>,
+    rival: f32,
+}
+
+/// The owned parts of a [`Ground`], from [`CallCache::grounds`].
+pub struct Grounds {
+    background: Arc<Vec<Candidate>>,
+    term: Arc<TermGround>,
+}
+
+impl Grounds {
+    pub fn ground(&self) -> Ground<'_> {
+        Ground {
+            background: &self.background,
+            field: self.term.field.as_ref(),
+            rival: Some(self.term.rival),
+        }
+    }
 }
 
 impl CallCache {
-    /// The background, built by `build` the first time.
-    pub fn background(&self, build: impl FnOnce() -> Arc<Vec<Candidate>>) -> Arc<Vec<Candidate>> {
-        self.background.get_or_init(build).clone()
-    }
-
-    /// The project's [`Lexicon`], built by `build` the first time.
-    pub fn lexicon(&self, build: impl FnOnce() -> Arc<Lexicon>) -> Arc<Lexicon> {
-        self.lexicon.get_or_init(build).clone()
-    }
-
-    /// The field of `term`, searched once (none without a search).
-    pub fn field(&self, search: Option<FieldSearch>, term: &str) -> Option<Arc<Field>> {
-        let search = search?;
-        let mut fields = self.fields.lock().unwrap_or_else(|p| p.into_inner());
-        fields
+    /// What `term` is judged against in `project`, each part built the first time it is asked.
+    pub fn grounds(&self, project: Project, term: &str) -> Grounds {
+        let background = self
+            .background
+            .get_or_init(|| project_background(project.root, project.snapshot, project.read))
+            .clone();
+        let mut terms = self.terms.lock().unwrap_or_else(|p| p.into_inner());
+        let term = terms
             .entry(term.to_string())
-            .or_insert_with(|| search.field(term).map(Arc::new))
-            .clone()
+            .or_insert_with(|| {
+                let lexicon = self
+                    .lexicon
+                    .get_or_init(|| project_lexicon(project.root, project.snapshot));
+                Arc::new(TermGround {
+                    field: project.search.and_then(|search| search.field(term)),
+                    rival: lexicon.best(&TermKeys::of(term)),
+                })
+            })
+            .clone();
+        Grounds { background, term }
     }
 }
 
 /// What a symbol is judged against besides the term: the project's background sample
-/// ([`project_background`]) and, when the index can rank by meaning, the term's [`Field`].
+/// ([`project_background`]), when the index can rank by meaning the term's [`Field`], and the
+/// best share of the term's words any definition of the project holds in its name ([`Lexicon`]).
 #[derive(Clone, Copy, Default)]
 pub struct Ground<'g> {
     pub background: &'g [Candidate],
-    /// Every definition's name, to see whether another one holds more of the term's words.
-    pub lexicon: Option<&'g Lexicon>,
     pub field: Option<&'g Field>,
+    /// A symbol that holds some of the term's words while another definition holds more is
+    /// usually the neighbour that shares a word.
+    pub rival: Option<f32>,
 }
 
 /// The judge over one scorer.
@@ -815,7 +858,6 @@ impl<'a> Judge<'a> {
             None => None,
         };
         let keys = TermKeys::of(term);
-        let rival = ground.lexicon.map(|l| l.best(&keys));
         let japanese = term.chars().any(lexical::is_cjk);
         Ok(candidates
             .iter()
@@ -829,7 +871,11 @@ impl<'a> Judge<'a> {
                     .fold(None, |a: Option<f32>, s| Some(a.map_or(s, |a| a.max(s))));
                 let ctx = &c.context;
                 let path = path_words(&ctx.file);
-                let named = keys.coverage(&Bag::of(&format!("{} {path}", name_text(ctx))));
+                let named = keys.coverage(&Bag::of(&named_text(
+                    &ctx.name,
+                    ctx.scope.as_deref(),
+                    &ctx.file,
+                )));
                 Signals {
                     dense,
                     dense_evidence,
@@ -846,7 +892,7 @@ impl<'a> Judge<'a> {
                     lex_body: keys.coverage(&Bag::of(&c.code)),
                     has_keys: !keys.keys.is_empty(),
                     named,
-                    rival: rival.unwrap_or(named).max(named),
+                    rival: ground.rival.unwrap_or(named).max(named),
                     japanese,
                     field: ground
                         .field

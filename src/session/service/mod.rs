@@ -297,26 +297,21 @@ impl Env<'_> {
         if candidates.is_empty() {
             return Ok(0.0);
         }
-        // The background and the field only matter to the fitted combination.
-        let (background, field, lexicon) = match judge::SESSION_MODE {
-            judge::Mode::DescriptionOnly => (Arc::new(Vec::new()), None, None),
-            judge::Mode::Fitted | judge::Mode::Agreed => (
-                self.judged.background(|| {
-                    judge::project_background(self.ws.root(), snapshot, &|f| self.ws.read_text(f))
-                }),
-                self.judged.field(self.field_search, term),
-                Some(
-                    self.judged
-                        .lexicon(|| judge::project_lexicon(self.ws.root(), snapshot)),
-                ),
-            ),
-        };
+        // The project's ground only matters to the fitted combination.
+        let grounds = (judge::SESSION_MODE != judge::Mode::DescriptionOnly).then(|| {
+            let read = |f: &str| self.ws.read_text(f);
+            let project = judge::Project {
+                root: self.ws.root(),
+                snapshot,
+                read: &read,
+                search: self.field_search,
+            };
+            self.judged.grounds(project, term)
+        });
+        let ground = grounds
+            .as_ref()
+            .map_or_else(judge::Ground::default, judge::Grounds::ground);
         let relevance = self.relevance();
-        let ground = judge::Ground {
-            background: &background,
-            lexicon: lexicon.as_deref(),
-            field: field.as_deref(),
-        };
         Ok(Judge::new(relevance.as_ref())
             .with_mode(judge::SESSION_MODE)
             .verdict(term, candidates, ground)?
