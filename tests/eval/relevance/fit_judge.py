@@ -143,7 +143,7 @@ def described(r):
 
 
 # `judge::FITTED_LIFT`.
-FITTED_LIFT = 0.5
+FITTED_LIFT = 0.4
 
 
 def agreed(fitted, r):
