@@ -249,7 +249,7 @@ fn score_repo(
     let judged = judge::CallCache::default();
     let read = |f: &str| project.ctx.ws.read_text(f);
     for p in pairs {
-        let candidates = project.candidates(&p.symbol, p.file.as_deref());
+        let candidates = project.candidates(&p.symbol, p.file.as_deref(), &judged);
         if candidates.is_empty() {
             unresolved.push(format!("{}: {}", p.repo, p.symbol));
         }
@@ -418,12 +418,17 @@ impl Project {
         Ok(Project { ctx, snapshot })
     }
 
-    fn candidates(&self, symbol: &str, file: Option<&str>) -> Vec<Candidate> {
+    fn candidates(
+        &self,
+        symbol: &str,
+        file: Option<&str>,
+        judged: &judge::CallCache,
+    ) -> Vec<Candidate> {
         let files: Vec<String> = file.into_iter().map(String::from).collect();
         let defs = lookup::in_files(lookup::find_symbol(&self.snapshot, symbol), &files);
         let defs: Vec<(&str, &crate::analysis::Symbol)> =
             defs.iter().map(|d| (d.file.as_str(), &d.symbol)).collect();
-        judge::candidates(&self.snapshot, &defs, &|f| self.ctx.ws.read_text(f))
+        judge::claimed(&self.ctx.ws, &self.snapshot, &defs, judged)
     }
 
     /// The repository as the judge reads it, files read through `read`.
@@ -444,11 +449,15 @@ fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow:
     let symbols: Vec<&str> = pairs.iter().map(|p| p.symbol.as_str()).take(10).collect();
     let round = || -> anyhow::Result<f64> {
         let started = Instant::now();
-        // As a session tool call: one background and one search, then the verdicts.
+        // As a session tool call: one background, one search for the term and one for the
+        // symbols' callers, then the verdicts.
         let judged = judge::CallCache::default();
         let read = |f: &str| project.ctx.ws.read_text(f);
+        let names: Vec<String> = symbols.iter().map(|s| lookup::bare_name(s)).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        judged.expect(&project.ctx.ws, &project.snapshot, &names);
         for symbol in &symbols {
-            let candidates = project.candidates(symbol, None);
+            let candidates = project.candidates(symbol, None, &judged);
             let grounds = judged.grounds(project.judged(&read), term);
             judge.verdict(term, &candidates, grounds.ground())?;
         }

@@ -38,7 +38,8 @@ use crate::analysis::Symbol;
 use crate::index::{FileEntry, Snapshot};
 use crate::lexical;
 use crate::relevance::{Relevance, RelevanceError, SymbolContext};
-use crate::search::glossary;
+use crate::search::{glossary, references};
+use crate::workspace::{WalkOptions, Workspace};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -64,7 +65,16 @@ pub struct Candidate {
     /// The other definitions of the same file (not its class, not its own members): a symbol
     /// that a sibling beats for the term is usually the neighbour of the right one.
     pub siblings: Vec<SymbolContext>,
+    /// The definitions outside tests that use its name, as [`named_text`]s (filled by
+    /// [`claimed`]): a helper is part of a feature when what calls it is named for the feature
+    /// (`verify_password` is called by `authenticate`, which the login route calls).
+    pub callers: Vec<String>,
 }
+
+/// Callers kept per candidate.
+const MAX_CALLERS: usize = 64;
+/// How long the search for callers may take before the judge goes without them.
+const CALLERS_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Siblings kept per candidate.
 const MAX_SIBLINGS: usize = 24;
@@ -102,6 +112,7 @@ impl Candidate {
             line: symbol.line,
             code,
             siblings,
+            callers: Vec::new(),
         }
     }
 
@@ -266,8 +277,8 @@ fn is_judged(s: &Symbol) -> bool {
     s.kind.is_callable() || s.kind.as_str() == "class"
 }
 
-/// A definition's name, its scope's and its file path, as the lexicon and the symbol's own
-/// share of the term's words read them.
+/// A definition's name, its scope's and its file path, as the lexicon, the symbol's own share
+/// of the term's words and its callers' read them.
 fn named_text(name: &str, scope: Option<&str>, file: &str) -> String {
     let path = path_words(file);
     match scope {
@@ -304,6 +315,40 @@ pub fn candidates(
         })
         .collect()
 }
+
+/// Candidates for the definitions `defs` (`(file, symbol)`) a request's symbol is claimed by,
+/// each with its callers: the definitions (outside tests) around the uses of its name, from
+/// `cache` (see [`CallCache::expect`]).
+pub fn claimed(
+    ws: &Workspace,
+    snapshot: &Snapshot,
+    defs: &[(&str, &Symbol)],
+    cache: &CallCache,
+) -> Vec<Candidate> {
+    let mut out = candidates(snapshot, defs, &|f| ws.read_text(f));
+    let names: Vec<&str> = out.iter().map(|c| c.context.name.as_str()).collect();
+    let uses = cache.uses(ws, snapshot, &names);
+    for c in &mut out {
+        let Some(Some(found)) = uses.get(&c.context.name) else {
+            continue;
+        };
+        for u in found.iter() {
+            let Some(caller) = &u.enclosing else { continue };
+            let itself = u.file == c.context.file && caller.line == c.line;
+            if itself || crate::search::roles::is_test_path(&u.file) {
+                continue;
+            }
+            let text = named_text(&caller.name, caller.scope.as_deref(), &u.file);
+            if !c.callers.contains(&text) && c.callers.len() < MAX_CALLERS {
+                c.callers.push(text);
+            }
+        }
+    }
+    out
+}
+
+/// The uses of each name, `None` for a name whose search failed or ran out of time.
+type UsesByName = HashMap<String, Option<Arc<Vec<references::Use>>>>;
 
 /// The project background of [`background_sample`] as candidates. The sample only changes when
 /// the project's definitions do, so it is kept per project root and rebuilt when its symbols
@@ -471,6 +516,9 @@ pub struct Signals {
     pub has_keys: bool,
     /// Share of the term's words in the name, its scope and its path together.
     pub named: f32,
+    /// The best share of the term's words among the names, scopes and paths of the definitions
+    /// that use the symbol's name (none: 0).
+    pub callers: f32,
     /// The best such share among all the project's definitions ([`Lexicon`]; `named` without
     /// one): a symbol that holds some of the term's words while another holds more is usually
     /// the neighbour that shares a word ("update" of `update_user` for 「アイテムの更新」).
@@ -582,6 +630,7 @@ impl Signals {
             } else {
                 0.0
             },
+            self.callers,
         ]
     }
 
@@ -604,20 +653,20 @@ impl Signals {
 }
 
 /// Number of features in [`Signals::features`].
-pub const FEATURES: usize = 17;
+pub const FEATURES: usize = 18;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.2235, 0.1120, 0.2850, -0.1897, 0.1955, 0.0032, 0.0363, 0.7607, 0.2515, 0.1450, 0.0357,
-    -0.0827, 0.0394, 0.1151, 1.1115, 0.4605, -0.3710,
+    -0.2556, 0.1512, 0.3060, -0.2328, 0.0678, -0.0365, 0.0890, 0.7729, 0.3012, 0.1357, 0.0362,
+    -0.0602, 0.0387, 0.1094, 1.1682, 0.4479, -0.4106, 0.6140,
 ];
-const BIAS: f32 = -1.0604;
+const BIAS: f32 = -1.1472;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.2390, 0.1566, 0.3127, -0.1426, 0.2501, 0.1127, 0.0301, 0.7745, 0.4007, 0.1846, 0.0850,
-    -0.0269, 0.0579, 0.1581, 0.0, 0.0, -0.4254,
+    -0.2733, 0.1973, 0.3242, -0.1588, 0.1279, 0.0947, 0.0753, 0.7718, 0.4556, 0.1743, 0.0908,
+    0.0005, 0.0599, 0.1555, 0.0, 0.0, -0.4570, 0.5621,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.6076;
+const BIAS_WITHOUT_FIELD: f32 = -0.6953;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
@@ -636,6 +685,7 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "field_score",
     "field_missing",
     "rival_partial",
+    "caller_named",
 ];
 
 /// A verdict on one claimed symbol: the best of its definitions.
@@ -665,6 +715,8 @@ pub struct CallCache {
     background: OnceLock<Arc<Vec<Candidate>>>,
     lexicon: OnceLock<Arc<Lexicon>>,
     terms: Mutex<BTreeMap<String, Arc<TermGround>>>,
+    /// The uses of the names asked for so far ([`Self::expect`]).
+    uses: Mutex<UsesByName>,
 }
 
 /// What a term is judged against in one call.
@@ -690,6 +742,58 @@ impl Grounds {
 }
 
 impl CallCache {
+    /// Finds the uses of every name in `names` not asked for before, in one pass over the
+    /// project's files: a call that judges ten symbols reads the project once, not ten times,
+    /// when it names them all here first. A search that fails or runs past
+    /// [`CALLERS_DEADLINE`] leaves its names without callers rather than with some: a verdict
+    /// must not depend on how far a search got.
+    pub fn expect(&self, ws: &Workspace, snapshot: &Snapshot, names: &[&str]) {
+        let mut uses = self.uses.lock().unwrap_or_else(|p| p.into_inner());
+        let mut missing: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !n.is_empty() && !uses.contains_key(*n))
+            .collect();
+        // An overloaded name comes once per definition.
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return;
+        }
+        let walk = WalkOptions {
+            globs: Vec::new(),
+            types: crate::lang::ids().into_iter().map(String::from).collect(),
+        };
+        let deadline = std::time::Instant::now() + CALLERS_DEADLINE;
+        let found = references::uses(ws, ws.root(), &walk, snapshot, &missing, Some(deadline));
+        let mut by_name: HashMap<&str, Vec<references::Use>> = HashMap::new();
+        let complete = match found {
+            Ok(found) if !found.timed_out => {
+                for u in found.uses {
+                    if let Some(name) = missing.iter().find(|n| **n == u.name) {
+                        by_name.entry(name).or_default().push(u);
+                    }
+                }
+                true
+            }
+            _ => false,
+        };
+        for name in missing {
+            let found = complete.then(|| Arc::new(by_name.remove(name).unwrap_or_default()));
+            uses.insert(name.to_string(), found);
+        }
+    }
+
+    /// The uses of `names` ([`Self::expect`]ed now where they were not before).
+    fn uses(&self, ws: &Workspace, snapshot: &Snapshot, names: &[&str]) -> UsesByName {
+        self.expect(ws, snapshot, names);
+        let uses = self.uses.lock().unwrap_or_else(|p| p.into_inner());
+        names
+            .iter()
+            .filter_map(|n| uses.get(*n).map(|u| (n.to_string(), u.clone())))
+            .collect()
+    }
+
     /// What `term` is judged against in `project`, each part built the first time it is asked.
     pub fn grounds(&self, project: Project, term: &str) -> Grounds {
         let background = self
@@ -894,6 +998,11 @@ impl<'a> Judge<'a> {
                     lex_body: keys.coverage(&Bag::of(&c.code)),
                     has_keys: !keys.keys.is_empty(),
                     named,
+                    callers: c
+                        .callers
+                        .iter()
+                        .map(|text| keys.coverage(&Bag::of(text)))
+                        .fold(0.0, f32::max),
                     rival: ground.rival.unwrap_or(named).max(named),
                     japanese,
                     field: ground
@@ -1125,5 +1234,42 @@ mod tests {
             ["/login/access-token", "Incorrect email or password"]
         );
         assert_eq!(calls, ["post", "authenticate", "HTTPException"]);
+    }
+
+    #[test]
+    fn a_claimed_symbol_carries_the_definitions_that_call_it_outside_tests() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            (
+                "app/security.py",
+                "def verify_password(p, h):\n    return verify_password(p, h) if h else False\n",
+            ),
+            (
+                "app/crud.py",
+                "from app.security import verify_password\n\nclass Users:\n    def authenticate(self, p, h):\n        return verify_password(p, h)\n",
+            ),
+            (
+                "tests/test_security.py",
+                "def test_verify():\n    assert verify_password('a', 'b')\n",
+            ),
+        ];
+        for (path, text) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        let ws = Workspace::open(dir.path()).unwrap();
+        let index = crate::index::SymbolIndex::new(&ws.state_dir());
+        let (snapshot, _) = index.refresh(&ws, ws.root()).unwrap();
+        let symbol = snapshot.files["app/security.py"].symbols.symbols[0].clone();
+        let cache = CallCache::default();
+        // Named twice, as an overloaded name is (once per definition).
+        cache.expect(&ws, &snapshot, &["verify_password", "verify_password"]);
+        let claimed = claimed(&ws, &snapshot, &[("app/security.py", &symbol)], &cache);
+        // Not the test, not its own recursive call: the method of `Users` in app/crud.
+        assert_eq!(claimed[0].callers, ["authenticate Users app/crud"]);
+        let keys = TermKeys::of("ログイン");
+        let caller = Bag::of(&claimed[0].callers[0]);
+        assert!(keys.coverage(&caller) > 0.99, "auth in authenticate");
     }
 }

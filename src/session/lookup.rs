@@ -48,6 +48,11 @@ fn normalize_qualifier(q: &str) -> String {
     out
 }
 
+/// The name a symbol is defined by: `AuthService.login()` → `login`.
+pub fn bare_name(name: &str) -> String {
+    split_name(name).1
+}
+
 /// Definitions of `name` (bare or qualified) in the index, in file order.
 pub fn find_symbol(snapshot: &Snapshot, name: &str) -> Vec<SymbolDef> {
     let (qualifier, bare) = split_name(name);

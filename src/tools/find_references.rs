@@ -1,15 +1,13 @@
 //! `find_references`: uses of a symbol as a whole identifier, its definitions left out.
 //!
-//! The search itself is ripgrep's engine with word boundaries over source files (fresh by
-//! construction: it reads the files as they are now); the symbol index removes definition
-//! sites and names the function or class each use sits in.
+//! The search is `crate::search::references`: ripgrep's engine with word boundaries over source
+//! files, definition sites removed and each use named by the function or class it sits in.
 
-use super::find_definitions::{in_scope, parse_language};
+use super::find_definitions::parse_language;
 use super::search_text::bounded;
 use super::{Context, check_symbol, resolve_or_root};
-use crate::analysis::Symbol;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::search::text::{TextQuery, search};
+use crate::search::references::uses;
 use crate::workspace::WalkOptions;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -76,85 +74,43 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         Some(id) => vec![id.to_string()],
         None => crate::lang::ids().into_iter().map(String::from).collect(),
     };
-    let query = TextQuery {
-        pattern: name.to_string(),
-        fixed_strings: true,
-        case_sensitive: Some(true),
-        word: true,
-        max_results: usize::MAX,
-        deadline: Some(ctx.deadline()),
-        ..TextQuery::default()
-    };
-    let results = search(
+    let found = uses(
         &ctx.ws,
         &base.abs,
         &WalkOptions {
             globs: Vec::new(),
             types,
         },
-        &query,
+        &snapshot,
+        &[name],
+        Some(ctx.deadline()),
     )?;
-    if results.timed_out {
+    if found.timed_out {
         return Err(ToolError::new(
             ErrorCode::Timeout,
             "find_references did not finish within the time limit",
         ));
     }
-    let mut references = Vec::new();
-    let mut definitions_excluded = 0;
-    for hit in results.hits {
-        let symbols: &[Symbol] = snapshot
-            .files
-            .get(&hit.file)
-            .filter(|_| in_scope(&hit.file, &base.rel))
-            .map_or(&[], |e| e.symbols.symbols.as_slice());
-        if symbols
-            .iter()
-            .any(|s| s.name == name && s.line == hit.line && is_definition_site(s, &hit.text, name))
-        {
-            definitions_excluded += 1;
-            continue;
-        }
-        let enclosing = symbols
-            .iter()
-            .filter(|s| {
-                (s.kind.is_callable() || s.kind.is_type_like())
-                    && s.line <= hit.line
-                    && hit.line <= s.end_line
-            })
-            .min_by_key(|s| s.end_line - s.line);
-        references.push(Reference {
-            file: hit.file,
-            line: hit.line,
-            column: hit.column,
-            text: hit.text.trim().to_string(),
-            enclosing: enclosing.map(|s| s.qualified_name.clone()),
-            enclosing_kind: enclosing.map(|s| s.kind.as_str()),
-        });
-    }
+    let mut references: Vec<Reference> = found
+        .uses
+        .into_iter()
+        .map(|u| Reference {
+            file: u.file,
+            line: u.line,
+            column: u.column,
+            text: u.text.trim().to_string(),
+            enclosing: u.enclosing.as_ref().map(|s| s.qualified_name.clone()),
+            enclosing_kind: u.enclosing.as_ref().map(|s| s.kind.as_str()),
+        })
+        .collect();
     let total = references.len();
     references.truncate(max_results);
     Ok(Output {
         truncated: total > references.len(),
         total,
         references,
-        definitions_excluded,
+        definitions_excluded: found.definitions_excluded,
     })
-}
-
-/// A definition's own line is a definition site unless the name also appears a second time on
-/// it (`def f(): return f()`), which then counts as a use.
-fn is_definition_site(_symbol: &Symbol, line: &str, name: &str) -> bool {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    let occurrences = line
-        .match_indices(name)
-        .filter(|(i, _)| {
-            let before = line[..*i].chars().next_back();
-            let after = line[i + name.len()..].chars().next();
-            !before.is_some_and(is_word) && !after.is_some_and(is_word)
-        })
-        .count();
-    occurrences <= 1
 }
 
 #[cfg(test)]

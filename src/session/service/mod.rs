@@ -279,11 +279,19 @@ impl Env<'_> {
         lookup::find_symbol(snapshot, name)
     }
 
-    /// The judge's candidates (description, code) for definitions, files read once each.
+    /// The judge's candidates (description, code, callers) for definitions, files read once each.
     fn contexts(&self, snapshot: &Snapshot, defs: &[SymbolDef]) -> Vec<Candidate> {
         let defs: Vec<(&str, &crate::analysis::Symbol)> =
             defs.iter().map(|d| (d.file.as_str(), &d.symbol)).collect();
-        judge::candidates(snapshot, &defs, &|f| self.ws.read_text(f))
+        judge::claimed(self.ws, snapshot, &defs, &self.judged)
+    }
+
+    /// Tells the judge which symbols this call will ask about, so that it looks for what calls
+    /// them all in one pass over the project (see [`judge::CallCache::expect`]).
+    fn expect_symbols<'s>(&self, snapshot: &Snapshot, symbols: impl IntoIterator<Item = &'s str>) {
+        let names: Vec<String> = symbols.into_iter().map(lookup::bare_name).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        self.judged.expect(self.ws, snapshot, &names);
     }
 
     /// The judge's calibrated relevance of `term` to a symbol (the best of its definitions),

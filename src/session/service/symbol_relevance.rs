@@ -66,6 +66,7 @@ pub fn validate_symbol_relevance(
         None => env.sessions.store.active().map_err(SessionError::from)?,
     };
     let snapshot = env.snapshot()?;
+    env.expect_symbols(&snapshot, symbols.iter().map(String::as_str));
     let mut suggestions = Vec::new();
     let mut relevance_note = None;
     for symbol in &symbols {
@@ -147,6 +148,7 @@ pub fn confirm_symbol_relevance(
         ));
     };
     let snapshot = env.snapshot()?;
+    env.expect_symbols(&snapshot, relevant_symbols.iter().map(|s| s.trim()));
     let mut checks = Vec::new();
     for symbol in relevant_symbols.iter().map(|s| s.trim()) {
         let defs = env.definitions(&snapshot, symbol);

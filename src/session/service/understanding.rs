@@ -162,6 +162,9 @@ fn score_symbols(
     defs_by_symbol: &[(String, Vec<SymbolDef>)],
     report: &mut UnderstandingReport,
 ) {
+    if term.is_some() {
+        env.expect_symbols(snapshot, defs_by_symbol.iter().map(|(s, _)| s.as_str()));
+    }
     for (symbol, defs) in defs_by_symbol {
         let similarity = match (term, &report.relevance_unavailable) {
             (Some(term), None) if !defs.is_empty() => {
