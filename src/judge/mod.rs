@@ -65,10 +65,25 @@ pub struct Candidate {
     /// The other definitions of the same file (not its class, not its own members): a symbol
     /// that a sibling beats for the term is usually the neighbour of the right one.
     pub siblings: Vec<SymbolContext>,
-    /// The definitions outside tests that use its name, as [`named_text`]s (filled by
-    /// [`claimed`]): a helper is part of a feature when what calls it is named for the feature
-    /// (`verify_password` is called by `authenticate`, which the login route calls).
-    pub callers: Vec<String>,
+    /// The definitions outside tests that use its name (filled by [`claimed`]): a helper is
+    /// part of a feature when what calls it is named for the feature (`verify_password` is
+    /// called by `authenticate`, which the login route calls).
+    pub callers: Vec<Caller>,
+}
+
+/// A definition that uses a candidate's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub name: String,
+    pub scope: Option<String>,
+    pub file: String,
+}
+
+impl Caller {
+    /// Its name, scope and path, as the lexical checks read a definition ([`named_text`]).
+    pub fn named_text(&self) -> String {
+        named_text(&self.name, self.scope.as_deref(), &self.file)
+    }
 }
 
 /// Callers kept per candidate.
@@ -338,9 +353,13 @@ pub fn claimed(
             if itself || crate::search::roles::is_test_path(&u.file) {
                 continue;
             }
-            let text = named_text(&caller.name, caller.scope.as_deref(), &u.file);
-            if !c.callers.contains(&text) && c.callers.len() < MAX_CALLERS {
-                c.callers.push(text);
+            let caller = Caller {
+                name: caller.name.clone(),
+                scope: caller.scope.clone(),
+                file: u.file.clone(),
+            };
+            if !c.callers.contains(&caller) && c.callers.len() < MAX_CALLERS {
+                c.callers.push(caller);
             }
         }
     }
@@ -1001,7 +1020,7 @@ impl<'a> Judge<'a> {
                     callers: c
                         .callers
                         .iter()
-                        .map(|text| keys.coverage(&Bag::of(text)))
+                        .map(|caller| keys.coverage(&Bag::of(&caller.named_text())))
                         .fold(0.0, f32::max),
                     rival: ground.rival.unwrap_or(named).max(named),
                     japanese,
@@ -1267,9 +1286,10 @@ mod tests {
         cache.expect(&ws, &snapshot, &["verify_password", "verify_password"]);
         let claimed = claimed(&ws, &snapshot, &[("app/security.py", &symbol)], &cache);
         // Not the test, not its own recursive call: the method of `Users` in app/crud.
-        assert_eq!(claimed[0].callers, ["authenticate Users app/crud"]);
+        let callers: Vec<String> = claimed[0].callers.iter().map(Caller::named_text).collect();
+        assert_eq!(callers, ["authenticate Users app/crud"]);
         let keys = TermKeys::of("ログイン");
-        let caller = Bag::of(&claimed[0].callers[0]);
+        let caller = Bag::of(&callers[0]);
         assert!(keys.coverage(&caller) > 0.99, "auth in authenticate");
     }
 }

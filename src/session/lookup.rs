@@ -324,7 +324,8 @@ pub struct EvidenceCheck {
     pub unknown: Vec<String>,
 }
 
-/// Reads `evidence` against `code` (the symbol's source span). `symbol_parts` are the symbol's
+/// Reads `evidence` against `code` (the symbol's source span, and what the caller counts as
+/// around it: the names of its callers). `symbol_parts` are the symbol's
 /// own name and qualifier parts, which prove nothing; `exists_elsewhere` says whether a name is
 /// a symbol somewhere in the project.
 pub fn check_evidence(

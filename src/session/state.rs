@@ -417,9 +417,10 @@ pub struct SymbolCheck {
     pub near_names: Vec<String>,
     pub similarity: f32,
     pub files: Vec<String>,
-    /// Names (and quoted phrases) of the evidence found in the symbol's code.
+    /// Names (and quoted phrases) of the evidence found in the symbol's code or among the names
+    /// of what calls it.
     pub verified_names: Vec<String>,
-    /// Code-like names of the evidence found neither in the symbol's code nor in the project.
+    /// Code-like names of the evidence found neither there nor anywhere in the project.
     pub unknown_names: Vec<String>,
 }
 

@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub const DESCRIPTION: &str = "Confirm which symbols serve the session's target_feature. code_evidence is \
-required and must name things that exist in each symbol's code (methods, calls, fields, quoted comments). \
+required and must name things that exist in each symbol's code (methods, calls, fields, quoted comments) \
+or the functions that call it. \
 The server scores each symbol against target_feature (calibrated relevance, not raw cosine): > 0.6 FACT; \
 0.3-0.6 approved as FACT but the session's risk becomes HIGH; < 0.3 REJECTED with \
 reinvestigation_guidance. A symbol the index cannot find is rejected as a hallucination. Returns per \

@@ -356,6 +356,24 @@ fn the_seeds_scenario_with_learning() {
     assert_eq!(analysis["analysis"]["final_outcome"], "success");
 }
 
+/// Evidence may cite what calls a symbol: the name of a caller is around it, as its code is
+/// in it; a name found nowhere near it verifies nothing.
+#[test]
+fn evidence_that_names_a_caller_is_verified() {
+    let (_d, ctx) = scenario_project();
+    reach_ready(&ctx);
+    let confirm = ok(
+        &ctx,
+        "confirm_symbol_relevance",
+        json!({
+            "relevant_symbols": ["AuthService.verify_password"],
+            "code_evidence": "`login_route` reaches it through `login()`; `ConfigLoader` reads YAML",
+        }),
+    );
+    let check = &confirm["results"][0];
+    assert_eq!(check["verified_names"], json!(["login"]), "{confirm}");
+}
+
 #[test]
 fn semantic_and_verification_phases_gate_the_tools() {
     let (_d, ctx) = scenario_project();
