@@ -349,10 +349,13 @@ pub fn claimed(
         let Some(Some(found)) = uses.get(&c.context.name) else {
             continue;
         };
+        // A use inside the definition itself (a recursive call, a method naming its class) is
+        // not a caller.
+        let own = c.line..c.line + c.code.lines().count().max(1);
         for u in found.iter() {
             let Some(caller) = &u.enclosing else { continue };
-            let itself = u.file == c.context.file && caller.line == c.line;
-            if itself || crate::search::roles::is_test_path(&u.file) {
+            let inside = u.file == c.context.file && own.contains(&u.line);
+            if inside || crate::search::roles::is_test_path(&u.file) {
                 continue;
             }
             let caller = Caller {
