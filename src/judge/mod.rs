@@ -374,6 +374,62 @@ pub fn claimed(
 /// The uses of each name, `None` for a name whose search failed or ran out of time.
 type UsesByName = HashMap<String, Option<Arc<Vec<references::Use>>>>;
 
+/// The uses found in a project, kept across tool calls for as long as none of its files changes:
+/// a session judges the same symbols call after call (`validate_symbol_relevance`,
+/// `confirm_symbol_relevance`, `submit_understanding`), and on a large tree each search reads
+/// every source file. A search that failed or ran out of time is not kept.
+struct KeptUses {
+    /// The snapshot's file entries the uses were found in.
+    files: HashMap<String, Weak<FileEntry>>,
+    by_name: HashMap<String, Arc<Vec<references::Use>>>,
+}
+
+/// Names whose uses are kept per project before the store starts over.
+const MAX_KEPT_NAMES: usize = 512;
+
+impl KeptUses {
+    fn store() -> &'static Mutex<HashMap<PathBuf, KeptUses>> {
+        static STORE: OnceLock<Mutex<HashMap<PathBuf, KeptUses>>> = OnceLock::new();
+        STORE.get_or_init(Default::default)
+    }
+
+    /// Whether these uses were found in the files of `snapshot` as they are.
+    fn is_for(&self, snapshot: &Snapshot) -> bool {
+        self.files.len() == snapshot.files.len()
+            && snapshot.files.iter().all(|(file, entry)| {
+                self.files
+                    .get(file)
+                    .is_some_and(|kept| Weak::ptr_eq(kept, &Arc::downgrade(entry)))
+            })
+    }
+
+    fn get(root: &Path, snapshot: &Snapshot, name: &str) -> Option<Arc<Vec<references::Use>>> {
+        let store = Self::store().lock().unwrap_or_else(|p| p.into_inner());
+        let kept = store.get(root).filter(|kept| kept.is_for(snapshot))?;
+        kept.by_name.get(name).cloned()
+    }
+
+    fn keep(root: &Path, snapshot: &Snapshot, name: &str, found: Arc<Vec<references::Use>>) {
+        let mut store = Self::store().lock().unwrap_or_else(|p| p.into_inner());
+        let kept = store.entry(root.to_path_buf()).or_insert_with(|| KeptUses {
+            files: HashMap::new(),
+            by_name: HashMap::new(),
+        });
+        if !kept.is_for(snapshot) {
+            kept.files = snapshot
+                .files
+                .iter()
+                .map(|(file, entry)| (file.clone(), Arc::downgrade(entry)))
+                .collect();
+            kept.by_name.clear();
+        }
+        if kept.by_name.len() >= MAX_KEPT_NAMES {
+            kept.by_name.clear();
+        }
+        kept.by_name.insert(name.to_string(), found);
+    }
+}
+
 /// The project background of [`background_sample`] as candidates. The sample only changes when
 /// the project's definitions do, so it is kept per project root and rebuilt when its symbols
 /// differ (reading some sixty files on every verdict would dominate the judge's time).
@@ -801,6 +857,13 @@ impl CallCache {
         // An overloaded name comes once per definition.
         missing.sort_unstable();
         missing.dedup();
+        missing.retain(|name| match KeptUses::get(ws.root(), snapshot, name) {
+            Some(found) => {
+                uses.insert(name.to_string(), Some(found));
+                false
+            }
+            None => true,
+        });
         if missing.is_empty() {
             return;
         }
@@ -824,6 +887,9 @@ impl CallCache {
         };
         for name in missing {
             let found = complete.then(|| Arc::new(by_name.remove(name).unwrap_or_default()));
+            if let Some(found) = &found {
+                KeptUses::keep(ws.root(), snapshot, name, found.clone());
+            }
             uses.insert(name.to_string(), found);
         }
     }
@@ -1341,5 +1407,27 @@ mod tests {
         let keys = TermKeys::of("ログイン");
         let caller = Bag::of(&callers[0]);
         assert!(keys.coverage(&caller) > 0.99, "auth in authenticate");
+
+        // The uses are kept across calls until a file changes: a new caller is seen after an
+        // edit, by the next call.
+        std::fs::write(
+            dir.path().join("app/api.py"),
+            "from app.security import verify_password\n\ndef login_route(p):\n    return verify_password(p, 'h')\n",
+        )
+        .unwrap();
+        let (snapshot, _) = index.refresh(&ws, ws.root()).unwrap();
+        let symbol = snapshot.files["app/security.py"].symbols.symbols[0].clone();
+        let cache = CallCache::default();
+        let after_edit = super::claimed(&ws, &snapshot, &[("app/security.py", &symbol)], &cache);
+        let mut callers: Vec<String> = after_edit[0]
+            .callers
+            .iter()
+            .map(Caller::named_text)
+            .collect();
+        callers.sort();
+        assert_eq!(
+            callers,
+            ["authenticate Users app/crud", "login_route app/api"]
+        );
     }
 }
