@@ -432,6 +432,38 @@ fn analyze_files(
     (!give_way()).then_some(results)
 }
 
+/// A temporary project of `(path, text)` files with its symbol index, for the tests of the
+/// layers above that read a snapshot.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+
+    pub struct Indexed {
+        pub dir: tempfile::TempDir,
+        pub ws: Workspace,
+        pub index: SymbolIndex,
+    }
+
+    impl Indexed {
+        pub fn new(files: &[(&str, &str)]) -> Indexed {
+            let dir = tempfile::tempdir().unwrap();
+            for (path, text) in files {
+                let full = dir.path().join(path);
+                std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+                std::fs::write(full, text).unwrap();
+            }
+            let ws = Workspace::open(dir.path()).unwrap();
+            let index = SymbolIndex::new(&ws.state_dir());
+            Indexed { dir, ws, index }
+        }
+
+        /// The snapshot of the files as they are now.
+        pub fn snapshot(&self) -> Arc<Snapshot> {
+            self.index.refresh(&self.ws, self.ws.root()).unwrap().0
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

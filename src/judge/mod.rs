@@ -1373,8 +1373,7 @@ mod tests {
 
     #[test]
     fn a_claimed_symbol_carries_the_definitions_that_call_it_outside_tests() {
-        let dir = tempfile::tempdir().unwrap();
-        let files = [
+        let project = crate::index::test_support::Indexed::new(&[
             (
                 "app/security.py",
                 "def verify_password(p, h):\n    return verify_password(p, h) if h else False\n",
@@ -1387,20 +1386,13 @@ mod tests {
                 "tests/test_security.py",
                 "def test_verify():\n    assert verify_password('a', 'b')\n",
             ),
-        ];
-        for (path, text) in files {
-            let full = dir.path().join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, text).unwrap();
-        }
-        let ws = Workspace::open(dir.path()).unwrap();
-        let index = crate::index::SymbolIndex::new(&ws.state_dir());
-        let (snapshot, _) = index.refresh(&ws, ws.root()).unwrap();
+        ]);
+        let (ws, snapshot) = (&project.ws, project.snapshot());
         let symbol = snapshot.files["app/security.py"].symbols.symbols[0].clone();
         let cache = CallCache::default();
         // Named twice, as an overloaded name is (once per definition).
-        cache.expect(&ws, &snapshot, &["verify_password", "verify_password"]);
-        let claimed = claimed(&ws, &snapshot, &[("app/security.py", &symbol)], &cache);
+        cache.expect(ws, &snapshot, &["verify_password", "verify_password"]);
+        let claimed = claimed(ws, &snapshot, &[("app/security.py", &symbol)], &cache);
         // Not the test, not its own recursive call: the method of `Users` in app/crud.
         let callers: Vec<String> = claimed[0].callers.iter().map(Caller::named_text).collect();
         assert_eq!(callers, ["authenticate Users app/crud"]);
@@ -1411,14 +1403,14 @@ mod tests {
         // The uses are kept across calls until a file changes: a new caller is seen after an
         // edit, by the next call.
         std::fs::write(
-            dir.path().join("app/api.py"),
+            project.dir.path().join("app/api.py"),
             "from app.security import verify_password\n\ndef login_route(p):\n    return verify_password(p, 'h')\n",
         )
         .unwrap();
-        let (snapshot, _) = index.refresh(&ws, ws.root()).unwrap();
+        let snapshot = project.snapshot();
         let symbol = snapshot.files["app/security.py"].symbols.symbols[0].clone();
         let cache = CallCache::default();
-        let after_edit = super::claimed(&ws, &snapshot, &[("app/security.py", &symbol)], &cache);
+        let after_edit = super::claimed(ws, &snapshot, &[("app/security.py", &symbol)], &cache);
         let mut callers: Vec<String> = after_edit[0]
             .callers
             .iter()

@@ -142,12 +142,11 @@ fn first_word_column(line: &str, name: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::SymbolIndex;
+    use crate::index::test_support::Indexed;
 
     #[test]
     fn several_names_in_one_pass_each_use_with_its_definition() {
-        let dir = tempfile::tempdir().unwrap();
-        let files = [
+        let project = Indexed::new(&[
             (
                 "auth.py",
                 "def check(p):\n    return p\n\ndef login(u, p):\n    return check(p)\n",
@@ -156,15 +155,10 @@ mod tests {
                 "api.py",
                 "from auth import login, check\n\ndef route():\n    login(1, 2)\n    relogin()\n    return check(3) and check(4)\n",
             ),
-        ];
-        for (path, text) in files {
-            std::fs::write(dir.path().join(path), text).unwrap();
-        }
-        let ws = Workspace::open(dir.path()).unwrap();
-        let index = SymbolIndex::new(&ws.state_dir());
-        let (snapshot, _) = index.refresh(&ws, ws.root()).unwrap();
+        ]);
+        let (ws, snapshot) = (&project.ws, project.snapshot());
         let walk = WalkOptions::default();
-        let found = uses(&ws, ws.root(), &walk, &snapshot, &["login", "check"], None).unwrap();
+        let found = uses(ws, ws.root(), &walk, &snapshot, &["login", "check"], None).unwrap();
         let mut seen: Vec<(String, String, usize, Option<String>)> = found
             .uses
             .iter()
