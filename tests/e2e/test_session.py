@@ -94,7 +94,10 @@ async def test_the_seeds_scenario_with_the_real_model(open_client, fresh_fixture
         guidance = wrong["reinvestigation_guidance"]
         assert "ConfigLoader" in guidance["reason"] and len(guidance["next_actions"]) >= 3
         assert right["symbol"] == "AuthService" and right["status"] == "FACT"
+        # A FACT, not a gray symbol approved at HIGH risk (a score held at the 0.6 line reads as
+        # 0.6000000238 once widened from f32, so the gray marker is what tells them apart).
         assert right["approved"] is True and right["similarity"] > 0.6
+        assert "warning" not in right and "risk" not in right, right
         assert "login" in right["verified_names"]
 
         blocked = await client.ok("check_write_target", {"file_path": "tests/test_auth.py"})
