@@ -247,13 +247,12 @@ fn score_repo(
     let mut features = features;
     // As one long tool call: one background for the repository, one search per term.
     let judged = judge::CallCache::default();
-    let read = |f: &str| project.ctx.ws.read_text(f);
     for p in pairs {
         let candidates = project.candidates(&p.symbol, p.file.as_deref(), &judged);
         if candidates.is_empty() {
             unresolved.push(format!("{}: {}", p.repo, p.symbol));
         }
-        let grounds = judged.grounds(project.judged(&read), &p.term);
+        let grounds = judged.grounds(project.judged(), &p.term);
         let ground = grounds.ground();
         let verdict = judge.verdict(&p.term, &candidates, ground)?;
         let split = &labelled.split_of[&p.repo];
@@ -431,12 +430,11 @@ impl Project {
         judge::claimed(&self.ctx.ws, &self.snapshot, &defs, judged)
     }
 
-    /// The repository as the judge reads it, files read through `read`.
-    fn judged<'p>(&'p self, read: &'p dyn Fn(&str) -> Option<String>) -> judge::Project<'p> {
+    /// The repository as the judge reads it.
+    fn judged(&self) -> judge::Project<'_> {
         judge::Project {
-            root: self.ctx.ws.root(),
+            ws: &self.ctx.ws,
             snapshot: &self.snapshot,
-            read,
             search: Some(self.ctx.field_search()),
         }
     }
@@ -452,13 +450,12 @@ fn measure_latency(project: &Project, judge: &Judge, pairs: &[&Pair]) -> anyhow:
         // As a session tool call: one background, one search for the term and one for the
         // symbols' callers, then the verdicts.
         let judged = judge::CallCache::default();
-        let read = |f: &str| project.ctx.ws.read_text(f);
         let names: Vec<String> = symbols.iter().map(|s| lookup::bare_name(s)).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         judged.expect(&project.ctx.ws, &project.snapshot, &names);
         for symbol in &symbols {
             let candidates = project.candidates(symbol, None, &judged);
-            let grounds = judged.grounds(project.judged(&read), term);
+            let grounds = judged.grounds(project.judged(), term);
             judge.verdict(term, &candidates, grounds.ground())?;
         }
         Ok(started.elapsed().as_secs_f64() * 1000.0)

@@ -309,19 +309,15 @@ fn path_words(file: &str) -> &str {
     file.rsplit_once('.').map_or(file, |(p, _)| p)
 }
 
-/// Candidates for definitions `defs` (`(file, symbol)`), each file read once through `read`
-/// (a file that cannot be read is left out), members taken from `snapshot`.
-pub fn candidates(
-    snapshot: &Snapshot,
-    defs: &[(&str, &Symbol)],
-    read: &dyn Fn(&str) -> Option<String>,
-) -> Vec<Candidate> {
+/// Candidates for definitions `defs` (`(file, symbol)`), each file read once (a file that
+/// cannot be read is left out), members taken from `snapshot`.
+fn candidates(ws: &Workspace, snapshot: &Snapshot, defs: &[(&str, &Symbol)]) -> Vec<Candidate> {
     let mut sources: BTreeMap<&str, Option<String>> = BTreeMap::new();
     defs.iter()
         .filter_map(|(file, symbol)| {
             let source = sources
                 .entry(*file)
-                .or_insert_with(|| read(file))
+                .or_insert_with(|| ws.read_text(file))
                 .as_deref()?;
             let file_symbols = snapshot
                 .files
@@ -342,7 +338,7 @@ pub fn claimed(
     defs: &[(&str, &Symbol)],
     cache: &CallCache,
 ) -> Vec<Candidate> {
-    let mut out = candidates(snapshot, defs, &|f| ws.read_text(f));
+    let mut out = candidates(ws, snapshot, defs);
     let names: Vec<&str> = out.iter().map(|c| c.context.name.as_str()).collect();
     let uses = cache.uses(ws, snapshot, &names);
     for c in &mut out {
@@ -433,11 +429,8 @@ impl KeptUses {
 /// The project background of [`background_sample`] as candidates. The sample only changes when
 /// the project's definitions do, so it is kept per project root and rebuilt when its symbols
 /// differ (reading some sixty files on every verdict would dominate the judge's time).
-pub fn project_background(
-    root: &Path,
-    snapshot: &Snapshot,
-    read: &dyn Fn(&str) -> Option<String>,
-) -> Arc<Vec<Candidate>> {
+pub fn project_background(ws: &Workspace, snapshot: &Snapshot) -> Arc<Vec<Candidate>> {
+    let root = ws.root();
     type Cache = Mutex<HashMap<PathBuf, (Vec<(String, Symbol)>, Arc<Vec<Candidate>>)>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let sample = background_sample(
@@ -453,7 +446,7 @@ pub fn project_background(
         return built.clone();
     }
     let defs: Vec<(&str, &Symbol)> = sample.iter().map(|(f, s)| (f.as_str(), s)).collect();
-    let built = Arc::new(candidates(snapshot, &defs, read));
+    let built = Arc::new(candidates(ws, snapshot, &defs));
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -799,9 +792,8 @@ pub struct Verdict {
 /// Where the project stands for the judge: what [`CallCache::grounds`] reads.
 #[derive(Clone, Copy)]
 pub struct Project<'p> {
-    pub root: &'p Path,
+    pub ws: &'p Workspace,
     pub snapshot: &'p Snapshot,
-    pub read: &'p dyn Fn(&str) -> Option<String>,
     /// The project's search, for the term's [`Field`] (none: the judge goes without it).
     pub search: Option<FieldSearch<'p>>,
 }
@@ -908,7 +900,7 @@ impl CallCache {
     pub fn grounds(&self, project: Project, term: &str) -> Grounds {
         let background = self
             .background
-            .get_or_init(|| project_background(project.root, project.snapshot, project.read))
+            .get_or_init(|| project_background(project.ws, project.snapshot))
             .clone();
         let mut terms = self.terms.lock().unwrap_or_else(|p| p.into_inner());
         let term = terms
@@ -916,7 +908,7 @@ impl CallCache {
             .or_insert_with(|| {
                 let lexicon = self
                     .lexicon
-                    .get_or_init(|| project_lexicon(project.root, project.snapshot));
+                    .get_or_init(|| project_lexicon(project.ws.root(), project.snapshot));
                 Arc::new(TermGround {
                     field: project.search.and_then(|search| search.field(term)),
                     rival: lexicon.best(&TermKeys::of(term)),

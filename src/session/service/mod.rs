@@ -307,11 +307,9 @@ impl Env<'_> {
         }
         // The project's ground only matters to the fitted combination.
         let grounds = (judge::SESSION_MODE != judge::Mode::DescriptionOnly).then(|| {
-            let read = |f: &str| self.ws.read_text(f);
             let project = judge::Project {
-                root: self.ws.root(),
+                ws: self.ws,
                 snapshot,
-                read: &read,
                 search: self.field_search,
             };
             self.judged.grounds(project, term)
