@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 const STORE_FILE: &str = "symbols.bin";
@@ -90,6 +90,40 @@ pub struct Snapshot {
     pub skipped: HashMap<String, String>,
     /// The tree's shape as of the last whole-workspace walk, when it can vouch for the next call.
     stamps: Option<Arc<DirStamps>>,
+}
+
+/// The file entries of a snapshot, as something derived from it saw them: whether a later
+/// snapshot still holds the same entry for a file (an edit makes a new one; an unchanged file
+/// keeps its entry from one refresh to the next), without keeping the entries alive.
+#[derive(Debug, Default)]
+pub struct SeenEntries(HashMap<String, Weak<FileEntry>>);
+
+impl SeenEntries {
+    pub fn of(snapshot: &Snapshot) -> SeenEntries {
+        SeenEntries(
+            snapshot
+                .files
+                .iter()
+                .map(|(file, entry)| (file.clone(), Arc::downgrade(entry)))
+                .collect(),
+        )
+    }
+
+    /// Whether `entry` is the one seen for `file`.
+    pub fn holds(&self, file: &str, entry: &Arc<FileEntry>) -> bool {
+        self.0
+            .get(file)
+            .is_some_and(|seen| Weak::ptr_eq(seen, &Arc::downgrade(entry)))
+    }
+
+    /// Whether `snapshot` has exactly the entries seen: no file edited, added or removed.
+    pub fn is_current(&self, snapshot: &Snapshot) -> bool {
+        self.0.len() == snapshot.files.len()
+            && snapshot
+                .files
+                .iter()
+                .all(|(file, entry)| self.holds(file, entry))
+    }
 }
 
 /// The store's eager part (bincode); its lazy part is every file's symbol blob back to back. A

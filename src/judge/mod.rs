@@ -37,7 +37,7 @@ mod field;
 pub use field::{FIELD_SIZE, Field, FieldSearch};
 
 use crate::analysis::Symbol;
-use crate::index::{FileEntry, Snapshot};
+use crate::index::{SeenEntries, Snapshot};
 use crate::lexical;
 use crate::relevance::{Relevance, RelevanceError, SymbolContext};
 use crate::search::{glossary, references};
@@ -45,7 +45,7 @@ use crate::workspace::{WalkOptions, Workspace};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Symbols of the project the background sample holds.
 const BACKGROUND_SIZE: usize = 64;
@@ -266,26 +266,26 @@ impl Lexicon {
 /// when its entry in the snapshot is a new one (an edit), since reading every name of a large
 /// project (some 20,000 definitions take 0.3 s) on every tool call would dominate the judge.
 pub fn project_lexicon(root: &Path, snapshot: &Snapshot) -> Arc<Lexicon> {
-    type Files = HashMap<String, (Weak<FileEntry>, Arc<Vec<Bag>>)>;
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Files>>> = OnceLock::new();
+    type Kept = (SeenEntries, HashMap<String, Arc<Vec<Bag>>>);
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Kept>>> = OnceLock::new();
     let mut cache = CACHE
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner());
-    let kept = cache.remove(root).unwrap_or_default();
-    let mut files: Files = HashMap::with_capacity(snapshot.files.len());
+    let (seen, kept) = cache.remove(root).unwrap_or_default();
+    let mut files: HashMap<String, Arc<Vec<Bag>>> = HashMap::with_capacity(snapshot.files.len());
     for (file, entry) in &snapshot.files {
         if crate::search::roles::is_test_path(file) {
             continue;
         }
         let bags = match kept.get(file) {
-            Some((seen, bags)) if Weak::ptr_eq(seen, &Arc::downgrade(entry)) => bags.clone(),
+            Some(bags) if seen.holds(file, entry) => bags.clone(),
             _ => Arc::new(Lexicon::of_file(file, &entry.symbols.symbols)),
         };
-        files.insert(file.clone(), (Arc::downgrade(entry), bags));
+        files.insert(file.clone(), bags);
     }
-    let lexicon = Lexicon(files.values().map(|(_, bags)| bags.clone()).collect());
-    cache.insert(root.to_path_buf(), files);
+    let lexicon = Lexicon(files.values().cloned().collect());
+    cache.insert(root.to_path_buf(), (SeenEntries::of(snapshot), files));
     Arc::new(lexicon)
 }
 
@@ -374,9 +374,10 @@ type UsesByName = HashMap<String, Option<Arc<Vec<references::Use>>>>;
 /// a session judges the same symbols call after call (`validate_symbol_relevance`,
 /// `confirm_symbol_relevance`, `submit_understanding`), and on a large tree each search reads
 /// every source file. A search that failed or ran out of time is not kept.
+#[derive(Default)]
 struct KeptUses {
     /// The snapshot's file entries the uses were found in.
-    files: HashMap<String, Weak<FileEntry>>,
+    seen: SeenEntries,
     by_name: HashMap<String, Arc<Vec<references::Use>>>,
 }
 
@@ -384,45 +385,28 @@ struct KeptUses {
 const MAX_KEPT_NAMES: usize = 512;
 
 impl KeptUses {
-    fn store() -> &'static Mutex<HashMap<PathBuf, KeptUses>> {
+    /// The kept uses of `root`, emptied first when `snapshot` is not the one they were found in.
+    fn current<'s>(
+        store: &'s mut HashMap<PathBuf, KeptUses>,
+        root: &Path,
+        snapshot: &Snapshot,
+    ) -> &'s mut KeptUses {
+        let kept = store.entry(root.to_path_buf()).or_default();
+        if !kept.seen.is_current(snapshot) {
+            *kept = KeptUses {
+                seen: SeenEntries::of(snapshot),
+                by_name: HashMap::new(),
+            };
+        }
+        kept
+    }
+
+    fn store() -> std::sync::MutexGuard<'static, HashMap<PathBuf, KeptUses>> {
         static STORE: OnceLock<Mutex<HashMap<PathBuf, KeptUses>>> = OnceLock::new();
-        STORE.get_or_init(Default::default)
-    }
-
-    /// Whether these uses were found in the files of `snapshot` as they are.
-    fn is_for(&self, snapshot: &Snapshot) -> bool {
-        self.files.len() == snapshot.files.len()
-            && snapshot.files.iter().all(|(file, entry)| {
-                self.files
-                    .get(file)
-                    .is_some_and(|kept| Weak::ptr_eq(kept, &Arc::downgrade(entry)))
-            })
-    }
-
-    fn get(root: &Path, snapshot: &Snapshot, name: &str) -> Option<Arc<Vec<references::Use>>> {
-        let store = Self::store().lock().unwrap_or_else(|p| p.into_inner());
-        let kept = store.get(root).filter(|kept| kept.is_for(snapshot))?;
-        kept.by_name.get(name).cloned()
-    }
-
-    fn keep(root: &Path, snapshot: &Snapshot, name: &str, found: Arc<Vec<references::Use>>) {
-        let mut store = Self::store().lock().unwrap_or_else(|p| p.into_inner());
-        let kept = store.entry(root.to_path_buf()).or_insert_with(|| KeptUses {
-            files: HashMap::new(),
-            by_name: HashMap::new(),
-        });
-        if !kept.is_for(snapshot) {
-            kept.files = snapshot
-                .files
-                .iter()
-                .map(|(file, entry)| (file.clone(), Arc::downgrade(entry)))
-                .collect();
-            kept.by_name.clear();
-        }
-        if kept.by_name.len() >= MAX_KEPT_NAMES {
-            kept.by_name.clear();
-        }
-        kept.by_name.insert(name.to_string(), found);
+        STORE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -849,13 +833,17 @@ impl CallCache {
         // An overloaded name comes once per definition.
         missing.sort_unstable();
         missing.dedup();
-        missing.retain(|name| match KeptUses::get(ws.root(), snapshot, name) {
-            Some(found) => {
-                uses.insert(name.to_string(), Some(found));
-                false
-            }
-            None => true,
-        });
+        {
+            let mut store = KeptUses::store();
+            let kept = KeptUses::current(&mut store, ws.root(), snapshot);
+            missing.retain(|name| match kept.by_name.get(*name) {
+                Some(found) => {
+                    uses.insert(name.to_string(), Some(found.clone()));
+                    false
+                }
+                None => true,
+            });
+        }
         if missing.is_empty() {
             return;
         }
@@ -877,10 +865,15 @@ impl CallCache {
             }
             _ => false,
         };
+        let mut store = KeptUses::store();
+        let kept = KeptUses::current(&mut store, ws.root(), snapshot);
         for name in missing {
             let found = complete.then(|| Arc::new(by_name.remove(name).unwrap_or_default()));
             if let Some(found) = &found {
-                KeptUses::keep(ws.root(), snapshot, name, found.clone());
+                if kept.by_name.len() >= MAX_KEPT_NAMES {
+                    kept.by_name.clear();
+                }
+                kept.by_name.insert(name.to_string(), found.clone());
             }
             uses.insert(name.to_string(), found);
         }
