@@ -106,13 +106,12 @@ pub fn submit_verification(
         .as_ref()
         .map(|s| s.hypotheses.clone())
         .unwrap_or_default();
-    if term.is_some() {
-        let symbols = results.iter().filter(|r| r.confirmed).filter_map(|r| {
-            let h = hypotheses.iter().find(|h| h.is_named_by(&r.hypothesis))?;
-            h.symbol.as_deref()
-        });
-        env.expect_symbols(&snapshot, symbols);
-    }
+    // Every confirmed hypothesis's symbol is read with its callers (term or not): one search.
+    let symbols = results.iter().filter(|r| r.confirmed).filter_map(|r| {
+        let h = hypotheses.iter().find(|h| h.is_named_by(&r.hypothesis))?;
+        h.symbol.as_deref()
+    });
+    env.expect_symbols(&snapshot, symbols);
     let mut inputs = Vec::new();
     for r in results {
         let hypothesis = hypotheses.iter().find(|h| h.is_named_by(&r.hypothesis));
