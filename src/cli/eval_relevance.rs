@@ -267,6 +267,7 @@ fn score_repo(
                 "relevant": p.relevant, "score": verdict.score,
                 "features": best.map(|s| s.features().to_vec()),
                 "feature_names": FEATURE_NAMES,
+                "reversed": best.is_some_and(|s| s.reversed),
             });
             writeln!(out, "{line}")?;
         }

@@ -1,5 +1,5 @@
 //! A Japanese → English glossary of software vocabulary, bridging Japanese requests to the
-//! English identifiers, paths and comments of code.
+//! English identifiers, paths and comments of code; and which English actions reverse each other.
 //!
 //! Japanese requests share almost no tokens with code, so lexical, path and symbol signals score
 //! nothing and everything rests on the embedding model. Most software vocabulary in Japanese is
@@ -438,6 +438,64 @@ pub fn english_synonyms(word: &str, renderings: usize) -> Vec<&'static str> {
         }
     }
     out
+}
+
+/// English actions and their reverses, as identifiers name them. A symbol whose name says the
+/// reverse of the request's action (`logout` for 「ログイン」, `unFollow` for "follow user",
+/// `DisablePlugin` for "enable a plugin") shares the request's words, its file and most of its
+/// meaning for the model, yet does the opposite. Only pairs whose two sides are never the same
+/// feature: send and receive, or read and write, are often one.
+const OPPOSITES: &[(&str, &str)] = &[
+    ("login", "logout"),
+    ("signin", "signout"),
+    ("follow", "unfollow"),
+    ("subscribe", "unsubscribe"),
+    ("like", "unlike"),
+    ("favorite", "unfavorite"),
+    ("block", "unblock"),
+    ("mute", "unmute"),
+    ("pin", "unpin"),
+    ("lock", "unlock"),
+    ("archive", "unarchive"),
+    ("publish", "unpublish"),
+    ("install", "uninstall"),
+    ("register", "unregister"),
+    ("enable", "disable"),
+    ("activate", "deactivate"),
+    ("connect", "disconnect"),
+    ("attach", "detach"),
+    ("mount", "unmount"),
+    ("encrypt", "decrypt"),
+    ("encode", "decode"),
+    ("serialize", "deserialize"),
+    ("upload", "download"),
+    ("import", "export"),
+    ("approve", "reject"),
+    ("accept", "decline"),
+    ("grant", "revoke"),
+    ("add", "remove"),
+    ("create", "delete"),
+    ("create", "destroy"),
+    ("increment", "decrement"),
+    ("increase", "decrease"),
+    ("show", "hide"),
+    ("open", "close"),
+    ("start", "stop"),
+];
+
+/// The reverses of an English action word, both sides compared stemmed
+/// ([`crate::lexical::stem`]): "logins" → logout, "disabled" → enable.
+pub fn opposites(stem: &str) -> impl Iterator<Item = String> + '_ {
+    OPPOSITES.iter().filter_map(move |&(a, b)| {
+        let (a, b) = (crate::lexical::stem(a), crate::lexical::stem(b));
+        if a == stem {
+            Some(b)
+        } else if b == stem {
+            Some(a)
+        } else {
+            None
+        }
+    })
 }
 
 /// Words that name no feature of their own (ログイン処理 is the login, as ログイン機能 is): a

@@ -146,21 +146,26 @@ def described(r):
 FITTED_LIFT = 0.4
 # `judge::SIBLING_FACT_MARGIN`.
 SIBLING_FACT_MARGIN = -0.3
+# `judge::REVERSED_CEILING`: a symbol whose name says the reverse of the term's action.
+REVERSED_CEILING = 0.15
 
 
 def agreed(fitted, r):
     """`judge::agree`: a fitted rejection (below 0.3) rejects; a described rejection stays one
     unless the fitted score reaches FITTED_LIFT (then gray); otherwise the described score
     lowered to the fitted one, never below 0.3. Then, as the session judge does, no FACT for a
-    symbol that another definition of its file clearly beats (`Signals::outranked_in_file`)."""
+    symbol that another definition of its file clearly beats (`Signals::outranked_in_file`), and a
+    rejection for a name that says the reverse of the term's action (`Signals::reversed`)."""
     d = described(r)
     if fitted < 0.3:
-        return min(d, fitted)
-    if d < 0.3:
-        return 0.3 if fitted >= FITTED_LIFT else d
-    score = min(d, max(fitted, 0.3))
-    names = r["feature_names"]
-    f = dict(zip(names, r["features"]))
+        score = min(d, fitted)
+    elif d < 0.3:
+        score = 0.3 if fitted >= FITTED_LIFT else d
+    else:
+        score = min(d, max(fitted, 0.3))
+    f = dict(zip(r["feature_names"], r["features"]))
+    if r.get("reversed"):
+        return min(score, REVERSED_CEILING)
     if f["no_siblings"] == 0 and f["sibling_margin"] < SIBLING_FACT_MARGIN:
         score = min(score, 0.6)
     return score
