@@ -799,17 +799,15 @@ impl Signals {
 pub const FEATURES: usize = 18;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.2466, 0.1452, 0.3063, -0.2351, 0.0686, -0.0420, 0.0856, 0.7687, 0.2959, 0.1376, 0.0184,
-    -0.0630, 0.0391, 0.1083, 1.1640, 0.4402, -0.4108, 0.6090,
+    -0.2444, 0.1437, 0.2892, -0.2133, 0.1689, 0.0276, 0.1240, 0.9398, 0.2797, 0.1698, 0.0233, -0.0790, 0.0204, 0.0942, 1.1170, 0.4178, -0.4787, 0.6719,
 ];
-const BIAS: f32 = -1.1416;
+const BIAS: f32 = -1.2374;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.2697, 0.1963, 0.3310, -0.1664, 0.1302, 0.0957, 0.0755, 0.7845, 0.4620, 0.1798, 0.0768,
-    -0.0038, 0.0605, 0.1577, 0.0, 0.0, -0.4666, 0.5666,
+    -0.2544, 0.1914, 0.3046, -0.1517, 0.2420, 0.1466, 0.1194, 0.9120, 0.3802, 0.2138, 0.0745, -0.0118, 0.0368, 0.1310, 0.0, 0.0, -0.5209, 0.6105,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.7084;
+const BIAS_WITHOUT_FIELD: f32 = -0.7756;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
