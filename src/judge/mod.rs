@@ -651,15 +651,21 @@ impl Signals {
     }
 
     /// The [`Mode::Agreed`] score after the rules on the name and the file: a reversed action is
-    /// rejected ([`REVERSED_CEILING`]), a symbol its file clearly outranks is gray at most.
-    pub fn bound(&self, score: f32) -> f32 {
-        if self.reversed {
-            return score.min(REVERSED_CEILING);
+    /// rejected ([`REVERSED_CEILING`]), a symbol its file clearly outranks is gray at most. With
+    /// the rule that lowered the score, if one did.
+    pub fn bound(&self, score: f32) -> (f32, Option<Bound>) {
+        let (ceiling, bound) = if self.reversed {
+            (REVERSED_CEILING, Bound::Reversed)
+        } else if self.outranked_in_file() {
+            (crate::relevance::FACT_THRESHOLD, Bound::OutrankedInFile)
+        } else {
+            return (score, None);
+        };
+        if score > ceiling {
+            (ceiling, Some(bound))
+        } else {
+            (score, None)
         }
-        if self.outranked_in_file() {
-            return score.min(crate::relevance::FACT_THRESHOLD);
-        }
-        score
     }
 }
 
@@ -799,13 +805,15 @@ impl Signals {
 pub const FEATURES: usize = 18;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.2444, 0.1437, 0.2892, -0.2133, 0.1689, 0.0276, 0.1240, 0.9398, 0.2797, 0.1698, 0.0233, -0.0790, 0.0204, 0.0942, 1.1170, 0.4178, -0.4787, 0.6719,
+    -0.2444, 0.1437, 0.2892, -0.2133, 0.1689, 0.0276, 0.1240, 0.9398, 0.2797, 0.1698, 0.0233,
+    -0.0790, 0.0204, 0.0942, 1.1170, 0.4178, -0.4787, 0.6719,
 ];
 const BIAS: f32 = -1.2374;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.2544, 0.1914, 0.3046, -0.1517, 0.2420, 0.1466, 0.1194, 0.9120, 0.3802, 0.2138, 0.0745, -0.0118, 0.0368, 0.1310, 0.0, 0.0, -0.5209, 0.6105,
+    -0.2544, 0.1914, 0.3046, -0.1517, 0.2420, 0.1466, 0.1194, 0.9120, 0.3802, 0.2138, 0.0745,
+    -0.0118, 0.0368, 0.1310, 0.0, 0.0, -0.5209, 0.6105,
 ];
 const BIAS_WITHOUT_FIELD: f32 = -0.7756;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
@@ -835,6 +843,33 @@ pub struct Verdict {
     pub score: f32,
     /// The signals of the definition that scored best (`None` without definitions).
     pub signals: Option<Signals>,
+    /// The rule on the name or the file that lowered the score, if one did.
+    pub bound_by: Option<Bound>,
+}
+
+/// A rule of [`Mode::Agreed`] that holds a symbol below what its scores alone would give, so an
+/// agent told "rejected" or "gray" learns why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Bound {
+    /// The name says the reverse of the term's action ([`Signals::reversed`]).
+    Reversed,
+    /// Another definition of the same file matches the term clearly better
+    /// ([`Signals::outranked_in_file`]).
+    OutrankedInFile,
+}
+
+impl Bound {
+    /// What the agent is told.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Bound::Reversed => {
+                "its name says the reverse of the requested action; look for the symbol that does the action itself"
+            }
+            Bound::OutrankedInFile => {
+                "another definition in the same file matches the request clearly better; check whether that one is what the request names"
+            }
+        }
+    }
 }
 
 /// Where the project stands for the judge: what [`CallCache::grounds`] reads.
@@ -1035,6 +1070,7 @@ impl<'a> Judge<'a> {
             return Ok(Verdict {
                 score: 0.0,
                 signals: None,
+                bound_by: None,
             });
         }
         match self.mode {
@@ -1044,13 +1080,15 @@ impl<'a> Judge<'a> {
             Mode::Agreed => {
                 let described = self.described(term, candidates)?;
                 let fitted = self.fitted(term, candidates, ground)?;
-                let mut score = agree(described.score, fitted.score);
-                if let Some(signals) = &fitted.signals {
-                    score = signals.bound(score);
-                }
+                let score = agree(described.score, fitted.score);
+                let (score, bound_by) = match &fitted.signals {
+                    Some(signals) => signals.bound(score),
+                    None => (score, None),
+                };
                 Ok(Verdict {
                     score,
                     signals: fitted.signals,
+                    bound_by,
                 })
             }
         }
@@ -1076,6 +1114,7 @@ impl<'a> Judge<'a> {
         Ok(Verdict {
             score,
             signals: None,
+            bound_by: None,
         })
     }
 
@@ -1097,6 +1136,7 @@ impl<'a> Judge<'a> {
         Ok(Verdict {
             score,
             signals: Some(signals),
+            bound_by: None,
         })
     }
 
@@ -1325,14 +1365,24 @@ mod tests {
             reversed: true,
             ..Signals::default()
         };
-        assert!(signals.bound(0.9) < crate::relevance::REJECT_THRESHOLD);
+        let (score, bound) = signals.bound(0.9);
+        assert!(score < crate::relevance::REJECT_THRESHOLD);
+        assert_eq!(bound, Some(Bound::Reversed));
         let outranked = Signals {
             dense: 0.5,
             sibling_top: Some(0.9),
             ..Signals::default()
         };
-        assert_eq!(outranked.bound(0.9), crate::relevance::FACT_THRESHOLD);
-        assert_eq!(Signals::default().bound(0.9), 0.9);
+        assert_eq!(
+            outranked.bound(0.9),
+            (
+                crate::relevance::FACT_THRESHOLD,
+                Some(Bound::OutrankedInFile)
+            )
+        );
+        // A rule that does not lower the score is not what decided it.
+        assert_eq!(outranked.bound(0.4), (0.4, None));
+        assert_eq!(Signals::default().bound(0.9), (0.9, None));
     }
 
     #[test]

@@ -416,6 +416,8 @@ pub struct SymbolCheck {
     pub exists: bool,
     pub near_names: Vec<String>,
     pub similarity: f32,
+    /// The judge's rule that held the similarity down, if one did.
+    pub bound_by: Option<crate::judge::Bound>,
     pub files: Vec<String>,
     /// Names (and quoted phrases) of the evidence found in the symbol's code or among the names
     /// of what calls it.
@@ -942,6 +944,14 @@ impl SessionState {
     }
 }
 
+/// The judge's rule that held a symbol's similarity down, as a clause of the verdict's text.
+fn because(check: &SymbolCheck) -> String {
+    check
+        .bound_by
+        .map(|b| format!(": {}", b.explain()))
+        .unwrap_or_default()
+}
+
 /// The verdict on one claimed link between the request's term and a symbol: a symbol that does
 /// not exist, or whose cited evidence names nothing in its code, is rejected with guidance;
 /// otherwise the 3-tier rule on the server's calibrated similarity decides (> 0.6 fact, 0.3–0.6
@@ -1013,16 +1023,19 @@ fn verdict(check: &SymbolCheck, term: &str) -> ConfirmResult {
                 approved: true,
                 risk: Some(RiskLevel::High),
                 warning: Some(format!(
-                    "similarity {:.2} is in the gray zone (0.3–0.6): approved, but the session's risk is now HIGH; explore more before writing",
-                    check.similarity
+                    "similarity {:.2} is in the gray zone (0.3–0.6){}: approved, but the session's risk is now HIGH; explore more before writing",
+                    check.similarity,
+                    because(check)
                 )),
                 reinvestigation_guidance: None,
                 verified_names: check.verified_names.clone(),
             },
             Tier::Rejected => rejected(
                 format!(
-                    "'{term}' and '{}' are too dissimilar (calibrated similarity {:.2} < 0.3)",
-                    check.symbol, check.similarity
+                    "'{term}' and '{}' are too dissimilar (calibrated similarity {:.2} < 0.3){}",
+                    check.symbol,
+                    check.similarity,
+                    because(check)
                 ),
                 check.similarity,
                 check.verified_names.clone(),
@@ -1175,6 +1188,7 @@ mod tests {
             exists: true,
             near_names: vec![],
             similarity,
+            bound_by: None,
             files: vec!["src/auth/service.py".into()],
             verified_names: verified.iter().map(|s| s.to_string()).collect(),
             unknown_names: vec![],
@@ -1195,6 +1209,14 @@ mod tests {
                     near_names: vec!["AuthService".into()],
                     ..check("AuthServise", 0.0, &[])
                 },
+                SymbolCheck {
+                    bound_by: Some(crate::judge::Bound::Reversed),
+                    ..check("logout", 0.15, &["session"])
+                },
+                SymbolCheck {
+                    bound_by: Some(crate::judge::Bound::OutrankedInFile),
+                    ..check("LoginResult", 0.6, &["token"])
+                },
             ],
             "AuthService.login() checks the password",
         );
@@ -1210,8 +1232,20 @@ mod tests {
                 ("UserRepository", "FACT", true),
                 ("TokenCodec", "REJECTED", false),
                 ("AuthServise", "REJECTED", false),
+                ("logout", "REJECTED", false),
+                ("LoginResult", "FACT", true),
             ]
         );
+        // Why the judge held a symbol down is said.
+        let reason = results[5].reinvestigation_guidance.as_ref().unwrap()["reason"]
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.contains("reverse of the requested action"),
+            "{reason}"
+        );
+        let warning = results[6].warning.as_deref().unwrap();
+        assert!(warning.contains("same file"), "{warning}");
         assert!(
             results[1].reinvestigation_guidance.as_ref().unwrap()["reason"]
                 .as_str()
@@ -1230,7 +1264,7 @@ mod tests {
             .iter()
             .map(|m| m.name.as_str())
             .collect();
-        assert_eq!(confirmed, ["AuthService", "UserRepository"]);
+        assert_eq!(confirmed, ["AuthService", "UserRepository", "LoginResult"]);
         assert!(s.query_frame.mapped("AuthServise").is_none());
     }
 

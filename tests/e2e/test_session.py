@@ -100,6 +100,17 @@ async def test_the_seeds_scenario_with_the_real_model(open_client, fresh_fixture
         assert "warning" not in right and "risk" not in right, right
         assert "login" in right["verified_names"]
 
+        # The method beside the login that does the reverse is refused, and the server says why.
+        checked = await client.ok(
+            "validate_symbol_relevance",
+            {"target_feature": "ログイン機能", "symbols_identified": ["AuthService.logout", "AuthService.login"]},
+        )
+        by_symbol = {s["symbol"]: s for s in checked["embedding_suggestions"]}
+        print(f"validate: { {k: v['similarity'] for k, v in by_symbol.items()} }")
+        logout, login = by_symbol["AuthService.logout"], by_symbol["AuthService.login"]
+        assert logout["tier"] == "REJECTED" and "reverse" in logout["why"], logout
+        assert login["tier"] != "REJECTED" and "why" not in login, login
+
         blocked = await client.ok("check_write_target", {"file_path": "tests/test_auth.py"})
         assert blocked["allowed"] is False
         assert set(blocked["recovery_options"]) == {"add_explored_files", "revert_to_exploration"}

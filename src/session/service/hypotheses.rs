@@ -132,7 +132,10 @@ pub fn submit_verification(
                         .is_empty();
                 symbol_files = files_of(&defs);
                 if let Some(term) = &term {
-                    similarity = env.similarity(&snapshot, term, &contexts).ok();
+                    similarity = env
+                        .similarity(&snapshot, term, &contexts)
+                        .ok()
+                        .map(|v| v.score);
                 }
             } else if let Some(file) = &h.file {
                 let text = read_source(

@@ -294,16 +294,20 @@ impl Env<'_> {
         self.judged.expect(self.ws, snapshot, &names);
     }
 
-    /// The judge's calibrated relevance of `term` to a symbol (the best of its definitions),
-    /// against this project's background.
+    /// The judge's verdict on `term` and a symbol (the best of its definitions), against this
+    /// project's background: its calibrated relevance, and the rule that bounded it.
     fn similarity(
         &self,
         snapshot: &Snapshot,
         term: &str,
         candidates: &[Candidate],
-    ) -> Result<f32, RelevanceError> {
+    ) -> Result<judge::Verdict, RelevanceError> {
         if candidates.is_empty() {
-            return Ok(0.0);
+            return Ok(judge::Verdict {
+                score: 0.0,
+                signals: None,
+                bound_by: None,
+            });
         }
         // The project's ground only matters to the fitted combination.
         let grounds = (judge::SESSION_MODE != judge::Mode::DescriptionOnly).then(|| {
@@ -318,10 +322,9 @@ impl Env<'_> {
             .as_ref()
             .map_or_else(judge::Ground::default, judge::Grounds::ground);
         let relevance = self.relevance();
-        Ok(Judge::new(relevance.as_ref())
+        Judge::new(relevance.as_ref())
             .with_mode(judge::SESSION_MODE)
-            .verdict(term, candidates, ground)?
-            .score)
+            .verdict(term, candidates, ground)
     }
 
     fn calls(&self, id: &str) -> Vec<ToolCall> {

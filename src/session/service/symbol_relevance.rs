@@ -28,6 +28,10 @@ pub struct Suggestion {
     pub similarity: Option<f32>,
     /// The 3-tier verdict the similarity would get.
     pub tier: Option<crate::session::rules::Tier>,
+    /// Why the server holds the similarity lower than the scores alone would give, if it does
+    /// (a name that says the reverse of the requested action, a better match in the same file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
     pub files: Vec<String>,
     /// Close existing names, for a symbol that does not exist.
     pub did_you_mean: Vec<String>,
@@ -71,22 +75,26 @@ pub fn validate_symbol_relevance(
     let mut relevance_note = None;
     for symbol in &symbols {
         let defs = env.definitions(&snapshot, symbol);
-        let similarity = if defs.is_empty() || relevance_note.is_some() {
+        let verdict = if defs.is_empty() || relevance_note.is_some() {
             None
         } else {
             match env.similarity(&snapshot, target, &env.contexts(&snapshot, &defs)) {
-                Ok(s) => Some(s),
+                Ok(v) => Some(v),
                 Err(err) => {
                     relevance_note = Some(err.to_string());
                     None
                 }
             }
         };
+        let similarity = verdict.as_ref().map(|v| v.score);
         suggestions.push(Suggestion {
             symbol: symbol.clone(),
             exists: !defs.is_empty(),
             similarity,
             tier: similarity.map(crate::session::rules::three_tier),
+            why: verdict
+                .and_then(|v| v.bound_by)
+                .map(|b| b.explain().to_string()),
             files: files_of(&defs),
             did_you_mean: if defs.is_empty() {
                 lookup::near_names(&snapshot, symbol, 3)
@@ -158,6 +166,7 @@ pub fn confirm_symbol_relevance(
                 exists: false,
                 near_names: lookup::near_names(&snapshot, symbol, 5),
                 similarity: 0.0,
+                bound_by: None,
                 files: vec![],
                 verified_names: vec![],
                 unknown_names: vec![],
@@ -165,7 +174,7 @@ pub fn confirm_symbol_relevance(
             continue;
         }
         let contexts = env.contexts(&snapshot, &defs);
-        let similarity = env
+        let verdict = env
             .similarity(&snapshot, &term, &contexts)
             .map_err(SessionError::from)?;
         // What the evidence may cite: the symbol's code and the names of what calls it.
@@ -190,7 +199,8 @@ pub fn confirm_symbol_relevance(
             symbol: symbol.to_string(),
             exists: true,
             near_names: vec![],
-            similarity,
+            similarity: verdict.score,
+            bound_by: verdict.bound_by,
             files: files_of(&defs),
             verified_names: evidence.verified,
             unknown_names: evidence.unknown,

@@ -169,7 +169,7 @@ fn score_symbols(
         let similarity = match (term, &report.relevance_unavailable) {
             (Some(term), None) if !defs.is_empty() => {
                 match env.similarity(snapshot, term, &env.contexts(snapshot, defs)) {
-                    Ok(s) => Some(s),
+                    Ok(v) => Some(v.score),
                     Err(err) => {
                         report.relevance_unavailable = Some(err.to_string());
                         None
