@@ -324,6 +324,34 @@ pub struct EvidenceCheck {
     pub unknown: Vec<String>,
 }
 
+/// Reads `evidence` about `symbol` against what it may cite: the code of its definitions and the
+/// names of what calls them (`candidates`, read with their callers). The symbol's own name and
+/// its qualifier's parts prove nothing. `confirm_symbol_relevance` and `submit_verification` both
+/// ask this, so the same evidence holds for the same symbol in either.
+pub fn check_symbol_evidence(
+    evidence: &str,
+    symbol: &str,
+    candidates: &[crate::judge::Candidate],
+    exists_elsewhere: &dyn Fn(&str) -> bool,
+) -> EvidenceCheck {
+    let around: String = candidates
+        .iter()
+        .map(|c| c.code.as_str())
+        .chain(
+            candidates
+                .iter()
+                .flat_map(|c| c.callers.iter().map(|caller| caller.name.as_str())),
+        )
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut parts: Vec<&str> = symbol
+        .split(['.', ':', '\\', '#'])
+        .filter(|p| !p.is_empty())
+        .collect();
+    parts.push(symbol);
+    check_evidence(evidence, &parts, &around, exists_elsewhere)
+}
+
 /// Reads `evidence` against `code` (the symbol's source span, and what the caller counts as
 /// around it: the names of its callers). `symbol_parts` are the symbol's
 /// own name and qualifier parts, which prove nothing; `exists_elsewhere` says whether a name is

@@ -180,7 +180,7 @@ impl SemanticResult {
                         "a confirmation needs evidence".to_string()
                     } else {
                         format!(
-                            "the evidence names nothing found in {}'s code",
+                            "the evidence names nothing found in {}'s code or among the names of what calls it",
                             h.symbol
                                 .as_deref()
                                 .or(h.file.as_deref())
@@ -457,8 +457,8 @@ pub struct VerificationInput {
     pub hypothesis: String,
     pub confirmed: bool,
     pub evidence: String,
-    /// For a confirmed symbol hypothesis: whether the evidence names something in its code,
-    /// and the symbol's files and relevance.
+    /// For a confirmed symbol hypothesis: whether the evidence names something in its code or
+    /// among the names of its callers, and the symbol's files and relevance.
     pub evidence_ok: bool,
     pub symbol_files: Vec<String>,
     pub similarity: Option<f32>,

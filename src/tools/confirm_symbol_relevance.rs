@@ -12,7 +12,9 @@ or the functions that call it. \
 The server scores each symbol against target_feature (calibrated relevance, not raw cosine): > 0.6 FACT; \
 0.3-0.6 approved as FACT but the session's risk becomes HIGH; < 0.3 REJECTED with \
 reinvestigation_guidance. A symbol the index cannot find is rejected as a hallucination. Returns per \
-symbol {symbol, similarity, status FACT|REJECTED, approved, risk?, warning?, reinvestigation_guidance?}. \
+symbol {symbol, similarity, status FACT|REJECTED, approved, risk?, warning?, reinvestigation_guidance?}; \
+a warning or a guidance's reason says when the server holds a symbol down by rule (a name that says the \
+reverse of the requested action, a better match in the same file). \
 Confirmed symbols become agreements on record_outcome(success).";
 
 #[derive(Debug, Deserialize, JsonSchema)]

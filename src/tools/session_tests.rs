@@ -374,6 +374,51 @@ fn evidence_that_names_a_caller_is_verified() {
     assert_eq!(check["verified_names"], json!(["login"]), "{confirm}");
 }
 
+/// A hypothesis is verified by the same evidence as a confirmed symbol: a caller's name counts,
+/// a name found nowhere near the symbol does not.
+#[test]
+fn verification_evidence_may_name_a_caller() {
+    let (_d, ctx) = scenario_project();
+    ok(
+        &ctx,
+        "start_session",
+        json!({"intent": "MODIFY", "query": QUERY}),
+    );
+    ok(&ctx, "set_query_frame", frame_args());
+    ok(&ctx, "find_definitions", json!({"symbol": "ConfigLoader"}));
+    let out = ok(
+        &ctx,
+        "submit_understanding",
+        json!({"symbols_identified": ["ConfigLoader"], "files_analyzed": ["src/config/loader.py"]}),
+    );
+    assert_eq!(out["phase"], "SEMANTIC", "{out}");
+    ok(
+        &ctx,
+        "submit_semantic",
+        json!({
+            "hypotheses": [{"symbol": "AuthService.verify_password", "reason": "the login checks passwords"}],
+            "semantic_reason": "no_definition_found",
+        }),
+    );
+    let refused = ok(
+        &ctx,
+        "submit_verification",
+        json!({"results": [{"hypothesis": "H1", "status": "confirmed", "evidence": "`ConfigLoader` reads YAML"}]}),
+    );
+    assert_eq!(
+        refused["refused"].as_array().map(Vec::len),
+        Some(1),
+        "{refused}"
+    );
+    let out = ok(
+        &ctx,
+        "submit_verification",
+        json!({"results": [{"hypothesis": "H1", "status": "confirmed", "evidence": "`login()` calls it"}]}),
+    );
+    assert_eq!(out["refused"].as_array().map_or(0, Vec::len), 0, "{out}");
+    assert_eq!(out["phase"], "READY", "{out}");
+}
+
 #[test]
 fn semantic_and_verification_phases_gate_the_tools() {
     let (_d, ctx) = scenario_project();

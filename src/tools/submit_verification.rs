@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 pub const DESCRIPTION: &str = "Finish VERIFICATION: for each hypothesis (by id H1..., symbol or file) give \
 status confirmed|rejected and evidence. A confirmation's evidence must name something in the \
-hypothesis's code. Confirmed hypotheses become FACT (their files become writable), rejected ones are \
+hypothesis's code or, for a symbol, a function that calls it. Confirmed hypotheses become FACT (their files become writable), rejected ones are \
 dropped; the session moves to READY only when no hypothesis is left open.";
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]

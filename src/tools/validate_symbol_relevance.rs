@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 pub const DESCRIPTION: &str = "Get the validation prompt for choosing which symbols serve a target feature, \
 with the server's calibrated similarity of each symbol to it (embedding_suggestions: symbol, exists, \
-similarity, tier FACT/GRAY_ZONE/REJECTED, files) and cached_matches (pairs confirmed in past successful \
+similarity, tier FACT/GRAY_ZONE/REJECTED, files, why? when a rule holds the symbol down) and cached_matches (pairs confirmed in past successful \
 sessions of this project). Answer with confirm_symbol_relevance, citing code_evidence.";
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -120,14 +120,9 @@ pub fn submit_verification(
             if let Some(symbol) = &h.symbol {
                 let defs = env.definitions(&snapshot, symbol);
                 let contexts = env.contexts(&snapshot, &defs);
-                let code: String = contexts
-                    .iter()
-                    .map(|c| c.code.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n");
                 let exists = |n: &str| lookup::name_exists(&snapshot, n);
                 evidence_ok =
-                    !lookup::check_evidence(&r.evidence, &[symbol.as_str()], &code, &exists)
+                    !lookup::check_symbol_evidence(&r.evidence, symbol, &contexts, &exists)
                         .verified
                         .is_empty();
                 symbol_files = files_of(&defs);

@@ -177,24 +177,8 @@ pub fn confirm_symbol_relevance(
         let verdict = env
             .similarity(&snapshot, &term, &contexts)
             .map_err(SessionError::from)?;
-        // What the evidence may cite: the symbol's code and the names of what calls it.
-        let around: String = contexts
-            .iter()
-            .map(|c| c.code.as_str())
-            .chain(
-                contexts
-                    .iter()
-                    .flat_map(|c| c.callers.iter().map(|caller| caller.name.as_str())),
-            )
-            .collect::<Vec<_>>()
-            .join("\n");
-        let mut parts: Vec<&str> = symbol
-            .split(['.', ':', '\\', '#'])
-            .filter(|p| !p.is_empty())
-            .collect();
-        parts.push(symbol);
         let exists = |name: &str| lookup::name_exists(&snapshot, name);
-        let evidence = lookup::check_evidence(code_evidence, &parts, &around, &exists);
+        let evidence = lookup::check_symbol_evidence(code_evidence, symbol, &contexts, &exists);
         checks.push(SymbolCheck {
             symbol: symbol.to_string(),
             exists: true,
