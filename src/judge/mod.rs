@@ -1361,6 +1361,8 @@ mod tests {
         assert!(!reversed("フォロー解除", "unFollow"));
         assert!(!reversed("login and logout", "logout"));
         assert!(!reversed("password reset", "reset_password"));
+        // An importer reads the other side's export: the two are one feature.
+        assert!(!reversed("import contacts", "parseCsvExport"));
         // A reversed name is rejected whatever the two views say; a name that only shares a file
         // with a better match is gray at most.
         let signals = Signals {

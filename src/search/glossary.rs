@@ -572,7 +572,8 @@ pub fn english_synonyms(word: &str, renderings: usize) -> Vec<&'static str> {
 /// reverse of the request's action (`logout` for 「ログイン」, `unFollow` for "follow user",
 /// `DisablePlugin` for "enable a plugin") shares the request's words, its file and most of its
 /// meaning for the model, yet does the opposite. Only pairs whose two sides are never the same
-/// feature: send and receive, or read and write, are often one.
+/// feature: send and receive, or read and write, are often one, and so are import and export (an
+/// importer parses the other system's export: `parseCsvExport` imports from Pocket).
 const OPPOSITES: &[(&str, &str)] = &[
     ("login", "logout"),
     ("signin", "signout"),
@@ -597,7 +598,6 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("encode", "decode"),
     ("serialize", "deserialize"),
     ("upload", "download"),
-    ("import", "export"),
     ("approve", "reject"),
     ("approve", "decline"),
     ("accept", "decline"),
