@@ -109,6 +109,25 @@ fn reach_ready(ctx: &Context) -> String {
     started["session_id"].as_str().unwrap().to_string()
 }
 
+/// Start → frame → too little exploration (one unrelated symbol) → SEMANTIC, with what
+/// `submit_understanding` answered.
+fn reach_semantic(ctx: &Context) -> Value {
+    ok(
+        ctx,
+        "start_session",
+        json!({"intent": "MODIFY", "query": QUERY}),
+    );
+    ok(ctx, "set_query_frame", frame_args());
+    ok(ctx, "find_definitions", json!({"symbol": "ConfigLoader"}));
+    let out = ok(
+        ctx,
+        "submit_understanding",
+        json!({"symbols_identified": ["ConfigLoader"], "files_analyzed": ["src/config/loader.py"]}),
+    );
+    assert_eq!(out["phase"], "SEMANTIC", "{out}");
+    out
+}
+
 #[test]
 fn without_a_session_every_tool_is_a_plain_tool() {
     let (_d, ctx) = scenario_project();
@@ -379,19 +398,7 @@ fn evidence_that_names_a_caller_is_verified() {
 #[test]
 fn verification_evidence_may_name_a_caller() {
     let (_d, ctx) = scenario_project();
-    ok(
-        &ctx,
-        "start_session",
-        json!({"intent": "MODIFY", "query": QUERY}),
-    );
-    ok(&ctx, "set_query_frame", frame_args());
-    ok(&ctx, "find_definitions", json!({"symbol": "ConfigLoader"}));
-    let out = ok(
-        &ctx,
-        "submit_understanding",
-        json!({"symbols_identified": ["ConfigLoader"], "files_analyzed": ["src/config/loader.py"]}),
-    );
-    assert_eq!(out["phase"], "SEMANTIC", "{out}");
+    reach_semantic(&ctx);
     ok(
         &ctx,
         "submit_semantic",
@@ -422,20 +429,8 @@ fn verification_evidence_may_name_a_caller() {
 #[test]
 fn semantic_and_verification_phases_gate_the_tools() {
     let (_d, ctx) = scenario_project();
-    ok(
-        &ctx,
-        "start_session",
-        json!({"intent": "MODIFY", "query": QUERY}),
-    );
-    ok(&ctx, "set_query_frame", frame_args());
     // Not enough exploration (no find_references, one symbol): SEMANTIC.
-    ok(&ctx, "find_definitions", json!({"symbol": "ConfigLoader"}));
-    let out = ok(
-        &ctx,
-        "submit_understanding",
-        json!({"symbols_identified": ["ConfigLoader"], "files_analyzed": ["src/config/loader.py"]}),
-    );
-    assert_eq!(out["phase"], "SEMANTIC", "{out}");
+    let out = reach_semantic(&ctx);
     let missing: Vec<&str> = out["missing_requirements"]
         .as_array()
         .unwrap()
