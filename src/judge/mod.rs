@@ -30,7 +30,9 @@
 //!
 //! The session tools run the judge in [`SESSION_MODE`], by agreement of the described score and
 //! the fitted combination: see there for why, and `bench/README.md` ("Relevance judge") for the
-//! figures.
+//! figures. Two rules on the name and the file then bound the agreed score ([`Signals::bound`]):
+//! a name that says the reverse of the term's action is rejected, a symbol its file clearly
+//! outranks is gray at most; the verdict names the rule ([`Bound`]) so the agent learns why.
 
 mod field;
 
@@ -672,8 +674,8 @@ impl Signals {
 
 /// Whether the name says the reverse of one of the term's actions ([`glossary::opposites`]) and
 /// not the action itself, nor another of the term's words: `logout` for 「ログイン」, `unFollow`
-/// for "follow user", but not `logout` for "login and logout". A term that negates by itself (フォロー解除, whose 解除 renders as "un") is left alone: its action is the
-/// reverse.
+/// for "follow user", but not `logout` for "login and logout". A term that negates by itself
+/// (フォロー解除, whose 解除 renders as "un") is left alone: its action is the reverse.
 fn reverses(keys: &TermKeys, name: &str) -> bool {
     if keys.keys.iter().flatten().any(|form| form == "un") {
         return false;
@@ -747,9 +749,8 @@ pub fn agree(described: f32, fitted: f32) -> f32 {
 /// approve 48 wrong symbols instead of 481 and 76 % of the terms still reach FACT; a rejection
 /// of either view rejects (unless the fitted one clearly keeps a described rejection), which
 /// keeps 95.9 % of the relevant pairs and rejects 36 % of the unrelated ones (the described
-/// score alone: 94.6 % and 11.7 %), while the
-/// seeds' ConfigLoader stays rejected. `code-intel eval-relevance` prints the figures of all
-/// three.
+/// score alone: 94.6 % and 11.7 %), while the seeds' ConfigLoader stays rejected.
+/// `code-intel eval-relevance` prints the figures of all three.
 pub const SESSION_MODE: Mode = Mode::Agreed;
 
 impl Signals {
@@ -847,6 +848,17 @@ pub struct Verdict {
     pub signals: Option<Signals>,
     /// The rule on the name or the file that lowered the score, if one did.
     pub bound_by: Option<Bound>,
+}
+
+impl Verdict {
+    /// The verdict on a symbol without definitions: nothing links it to any term.
+    pub fn undefined() -> Verdict {
+        Verdict {
+            score: 0.0,
+            signals: None,
+            bound_by: None,
+        }
+    }
 }
 
 /// A rule of [`Mode::Agreed`] that holds a symbol below what its scores alone would give, so an
@@ -1069,11 +1081,7 @@ impl<'a> Judge<'a> {
         ground: Ground,
     ) -> Result<Verdict, RelevanceError> {
         if candidates.is_empty() {
-            return Ok(Verdict {
-                score: 0.0,
-                signals: None,
-                bound_by: None,
-            });
+            return Ok(Verdict::undefined());
         }
         match self.mode {
             _ if !self.real_model() => self.described(term, candidates),

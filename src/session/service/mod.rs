@@ -303,11 +303,7 @@ impl Env<'_> {
         candidates: &[Candidate],
     ) -> Result<judge::Verdict, RelevanceError> {
         if candidates.is_empty() {
-            return Ok(judge::Verdict {
-                score: 0.0,
-                signals: None,
-                bound_by: None,
-            });
+            return Ok(judge::Verdict::undefined());
         }
         // The project's ground only matters to the fitted combination.
         let grounds = (judge::SESSION_MODE != judge::Mode::DescriptionOnly).then(|| {
