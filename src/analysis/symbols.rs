@@ -593,10 +593,12 @@ fn resolve_scopes(lang: &LanguageDef, raws: Vec<Raw>) -> Vec<Symbol> {
         if kind == Some(SymbolKind::Variable) && is_screaming_case(&raw.name) {
             kind = Some(SymbolKind::Constant);
         }
-        let scope = raw
-            .explicit_scope
-            .clone()
-            .or_else(|| join_scope(lang, &stack));
+        // A written qualifier (Go's receiver, Ruby's `class Admin::Users`) lies inside whatever
+        // encloses the definition.
+        let scope = match (join_scope(lang, &stack), raw.explicit_scope.clone()) {
+            (Some(outer), Some(own)) => Some(format!("{outer}{}{own}", lang.member_separator)),
+            (outer, own) => own.or(outer),
+        };
         if let Some(kind) = kind {
             let qualified_name = match &scope {
                 None => raw.name.clone(),
@@ -632,7 +634,14 @@ fn resolve_scopes(lang: &LanguageDef, raws: Vec<Raw>) -> Vec<Symbol> {
             }
         };
         if is_scope {
-            stack.push((raw.end, raw.name, kind));
+            // What a qualified class or module holds is scoped by its whole written name.
+            let name = match &raw.explicit_scope {
+                Some(own) if kind.is_some_and(|k| k.is_type_like() || k == SymbolKind::Module) => {
+                    format!("{own}{}{}", lang.member_separator, raw.name)
+                }
+                _ => raw.name,
+            };
+            stack.push((raw.end, name, kind));
         }
     }
     out
