@@ -684,9 +684,12 @@ fn reverses(keys: &TermKeys, name: &str) -> bool {
     let in_term = |w: &String| keys.keys.iter().flatten().any(|f| f == w);
     keys.keys.iter().any(|forms| {
         !forms.iter().any(|f| words.contains(f))
-            && forms
-                .iter()
-                .any(|f| glossary::opposites(f).any(|o| words.contains(&o) && !in_term(&o)))
+            && forms.iter().any(|f| {
+                // "un" before an action reverses it whatever the action (`unhide`, `unvote`).
+                glossary::opposites(f)
+                    .chain(std::iter::once(format!("un{f}")))
+                    .any(|o| words.contains(&o) && !in_term(&o))
+            })
     })
 }
 
@@ -1360,6 +1363,8 @@ mod tests {
         assert!(reversed("customer login", "sign_out"));
         assert!(reversed("follow user", "unFollow"));
         assert!(reversed("unfollow", "follow"));
+        assert!(reversed("hide a story", "unhide_story_for_user"));
+        assert!(reversed("vote on a story", "unvote"));
         assert!(reversed("enable a plugin", "DisablePlugin"));
         assert!(reversed("プラグインの無効化", "EnablePlugin"));
         assert!(reversed("delete comment", "addComment"));
