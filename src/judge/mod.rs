@@ -811,17 +811,15 @@ impl Signals {
 pub const FEATURES: usize = 18;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.2444, 0.1437, 0.2892, -0.2133, 0.1689, 0.0276, 0.1240, 0.9398, 0.2797, 0.1698, 0.0233,
-    -0.0790, 0.0204, 0.0942, 1.1170, 0.4178, -0.4787, 0.6719,
+    -0.1491, 0.0483, 0.2659, 0.0148, 0.1155, -0.0014, 0.1444, 0.7984, 0.4578, 0.1322, 0.0156, -0.0444, 0.0111, 0.0922, 0.8608, 0.3230, -0.4179, 0.5264,
 ];
-const BIAS: f32 = -1.2374;
+const BIAS: f32 = -1.2003;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.2544, 0.1914, 0.3046, -0.1517, 0.2420, 0.1466, 0.1194, 0.9120, 0.3802, 0.2138, 0.0745,
-    -0.0118, 0.0368, 0.1310, 0.0, 0.0, -0.5209, 0.6105,
+    -0.1619, 0.0885, 0.2900, 0.0398, 0.1903, 0.0917, 0.1715, 0.8162, 0.4730, 0.1726, 0.0581, 0.0230, 0.0167, 0.1217, 0.0, 0.0, -0.4693, 0.5204,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.7756;
+const BIAS_WITHOUT_FIELD: f32 = -0.8887;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
