@@ -734,6 +734,22 @@ mod tests {
         assert_eq!(actual, expected, "\nactual:\n{}", actual.join("\n"));
     }
 
+    /// `class Admin::UsersController` is `UsersController` in `Admin`, inside what encloses it; its
+    /// members are scoped by the whole name, so `UsersController.index` and
+    /// `Admin::UsersController#index` both find them.
+    #[test]
+    fn ruby_compact_class_names() {
+        check(
+            "ruby",
+            "module Shop\n  class Admin::UsersController\n    def index; end\n  end\nend\n",
+            "
+            module Shop @1-5 pub
+            class UsersController @2-4 in Shop::Admin pub
+            method index @3-3 in Shop::Admin::UsersController pub
+            ",
+        );
+    }
+
     #[test]
     fn python() {
         check(

@@ -810,13 +810,15 @@ impl Signals {
 pub const FEATURES: usize = 18;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.1491, 0.0483, 0.2659, 0.0148, 0.1155, -0.0014, 0.1444, 0.7984, 0.4578, 0.1322, 0.0156, -0.0444, 0.0111, 0.0922, 0.8608, 0.3230, -0.4179, 0.5264,
+    -0.1491, 0.0483, 0.2659, 0.0148, 0.1155, -0.0014, 0.1444, 0.7984, 0.4578, 0.1322, 0.0156,
+    -0.0444, 0.0111, 0.0922, 0.8608, 0.3230, -0.4179, 0.5264,
 ];
 const BIAS: f32 = -1.2003;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1619, 0.0885, 0.2900, 0.0398, 0.1903, 0.0917, 0.1715, 0.8162, 0.4730, 0.1726, 0.0581, 0.0230, 0.0167, 0.1217, 0.0, 0.0, -0.4693, 0.5204,
+    -0.1619, 0.0885, 0.2900, 0.0398, 0.1903, 0.0917, 0.1715, 0.8162, 0.4730, 0.1726, 0.0581,
+    0.0230, 0.0167, 0.1217, 0.0, 0.0, -0.4693, 0.5204,
 ];
 const BIAS_WITHOUT_FIELD: f32 = -0.8887;
 pub const FEATURE_NAMES: [&str; FEATURES] = [

@@ -147,41 +147,6 @@ fn private_methods_are_not_exported() {
     assert_eq!(verdicts, expected);
 }
 
-/// `class Admin::UsersController` is `UsersController` in `Admin`, and its methods are found by
-/// either name: `UsersController.index` as well as `Admin::UsersController#index`.
-#[test]
-fn a_compact_class_name_scopes_its_members() {
-    let src = "module Shop\n  class Admin::UsersController\n    def index; end\n  end\nend\n";
-    let symbols =
-        crate::analysis::analyze_source(crate::lang::detect("a.rb").unwrap(), src).symbols;
-    let scoped: Vec<(&str, Option<&str>, &str)> = symbols
-        .iter()
-        .map(|s| {
-            (
-                s.name.as_str(),
-                s.scope.as_deref(),
-                s.qualified_name.as_str(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        scoped,
-        [
-            ("Shop", None, "Shop"),
-            (
-                "UsersController",
-                Some("Shop::Admin"),
-                "Shop::Admin::UsersController"
-            ),
-            (
-                "index",
-                Some("Shop::Admin::UsersController"),
-                "Shop::Admin::UsersController::index"
-            ),
-        ]
-    );
-}
-
 fn collect_methods<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
     if node.kind() == "method" {
         out.push(node);
