@@ -220,22 +220,19 @@ pub fn body_digest(code: &str, own_name: &str) -> (Vec<String>, Vec<String>) {
 pub fn background_sample<'a>(
     files: impl Iterator<Item = (&'a str, &'a [Symbol])>,
 ) -> Vec<(String, Symbol)> {
-    let mut all: Vec<(String, Symbol)> = Vec::new();
+    // Borrowed until the sample is drawn: only the sampled definitions are copied.
+    let mut all: Vec<(&str, &Symbol)> = Vec::new();
     for (file, symbols) in files {
         if crate::search::roles::is_test_path(file) {
             continue;
         }
-        for s in symbols.iter().filter(|s| is_judged(s)) {
-            all.push((file.to_string(), s.clone()));
-        }
+        all.extend(symbols.iter().filter(|s| is_judged(s)).map(|s| (file, s)));
     }
-    all.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.line.cmp(&b.1.line)));
-    if all.len() <= BACKGROUND_SIZE {
-        return all;
-    }
-    let step = all.len() as f64 / BACKGROUND_SIZE as f64;
-    (0..BACKGROUND_SIZE)
-        .map(|i| all[(i as f64 * step) as usize].clone())
+    all.sort_by(|a, b| a.0.cmp(b.0).then(a.1.line.cmp(&b.1.line)));
+    let step = (all.len() as f64 / BACKGROUND_SIZE as f64).max(1.0);
+    (0..all.len().min(BACKGROUND_SIZE))
+        .map(|i| all[(i as f64 * step) as usize])
+        .map(|(file, s)| (file.to_string(), s.clone()))
         .collect()
 }
 
@@ -413,30 +410,46 @@ impl KeptUses {
 }
 
 /// The project background of [`background_sample`] as candidates. The sample only changes when
-/// the project's definitions do, so it is kept per project root and rebuilt when its symbols
-/// differ (reading some sixty files on every verdict would dominate the judge's time).
+/// the project's definitions do, so it is kept per project root: taken again only when a file
+/// entry of the snapshot changed (sampling walks every definition of the project), and rebuilt
+/// only when the sample then differs (reading some sixty files on every verdict would dominate
+/// the judge's time).
 pub fn project_background(ws: &Workspace, snapshot: &Snapshot) -> Arc<Vec<Candidate>> {
+    struct Kept {
+        seen: SeenEntries,
+        sample: Vec<(String, Symbol)>,
+        built: Arc<Vec<Candidate>>,
+    }
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Kept>>> = OnceLock::new();
     let root = ws.root();
-    type Cache = Mutex<HashMap<PathBuf, (Vec<(String, Symbol)>, Arc<Vec<Candidate>>)>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let store = CACHE.get_or_init(Default::default);
+    let lock = || store.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(kept) = lock().get(root)
+        && kept.seen.is_current(snapshot)
+    {
+        return kept.built.clone();
+    }
     let sample = background_sample(
         snapshot
             .files
             .iter()
             .map(|(f, e)| (f.as_str(), e.symbols.symbols.as_slice())),
     );
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some((key, built)) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(root)
-        && *key == sample
+    let seen = SeenEntries::of(snapshot);
+    if let Some(kept) = lock().get_mut(root)
+        && kept.sample == sample
     {
-        return built.clone();
+        kept.seen = seen;
+        return kept.built.clone();
     }
     let defs: Vec<(&str, &Symbol)> = sample.iter().map(|(f, s)| (f.as_str(), s)).collect();
     let built = Arc::new(candidates(ws, snapshot, &defs));
-    cache
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(root.to_path_buf(), (sample, built.clone()));
+    let kept = Kept {
+        seen,
+        sample,
+        built: built.clone(),
+    };
+    lock().insert(root.to_path_buf(), kept);
     built
 }
 
@@ -968,13 +981,11 @@ impl CallCache {
         };
         let deadline = std::time::Instant::now() + CALLERS_DEADLINE;
         let found = references::uses(ws, ws.root(), &walk, snapshot, &missing, Some(deadline));
-        let mut by_name: HashMap<&str, Vec<references::Use>> = HashMap::new();
+        let mut by_name: HashMap<String, Vec<references::Use>> = HashMap::new();
         let complete = match found {
             Ok(found) if !found.timed_out => {
                 for u in found.uses {
-                    if let Some(name) = missing.iter().find(|n| **n == u.name) {
-                        by_name.entry(name).or_default().push(u);
-                    }
+                    by_name.entry(u.name.clone()).or_default().push(u);
                 }
                 true
             }
