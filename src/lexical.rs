@@ -94,8 +94,23 @@ enum Run<'a> {
     Cjk(&'a str),
 }
 
-fn is_word_char(c: char) -> bool {
+/// An identifier character of code: ASCII letters and digits, `_` and `$`.
+pub fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Byte offsets where `word` stands in `text` as a whole word: neither neighbour is a word
+/// character by `is_word`.
+pub fn whole_word_starts<'a>(
+    text: &'a str,
+    word: &'a str,
+    is_word: fn(char) -> bool,
+) -> impl Iterator<Item = usize> + 'a {
+    text.match_indices(word).map(|(i, _)| i).filter(move |&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
 }
 
 /// Han, Hiragana, Katakana (including the prolonged-sound mark and half-width forms).

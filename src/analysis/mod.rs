@@ -8,4 +8,6 @@ mod blade;
 pub mod outline;
 mod symbols;
 
-pub use symbols::{FileSymbols, Reach, Symbol, SymbolKind, analyze_source, symbols_in_tree};
+pub use symbols::{
+    FileSymbols, Reach, Symbol, SymbolKind, analyze_source, innermost_at, symbols_in_tree,
+};

@@ -111,6 +111,18 @@ pub struct FileSymbols {
     pub errors: Vec<SymbolError>,
 }
 
+/// The innermost of `symbols` that `keep` accepts and whose lines hold `line`.
+pub fn innermost_at(
+    symbols: &[Symbol],
+    line: usize,
+    keep: impl Fn(&Symbol) -> bool,
+) -> Option<&Symbol> {
+    symbols
+        .iter()
+        .filter(|s| keep(s) && s.line <= line && line <= s.end_line)
+        .min_by_key(|s| s.end_line - s.line)
+}
+
 /// A syntax error in stored form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SymbolError {

@@ -5,9 +5,10 @@
 //! one pass over the files.
 
 use super::text::{TextQuery, search};
-use crate::analysis::Symbol;
+use crate::analysis::{Symbol, innermost_at};
 use crate::error::ToolResult;
 use crate::index::Snapshot;
+use crate::lexical;
 use crate::workspace::{WalkOptions, Workspace};
 use std::path::Path;
 use std::time::Instant;
@@ -98,43 +99,29 @@ pub fn uses(
                 line: hit.line,
                 column,
                 text: hit.text.clone(),
-                enclosing: enclosing(symbols, hit.line).cloned(),
+                enclosing: innermost_at(symbols, hit.line, |s| {
+                    s.kind.is_callable() || s.kind.is_type_like()
+                })
+                .cloned(),
             });
         }
     }
     Ok(out)
 }
 
-/// The innermost function, method or class whose lines hold `line`.
-fn enclosing(symbols: &[Symbol], line: usize) -> Option<&Symbol> {
-    symbols
-        .iter()
-        .filter(|s| {
-            (s.kind.is_callable() || s.kind.is_type_like()) && s.line <= line && line <= s.end_line
-        })
-        .min_by_key(|s| s.end_line - s.line)
-}
-
+/// A word character as ripgrep's whole-word search sees it (Unicode letters and digits), plus
+/// the `_` and `$` of identifiers.
 fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
-/// Byte offsets of `name` in `line` as a whole word.
-fn word_starts<'a>(line: &'a str, name: &'a str) -> impl Iterator<Item = usize> + 'a {
-    line.match_indices(name).map(|(i, _)| i).filter(move |&i| {
-        let before = line[..i].chars().next_back();
-        let after = line[i + name.len()..].chars().next();
-        !before.is_some_and(is_word) && !after.is_some_and(is_word)
-    })
-}
-
 fn word_occurrences(line: &str, name: &str) -> usize {
-    word_starts(line, name).count()
+    lexical::whole_word_starts(line, name, is_word).count()
 }
 
 /// 1-based column (in characters) of the first whole-word `name` in `line`.
 fn first_word_column(line: &str, name: &str) -> Option<usize> {
-    word_starts(line, name)
+    lexical::whole_word_starts(line, name, is_word)
         .next()
         .map(|i| line[..i].chars().count() + 1)
 }

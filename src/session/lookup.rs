@@ -307,12 +307,9 @@ pub fn evidence_terms(evidence: &str) -> (Vec<String>, Vec<String>) {
 
 /// Whether `ident` occurs in `code` as a whole identifier.
 fn contains_identifier(code: &str, ident: &str) -> bool {
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
-    code.match_indices(ident).any(|(i, _)| {
-        let before = code[..i].chars().next_back();
-        let after = code[i + ident.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
-    })
+    crate::lexical::whole_word_starts(code, ident, crate::lexical::is_word_char)
+        .next()
+        .is_some()
 }
 
 /// The result of reading evidence against one symbol's code.

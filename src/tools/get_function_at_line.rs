@@ -55,10 +55,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         .with("lines", lines));
     }
     let symbols = &entry.symbols.symbols;
-    let Some(found) = symbols
-        .iter()
-        .filter(|s| s.kind.is_callable() && s.line <= p.line && p.line <= s.end_line)
-        .min_by_key(|s| s.end_line - s.line)
+    let Some(found) = crate::analysis::innermost_at(symbols, p.line, |s| s.kind.is_callable())
     else {
         let before = symbols
             .iter()
