@@ -128,7 +128,7 @@ pub fn submit_verification(
                 symbol_files = files_of(&defs);
                 if let Some(term) = &term {
                     similarity = env
-                        .similarity(&snapshot, term, &contexts)
+                        .verdict(&snapshot, term, &contexts)
                         .ok()
                         .map(|v| v.score);
                 }

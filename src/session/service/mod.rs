@@ -296,7 +296,7 @@ impl Env<'_> {
 
     /// The judge's verdict on `term` and a symbol (the best of its definitions), against this
     /// project's background: its calibrated relevance, and the rule that bounded it.
-    fn similarity(
+    fn verdict(
         &self,
         snapshot: &Snapshot,
         term: &str,

@@ -78,7 +78,7 @@ pub fn validate_symbol_relevance(
         let verdict = if defs.is_empty() || relevance_note.is_some() {
             None
         } else {
-            match env.similarity(&snapshot, target, &env.contexts(&snapshot, &defs)) {
+            match env.verdict(&snapshot, target, &env.contexts(&snapshot, &defs)) {
                 Ok(v) => Some(v),
                 Err(err) => {
                     relevance_note = Some(err.to_string());
@@ -175,7 +175,7 @@ pub fn confirm_symbol_relevance(
         }
         let contexts = env.contexts(&snapshot, &defs);
         let verdict = env
-            .similarity(&snapshot, &term, &contexts)
+            .verdict(&snapshot, &term, &contexts)
             .map_err(SessionError::from)?;
         let exists = |name: &str| lookup::name_exists(&snapshot, name);
         let evidence = lookup::check_symbol_evidence(code_evidence, symbol, &contexts, &exists);

@@ -168,7 +168,7 @@ fn score_symbols(
     for (symbol, defs) in defs_by_symbol {
         let similarity = match (term, &report.relevance_unavailable) {
             (Some(term), None) if !defs.is_empty() => {
-                match env.similarity(snapshot, term, &env.contexts(snapshot, defs)) {
+                match env.verdict(snapshot, term, &env.contexts(snapshot, defs)) {
                     Ok(v) => Some(v.score),
                     Err(err) => {
                         report.relevance_unavailable = Some(err.to_string());
