@@ -63,3 +63,15 @@ pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
     bytes.push(b'\n');
     file.write_all(&bytes)
 }
+
+/// A temporary directory holding `(path, text)` files, for the tests of every layer.
+#[cfg(test)]
+pub(crate) fn temp_tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+    dir
+}

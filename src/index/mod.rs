@@ -480,12 +480,7 @@ pub(crate) mod test_support {
 
     impl Indexed {
         pub fn new(files: &[(&str, &str)]) -> Indexed {
-            let dir = tempfile::tempdir().unwrap();
-            for (path, text) in files {
-                let full = dir.path().join(path);
-                std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-                std::fs::write(full, text).unwrap();
-            }
+            let dir = crate::fsutil::temp_tree(files);
             let ws = Workspace::open(dir.path()).unwrap();
             let index = SymbolIndex::new(&ws.state_dir());
             Indexed { dir, ws, index }

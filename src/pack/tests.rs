@@ -3,12 +3,7 @@
 use super::*;
 
 fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in files {
-        let full = dir.path().join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, content).unwrap();
-    }
+    let dir = crate::fsutil::temp_tree(files);
     let ws = Workspace::open(dir.path()).unwrap();
     (dir, ws)
 }

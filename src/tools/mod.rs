@@ -490,12 +490,7 @@ pub(crate) mod test_support {
 
     /// A context over a temporary project made of `(path, content)` pairs.
     pub fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Context) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, content) in files {
-            let full = dir.path().join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, content).unwrap();
-        }
+        let dir = crate::fsutil::temp_tree(files);
         let ctx = Context::open(dir.path()).unwrap();
         (dir, ctx)
     }
