@@ -42,7 +42,7 @@ use crate::analysis::Symbol;
 use crate::index::{SeenEntries, Snapshot};
 use crate::lexical;
 use crate::relevance::{Relevance, RelevanceError, SymbolContext};
-use crate::search::{glossary, references};
+use crate::search::{glossary, loanword, references};
 use crate::workspace::{WalkOptions, Workspace};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -238,10 +238,41 @@ pub fn background_sample<'a>(
 
 /// The names of every definition of the project (classes and callables outside tests), each with
 /// its scope and file path, as lexical bags: what the term's words could have matched instead.
-#[derive(Debug, Clone, Default)]
-pub struct Lexicon(Vec<Arc<Vec<Bag>>>);
+#[derive(Debug, Default)]
+pub struct Lexicon {
+    files: Vec<Arc<Vec<Bag>>>,
+    /// Every word of the names with the number of names holding it, built the first time a
+    /// term has a katakana word the glossary does not read ([`TermKeys::in_project`]).
+    vocabulary: OnceLock<Vec<(String, usize)>>,
+}
 
 impl Lexicon {
+    fn new(files: Vec<Arc<Vec<Bag>>>) -> Lexicon {
+        Lexicon {
+            files,
+            vocabulary: OnceLock::new(),
+        }
+    }
+
+    /// The words of the project's names (letters only, three or more) and how many names hold
+    /// each: where a request's loanword is looked for ([`loanword::find`]).
+    fn vocabulary(&self) -> &[(String, usize)] {
+        self.vocabulary.get_or_init(|| {
+            let mut counts: HashMap<&str, usize> = HashMap::new();
+            for bag in self.files.iter().flat_map(|file| file.iter()) {
+                for word in &bag.0 {
+                    if word.len() >= 3 && word.bytes().all(|b| b.is_ascii_lowercase()) {
+                        *counts.entry(word.as_str()).or_default() += 1;
+                    }
+                }
+            }
+            counts
+                .into_iter()
+                .map(|(w, n)| (w.to_string(), n))
+                .collect()
+        })
+    }
+
     /// The bags of one file's definitions.
     fn of_file(file: &str, symbols: &[Symbol]) -> Vec<Bag> {
         symbols
@@ -253,7 +284,7 @@ impl Lexicon {
 
     /// The best share of the term's words any definition's name, scope and path hold.
     pub fn best(&self, keys: &TermKeys) -> f32 {
-        self.0
+        self.files
             .iter()
             .flat_map(|file| file.iter())
             .map(|bag| keys.coverage(bag))
@@ -283,7 +314,7 @@ pub fn project_lexicon(root: &Path, snapshot: &Snapshot) -> Arc<Lexicon> {
         };
         files.insert(file.clone(), bags);
     }
-    let lexicon = Lexicon(files.values().cloned().collect());
+    let lexicon = Lexicon::new(files.values().cloned().collect());
     cache.insert(root.to_path_buf(), (SeenEntries::of(snapshot), files));
     Arc::new(lexicon)
 }
@@ -462,15 +493,55 @@ const MAX_RENDERINGS: usize = 2;
 /// A request term's words as lexical keys: each key is the set of forms that count as that word
 /// being present (stemmed, lower-case). An English word stands for itself and the words the
 /// glossary renders the same Japanese word by; a Japanese word the glossary knows stands for its
-/// first English renderings, light words (処理) for nothing.
+/// first English renderings, light words (処理) for nothing. A Japanese word the glossary does not
+/// read is a key with no form, which nothing matches (see [`TermKeys::in_project`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TermKeys {
     pub keys: Vec<Vec<String>>,
+    /// The words found for the term's loanwords, each with its byte offset in the term: what
+    /// [`glossary::render`] adds to the term's English rendering.
+    pub loanwords: Vec<(usize, String)>,
 }
 
 impl TermKeys {
+    /// The keys of `term` with no project to look its loanwords up in.
     pub fn of(term: &str) -> TermKeys {
+        TermKeys::in_project(term, None)
+    }
+
+    /// The keys of `term`, with the Japanese words the glossary does not read
+    /// ([`glossary::unread`]) looked up in the project's names: a katakana word by its sound
+    /// ([`loanword::find`]: ペット is `pet` in a clinic's code), each word it splits into a key.
+    /// A word found nowhere, katakana or a kanji word of two or more characters, is a key with no
+    /// form: the term has a word the server cannot see in any name, so a name holding the term's
+    /// other words holds only part of it (「ペットの登録」 is not "register" alone, which the
+    /// owner's registration holds as well). A lone kanji (時, 数, 用) is a suffix more often than
+    /// a word and counts for nothing.
+    pub fn in_project(term: &str, lexicon: Option<&Lexicon>) -> TermKeys {
         let mut keys: Vec<Vec<String>> = Vec::new();
+        let mut loanwords: Vec<(usize, String)> = Vec::new();
+        for (word, script) in glossary::unread(term) {
+            let found = match (script, lexicon) {
+                (glossary::Script::Katakana, Some(lexicon)) => {
+                    loanword::find(word, lexicon.vocabulary())
+                }
+                (glossary::Script::Kanji, _) if word.chars().count() < 2 => continue,
+                _ => Vec::new(),
+            };
+            tracing::debug!("term {term:?}: unread word {word:?} found as {found:?}");
+            if found.is_empty() {
+                keys.push(Vec::new());
+            }
+            // `word` is a slice of `term`: its offset is where the loanword stands.
+            let at = word.as_ptr() as usize - term.as_ptr() as usize;
+            for forms in found {
+                let forms: Vec<String> = forms.into_iter().map(str::to_string).collect();
+                loanwords.push((at, forms[0].clone()));
+                if !keys.contains(&forms) {
+                    keys.push(forms);
+                }
+            }
+        }
         for (japanese, english) in glossary::expand_groups(term) {
             if glossary::is_light(japanese) {
                 continue;
@@ -511,10 +582,10 @@ impl TermKeys {
                 keys.push(forms);
             }
         }
-        TermKeys { keys }
+        TermKeys { keys, loanwords }
     }
 
-    /// Share of the keys present in `bag`.
+    /// Share of the keys present in `bag` (a key with no form is never present).
     pub fn coverage(&self, bag: &Bag) -> f32 {
         if self.keys.is_empty() {
             return 0.0;
@@ -823,17 +894,17 @@ impl Signals {
 pub const FEATURES: usize = 18;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.1491, 0.0483, 0.2659, 0.0148, 0.1155, -0.0014, 0.1444, 0.7984, 0.4578, 0.1322, 0.0156,
-    -0.0444, 0.0111, 0.0922, 0.8608, 0.3230, -0.4179, 0.5264,
+    -0.1390, 0.0754, 0.2599, 0.1070, 0.2669, -0.0326, 0.1144, 0.8530, 0.0, 0.1726, 0.0056, -0.0638,
+    -0.0141, 0.0512, 0.8729, 0.3239, -0.4657, 0.5595,
 ];
-const BIAS: f32 = -1.2003;
+const BIAS: f32 = -1.3287;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1619, 0.0885, 0.2900, 0.0398, 0.1903, 0.0917, 0.1715, 0.8162, 0.4730, 0.1726, 0.0581,
-    0.0230, 0.0167, 0.1217, 0.0, 0.0, -0.4693, 0.5204,
+    -0.1511, 0.1100, 0.2784, 0.1294, 0.3420, 0.0647, 0.1382, 0.8381, 0.0, 0.2034, 0.0488, 0.0043,
+    -0.0104, 0.0817, 0.0, 0.0, -0.4980, 0.5365,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.8887;
+const BIAS_WITHOUT_FIELD: f32 = -0.9761;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
@@ -926,6 +997,7 @@ pub struct CallCache {
 /// What a term is judged against in one call.
 struct TermGround {
     field: Option<Field>,
+    keys: TermKeys,
     rival: f32,
 }
 
@@ -940,6 +1012,7 @@ impl Grounds {
         Ground {
             background: &self.background,
             field: self.term.field.as_ref(),
+            keys: Some(&self.term.keys),
             rival: Some(self.term.rival),
         }
     }
@@ -1028,9 +1101,11 @@ impl CallCache {
                 let lexicon = self
                     .lexicon
                     .get_or_init(|| project_lexicon(project.ws.root(), project.snapshot));
+                let keys = TermKeys::in_project(term, Some(lexicon));
                 Arc::new(TermGround {
                     field: project.search.and_then(|search| search.field(term)),
-                    rival: lexicon.best(&TermKeys::of(term)),
+                    rival: lexicon.best(&keys),
+                    keys,
                 })
             })
             .clone();
@@ -1045,6 +1120,9 @@ impl CallCache {
 pub struct Ground<'g> {
     pub background: &'g [Candidate],
     pub field: Option<&'g Field>,
+    /// The term's words as looked up in the project ([`TermKeys::in_project`]; without a
+    /// project, [`TermKeys::of`]).
+    pub keys: Option<&'g TermKeys>,
     /// A symbol that holds some of the term's words while another definition holds more is
     /// usually the neighbour that shares a word.
     pub rival: Option<f32>,
@@ -1080,8 +1158,16 @@ impl<'a> Judge<'a> {
     /// English form of the same terms against the same symbols), so a Japanese term that its
     /// own score keeps (gray or fact) is given the better of its own score and its rendering's.
     /// Only for the real model: another scorer's scores are its own.
-    fn rendered(&self, term: &str) -> Option<String> {
-        self.real_model().then(|| glossary::render(term)).flatten()
+    /// The term's loanwords found in the project ([`TermKeys::loanwords`]) are rendered too.
+    fn rendered(&self, term: &str, keys: &TermKeys) -> Option<String> {
+        let loanwords: Vec<(usize, &str)> = keys
+            .loanwords
+            .iter()
+            .map(|(at, w)| (*at, w.as_str()))
+            .collect();
+        self.real_model()
+            .then(|| glossary::render(term, &loanwords))
+            .flatten()
     }
 
     /// The verdict on a symbol with definitions `candidates`, against the project's `ground`.
@@ -1096,12 +1182,20 @@ impl<'a> Judge<'a> {
         if candidates.is_empty() {
             return Ok(Verdict::undefined());
         }
+        let own_keys;
+        let keys = match ground.keys {
+            Some(keys) => keys,
+            None => {
+                own_keys = TermKeys::of(term);
+                &own_keys
+            }
+        };
         match self.mode {
-            _ if !self.real_model() => self.described(term, candidates),
-            Mode::DescriptionOnly => self.described(term, candidates),
+            _ if !self.real_model() => self.described(term, candidates, keys),
+            Mode::DescriptionOnly => self.described(term, candidates, keys),
             Mode::Fitted => self.fitted(term, candidates, ground),
             Mode::Agreed => {
-                let described = self.described(term, candidates)?;
+                let described = self.described(term, candidates, keys)?;
                 let fitted = self.fitted(term, candidates, ground)?;
                 let score = agree(described.score, fitted.score);
                 let (score, bound_by) = match &fitted.signals {
@@ -1118,7 +1212,12 @@ impl<'a> Judge<'a> {
     }
 
     /// The described dense score: the best definition's.
-    fn described(&self, term: &str, candidates: &[Candidate]) -> Result<Verdict, RelevanceError> {
+    fn described(
+        &self,
+        term: &str,
+        candidates: &[Candidate],
+        keys: &TermKeys,
+    ) -> Result<Verdict, RelevanceError> {
         let texts: Vec<String> = candidates.iter().map(|c| c.context.text()).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let mut score = self
@@ -1129,7 +1228,7 @@ impl<'a> Judge<'a> {
         // The rendering lifts a kept verdict, never a rejection: it is a bridge for the
         // model's weak side, not a second chance for code the term itself is far from.
         if score >= crate::relevance::REJECT_THRESHOLD
-            && let Some(rendered) = self.rendered(term)
+            && let Some(rendered) = self.rendered(term, keys)
         {
             let scores = self.relevance.score_many(&rendered, &refs)?;
             score = scores.into_iter().fold(score, f32::max);
@@ -1182,14 +1281,14 @@ impl<'a> Judge<'a> {
         let name_scores = self.relevance.score_nl_many(term, &name_refs)?;
         // The rendering against each candidate's description and evidence (the first
         // `2 * candidates` texts; their vectors are cached by now).
-        let rendered = match self.rendered(term) {
+        let keys = ground.keys.cloned().unwrap_or_else(|| TermKeys::of(term));
+        let rendered = match self.rendered(term, &keys) {
             Some(r) => Some(
                 self.relevance
                     .score_many(&r, &refs[..2 * candidates.len()])?,
             ),
             None => None,
         };
-        let keys = TermKeys::of(term);
         let japanese = term.chars().any(lexical::is_cjk);
         Ok(candidates
             .iter()
@@ -1356,13 +1455,43 @@ mod tests {
         .iter()
         .map(|t| Bag::of(t))
         .collect();
-        let lexicon = Lexicon(vec![Arc::new(bags)]);
+        let lexicon = Lexicon::new(vec![Arc::new(bags)]);
         // 「パスワード変更」: the change of one's own password holds both words, the reset flow
         // one of them.
         let keys = TermKeys::of("パスワード変更");
         assert_eq!(lexicon.best(&keys), 1.0);
         assert_eq!(keys.coverage(&Bag::of("reset_password api/login")), 0.5);
         assert_eq!(Lexicon::default().best(&keys), 0.0);
+    }
+
+    #[test]
+    fn a_loanword_the_glossary_lacks_is_looked_up_in_the_projects_names() {
+        let bags = [
+            "PetController.register owner/PetController",
+            "OwnerController.register owner/OwnerController",
+            "Pet owner/Pet",
+        ]
+        .iter()
+        .map(|t| Bag::of(t))
+        .collect();
+        let lexicon = Lexicon::new(vec![Arc::new(bags)]);
+        // 「ペットの登録」: ペット is no glossary word but the project's `pet`; the owner's
+        // registration holds only the other word.
+        let keys = TermKeys::in_project("ペットの登録", Some(&lexicon));
+        assert_eq!(keys.loanwords, vec![(0, "pet".to_string())]);
+        let pet = Bag::of("PetController.register owner/PetController");
+        let owner = Bag::of("OwnerController.register owner/OwnerController");
+        assert_eq!(keys.coverage(&pet), 1.0);
+        assert_eq!(keys.coverage(&owner), 0.5);
+        // Without the project, the word is still counted, as one no name holds.
+        let alone = TermKeys::of("ペットの登録");
+        assert_eq!(alone.coverage(&pet), 0.5);
+        assert_eq!(alone.coverage(&owner), 0.5);
+        // 獣医 (a kanji word the glossary lacks) is a word too; a lone kanji (時) is not.
+        assert_eq!(TermKeys::of("獣医一覧").keys.len(), 2);
+        assert_eq!(TermKeys::of("登録時").keys.len(), 1);
+        let rendered = glossary::render("ペットの登録", &[(0, "pet")]);
+        assert_eq!(rendered.as_deref(), Some("pet register"));
     }
 
     #[test]

@@ -530,24 +530,83 @@ pub fn expand(query: &str) -> Vec<&'static str> {
 /// of the request's words a text covers rather than how many renderings it happens to contain.
 pub fn expand_groups(query: &str) -> Vec<(&'static str, &'static [&'static str])> {
     let mut out: Vec<(&'static str, &'static [&'static str])> = Vec::new();
-    if !query.chars().any(crate::lexical::is_cjk) {
-        return out;
-    }
-    let mut matches: Vec<(usize, usize, &'static str, &'static [&'static str])> = Vec::new();
-    for (japanese, english) in ENTRIES {
-        for (start, _) in query.match_indices(japanese) {
-            matches.push((start, start + japanese.len(), japanese, english));
-        }
-    }
-    for &(start, end, japanese, english) in &matches {
-        let covered = matches
-            .iter()
-            .any(|&(s, e, _, _)| s <= start && end <= e && (e - s) > (end - start));
-        if !covered && !out.iter().any(|(j, _)| *j == japanese) {
-            out.push((japanese, english));
+    for m in matches(query) {
+        if !out.iter().any(|(j, _)| *j == m.japanese) {
+            out.push((m.japanese, m.english));
         }
     }
     out
+}
+
+/// One place a glossary word occurs in a query.
+struct Match {
+    start: usize,
+    end: usize,
+    japanese: &'static str,
+    english: &'static [&'static str],
+}
+
+/// Where the glossary's words occur in `query`, in the glossary's order: a match lying inside a
+/// longer match is left out (ログ inside ログイン is not "log"), and so is a katakana word that
+/// splits a katakana word leaving a single kana beside it (ログ in ブログ): katakana compounds
+/// join whole words (パスワードリセット), a lone kana is no word.
+fn matches(query: &str) -> Vec<Match> {
+    if !query.chars().any(crate::lexical::is_cjk) {
+        return Vec::new();
+    }
+    let mut found: Vec<Match> = Vec::new();
+    for (japanese, english) in ENTRIES {
+        for (start, _) in query.match_indices(japanese) {
+            found.push(Match {
+                start,
+                end: start + japanese.len(),
+                japanese,
+                english,
+            });
+        }
+    }
+    let inner = |m: &Match| {
+        found
+            .iter()
+            .any(|o| o.start <= m.start && m.end <= o.end && (o.end - o.start) > (m.end - m.start))
+    };
+    let keep: Vec<bool> = found
+        .iter()
+        .map(|m| !inner(m) && !splits_katakana_word(query, m, &found))
+        .collect();
+    found
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(m, keep)| keep.then_some(m))
+        .collect()
+}
+
+/// Whether the katakana match `m` leaves a single kana of the same katakana run on one side,
+/// outside every other match.
+fn splits_katakana_word(query: &str, m: &Match, all: &[Match]) -> bool {
+    use crate::search::loanword::is_katakana;
+    if !m.japanese.chars().all(is_katakana) {
+        return false;
+    }
+    let covered = |at: usize| all.iter().any(|o| o.start <= at && at < o.end);
+    let before = query[..m.start].char_indices().rev();
+    let after = query[m.end..].char_indices().map(|(i, c)| (i + m.end, c));
+    lone_kana(before, &covered) || lone_kana(after, &covered)
+}
+
+/// Whether the katakana letters (the long mark aside) met walking `side` from a match, up to
+/// anything else or another match, are exactly one.
+fn lone_kana(side: impl Iterator<Item = (usize, char)>, covered: &dyn Fn(usize) -> bool) -> bool {
+    let mut kana = 0;
+    for (at, c) in side {
+        if !crate::search::loanword::is_katakana(c) || covered(at) {
+            break;
+        }
+        if c != 'ー' {
+            kana += 1;
+        }
+    }
+    kana == 1
 }
 
 /// English words the glossary renders the same Japanese word by, for an English `word`: every
@@ -630,39 +689,100 @@ pub fn opposites(stem: &str) -> impl Iterator<Item = String> + '_ {
 
 /// Words that name no feature of their own (ログイン処理 is the login, as ログイン機能 is): a
 /// rendering leaves them out, as it leaves out every word the glossary does not know, because
-/// "process" or "handle" would match any code a little.
-const LIGHT_WORDS: &[&str] = &["処理"];
+/// "process" or "handle" would match any code a little. The ones the glossary does not list
+/// either are here so that [`unread`] does not count them as words the server missed.
+const LIGHT_WORDS: &[&str] = &[
+    "処理",
+    "機能",
+    "実装",
+    "対応",
+    "部分",
+    "周り",
+    "仕組み",
+    "動作",
+    "箇所",
+    "全般",
+    "まわり",
+];
 
-/// Whether a Japanese glossary word names no feature of its own (see [`LIGHT_WORDS`]).
+/// Whether a Japanese word names no feature of its own (see [`LIGHT_WORDS`]).
 pub fn is_light(japanese: &str) -> bool {
     LIGHT_WORDS.contains(&japanese)
 }
 
+/// The script of a character of a Japanese word: katakana (ー included) or kanji.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    Katakana,
+    Kanji,
+}
+
+fn script(c: char) -> Option<Script> {
+    if crate::search::loanword::is_katakana(c) {
+        Some(Script::Katakana)
+    } else if crate::lexical::is_cjk(c) && !('\u{3040}'..='\u{309F}').contains(&c) {
+        Some(Script::Kanji)
+    } else {
+        None
+    }
+}
+
+/// The words of `query` the glossary does not read: each run of katakana or of kanji outside
+/// every glossary match, with its script, light words left out. Hiragana (particles, endings)
+/// and ASCII are never runs. A request word in this list is one the server cannot match by its
+/// letters; [`crate::search::loanword`] can still find a katakana one in the project's names.
+pub fn unread(query: &str) -> Vec<(&str, Script)> {
+    let mut read = vec![false; query.len()];
+    for m in matches(query) {
+        read[m.start..m.end].fill(true);
+    }
+    let mut out: Vec<(&str, Script)> = Vec::new();
+    let mut run: Option<(usize, Script)> = None;
+    for (i, c) in query.char_indices().chain([(query.len(), ' ')]) {
+        let here = if i < query.len() && !read[i] {
+            script(c)
+        } else {
+            None
+        };
+        match (run, here) {
+            (Some((_, a)), Some(b)) if a == b => {}
+            _ => {
+                if let Some((start, s)) = run.take() {
+                    let word = &query[start..i];
+                    if !is_light(word) {
+                        out.push((word, s));
+                    }
+                }
+                run = here.map(|s| (i, s));
+            }
+        }
+    }
+    out
+}
+
 /// `query` rendered in English words, for a model that matches English to English better than
 /// Japanese to English: each Japanese word the glossary knows becomes its first rendering, in the
-/// order the words occur, and ASCII words (`JWT`, `API`) are kept. `None` when the query has no
-/// Japanese or no word the glossary knows, so a rendering never stands for words it dropped
-/// wholesale.
-pub fn render(query: &str) -> Option<String> {
+/// order the words occur, and ASCII words (`JWT`, `API`) are kept. `loanwords` adds words found
+/// elsewhere for words the glossary does not read ([`unread`]), each at its byte offset in
+/// `query` (ペット at 0 as "pet": 「ペットの登録」 is "pet register", not "register"). `None` when
+/// the query has no Japanese or no word was read, so a rendering never stands for words it
+/// dropped wholesale.
+pub fn render<'q>(query: &'q str, loanwords: &[(usize, &'q str)]) -> Option<String> {
     if !query.chars().any(crate::lexical::is_cjk) {
         return None;
     }
-    let mut words: Vec<(usize, &str)> = Vec::new();
+    let mut words: Vec<(usize, &str)> = loanwords.to_vec();
     let mut spans: Vec<(usize, usize)> = Vec::new();
-    let groups = expand_groups(query);
-    for (japanese, english) in &groups {
-        for (start, _) in query.match_indices(japanese) {
-            let end = start + japanese.len();
-            if spans.iter().any(|&(s, e)| s <= start && end <= e) {
-                continue;
-            }
-            spans.push((start, end));
-            if LIGHT_WORDS.contains(japanese) {
-                continue;
-            }
-            if let Some(first) = english.first() {
-                words.push((start, first));
-            }
+    for m in matches(query) {
+        if spans.iter().any(|&(s, e)| s <= m.start && m.end <= e) {
+            continue;
+        }
+        spans.push((m.start, m.end));
+        if LIGHT_WORDS.contains(&m.japanese) {
+            continue;
+        }
+        if let Some(first) = m.english.first() {
+            words.push((m.start, first));
         }
     }
     if words.is_empty() {
@@ -694,16 +814,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn japanese_terms_render_in_english_word_order() {
-        assert_eq!(render("ログイン処理").as_deref(), Some("login"));
-        assert_eq!(render("データ処理"), None);
+    fn unread_words_are_the_runs_outside_every_glossary_match() {
+        fn words(q: &str) -> Vec<&str> {
+            unread(q).into_iter().map(|(w, _)| w).collect()
+        }
+        // ペット and 獣医 are not in the glossary; 登録, 一覧 and ログイン are; 機能 is light.
+        assert_eq!(words("ペットの登録"), vec!["ペット"]);
+        assert_eq!(words("獣医一覧"), vec!["獣医"]);
+        assert!(words("ログイン機能").is_empty());
+        // A katakana word and the kanji after it are two words; 重複 is in the glossary.
         assert_eq!(
-            render("パスワードの変更").as_deref(),
+            unread("ペット名の重複"),
+            vec![("ペット", Script::Katakana), ("名", Script::Kanji)]
+        );
+        assert!(unread("reset password").is_empty());
+        // ログ is in the glossary, but not inside ブログ.
+        assert_eq!(words("ブログ記事"), vec!["ブログ"]);
+        assert!(
+            expand_groups("ブログ記事")
+                .iter()
+                .all(|(j, _)| *j != "ログ")
+        );
+        assert!(
+            expand_groups("ログの出力")
+                .iter()
+                .any(|(j, _)| *j == "ログ")
+        );
+    }
+
+    #[test]
+    fn japanese_terms_render_in_english_word_order() {
+        assert_eq!(render("ログイン処理", &[]).as_deref(), Some("login"));
+        assert_eq!(render("データ処理", &[]), None);
+        assert_eq!(
+            render("パスワードの変更", &[]).as_deref(),
             Some("password change")
         );
-        assert_eq!(render("JWTトークン認証").as_deref(), Some("JWT token auth"));
-        assert_eq!(render("login"), None);
-        assert_eq!(render("ほげほげ"), None);
+        assert_eq!(
+            render("JWTトークン認証", &[]).as_deref(),
+            Some("JWT token auth")
+        );
+        assert_eq!(render("login", &[]), None);
+        assert_eq!(render("ほげほげ", &[]), None);
     }
 
     #[test]

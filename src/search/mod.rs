@@ -7,6 +7,7 @@
 pub mod glossary;
 pub mod hubness;
 pub mod hybrid;
+pub mod loanword;
 pub mod names;
 pub mod references;
 pub mod roles;

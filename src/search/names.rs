@@ -79,6 +79,9 @@ pub struct SymbolTerms {
     by_stem: HashMap<String, Vec<u32>>,
     by_name: HashMap<String, Vec<u32>>,
     idf: HashMap<String, f32>,
+    /// The words of the names (letters only, three or more) with how many names hold each:
+    /// where a request's katakana loanwords are looked for ([`SymbolTerms::loanwords`]).
+    vocabulary: Vec<(String, usize)>,
 }
 
 /// A symbol the request names.
@@ -116,6 +119,7 @@ impl SymbolTerms {
             by_stem: HashMap::new(),
             by_name: HashMap::new(),
             idf: HashMap::new(),
+            vocabulary: Vec::new(),
         };
         for (file, symbols) in files {
             let file_id = out.files.len() as u32;
@@ -153,6 +157,33 @@ impl SymbolTerms {
             .iter()
             .map(|(s, ids)| (s.clone(), idf_of(ids.len(), n)))
             .collect();
+        out.vocabulary = out
+            .by_stem
+            .iter()
+            .filter(|(s, _)| s.len() >= 3 && s.bytes().all(|b| b.is_ascii_lowercase()))
+            .map(|(s, ids)| (s.clone(), ids.len()))
+            .collect();
+        out
+    }
+
+    /// The project's words for the katakana words of `query` the glossary does not read
+    /// ([`crate::search::glossary::unread`], [`crate::search::loanword::find`]): the best-known
+    /// word of each, so 「ペット一覧」 also looks for `pet` in a clinic's code.
+    pub fn loanwords(&self, query: &str) -> Vec<String> {
+        use crate::search::glossary::{Script, unread};
+        let mut out: Vec<String> = Vec::new();
+        for (word, script) in unread(query) {
+            if script != Script::Katakana {
+                continue;
+            }
+            for forms in crate::search::loanword::find(word, &self.vocabulary) {
+                if let Some(best) = forms.first()
+                    && !out.iter().any(|w| w == best)
+                {
+                    out.push(best.to_string());
+                }
+            }
+        }
         out
     }
 

@@ -250,10 +250,13 @@ pub fn search(
         None
     };
     phase.done("query vector");
-    let expansions = glossary::expand(&req.query);
-    let q = QueryStems::new(&req.query, &expansions, EXPANSION_WEIGHT);
     let symbol_terms = cache.symbol_terms(ws, symbols);
     phase.done("symbol terms");
+    // The glossary's renderings, and the project's words for the loanwords it does not list.
+    let loanwords = symbol_terms.loanwords(&req.query);
+    let mut expansions: Vec<&str> = glossary::expand(&req.query);
+    expansions.extend(loanwords.iter().map(String::as_str));
+    let q = QueryStems::new(&req.query, &expansions, EXPANSION_WEIGHT);
     let mut signals_used: Vec<String> = Vec::new();
 
     let map_hints = if req.collection != Collection::Forest {
@@ -453,7 +456,7 @@ struct ForestQuery<'a> {
     cache: &'a SearchCache,
     query: &'a str,
     vector: Option<&'a [f32]>,
-    expansions: &'a [&'static str],
+    expansions: &'a [&'a str],
     stems: &'a QueryStems,
     symbol_terms: &'a SymbolTerms,
 }
