@@ -55,9 +55,25 @@ fn consonants_match(k: &[u8], e: &[u8]) -> bool {
             consonants_match(k, e_rest)
                 || (k.first() == Some(&b'w') && consonants_match(&k[1..], e_rest))
         }
-        (Some((kc, k_rest)), Some((ec, e_rest))) => kc == ec && consonants_match(k_rest, e_rest),
+        (Some((kc, k_rest)), Some((ec, e_rest))) => {
+            spells(*ec, *kc) && consonants_match(k_rest, e_rest)
+        }
         (None, None) => true,
         _ => false,
+    }
+}
+
+/// Whether the English consonant class `e` may be written with the katakana class `k`. The
+/// upper-case classes are the English sounds katakana writes two ways: `S` an s before an i
+/// sound (サイン "sign", シーダー "seeder"), `Z` a voiced "si" (バージョン "version"), `D` a
+/// "du" (モジュール "module"), `T` a "tu" (チュートリアル "tutorial").
+fn spells(e: u8, k: u8) -> bool {
+    match e {
+        b'S' => matches!(k, b's' | b'x'),
+        b'Z' => matches!(k, b's' | b'x' | b'g'),
+        b'D' => matches!(k, b'd' | b'g'),
+        b'T' => matches!(k, b't' | b'x'),
+        _ => e == k,
     }
 }
 
@@ -201,6 +217,8 @@ fn english_first_vowels(w: &[u8]) -> u8 {
     let r_vowel = if r_colored { A } else { 0 };
     r_vowel
         | match (w[at], next) {
+            (b'e', Some(b'w')) => U,
+            (b'i', Some(b'e')) if w.get(at + 2) == Some(&b'w') => U,
             (b'o', Some(b'o')) => U,
             (b'e', Some(b'e')) => I,
             (b'a', Some(b'u' | b'w')) => O,
@@ -212,6 +230,23 @@ fn english_first_vowels(w: &[u8]) -> u8 {
             _ => 0,
         }
 }
+
+/// Letter groups that always sound the same, longest first where one starts another
+/// ("ssion" before "sion", "tch" and "sch" before "ch" and "sh").
+const SPELLINGS: &[(&str, &[u8])] = &[
+    ("ssion", b"xn"),
+    ("tion", b"xn"),
+    ("ture", b"x"),
+    ("tch", b"x"),
+    ("sch", b"sk"),
+    ("sh", b"x"),
+    ("ph", b"f"),
+    ("th", b"s"),
+    ("wh", b"w"),
+    ("ck", b"k"),
+    ("qu", b"k"),
+    ("dg", b"g"),
+];
 
 /// The sound of an English word as katakana would borrow it; `None` for anything but ASCII
 /// letters. Consonant classes: k, g (g, j), s (s, z, soft c), x (sh, ch, "tion"), t, d, n, h,
@@ -239,29 +274,34 @@ pub fn english(word: &str) -> Option<Sound> {
     let mut i = 0;
     while i < w.len() {
         let c = w[i];
-        let (classes, step): (&[u8], usize) = if rest(i, "ssion") {
-            (b"xn", 5)
-        } else if rest(i, "tion") || rest(i, "sion") {
-            (b"xn", 4)
-        } else if rest(i, "ture") {
-            (b"x", 4)
-        } else if rest(i, "tch") {
-            (b"x", 3)
-        } else if rest(i, "sh") || rest(i, "ch") {
-            (b"x", 2)
-        } else if rest(i, "ph") {
-            (b"f", 2)
-        } else if rest(i, "th") {
-            (b"s", 2)
+        // Whether an i sound follows (i, y, ee, ea): katakana writes s, c, z, x before it as シ, ジ.
+        let i_sound =
+            |j: usize| matches!(at(j), Some(b'i' | b'y')) || rest(j, "ee") || rest(j, "ea");
+        let before_consonant = |j: usize| at(j).is_none_or(|c| !is_vowel(c) && c != b'y');
+        let spelled = SPELLINGS.iter().find(|(letters, _)| rest(i, letters));
+        let (classes, step): (&[u8], usize) = if let Some((letters, classes)) = spelled {
+            (classes, letters.len())
+        } else if rest(i, "sion") {
+            // Voiced after a vowel or r (version バージョン), not after a consonant (mansion).
+            let voiced = i > 0 && (is_vowel(w[i - 1]) || w[i - 1] == b'r');
+            (if voiced { b"Zn" } else { b"xn" }, 4)
+        } else if rest(i, "ch") {
+            // ク in words from Greek (chrome クローム, archive アーカイブ), チ elsewhere.
+            let greek = at(i + 2) == Some(b'r')
+                || (i >= 2 && &w[i - 2..i] == b"ar" && at(i + 2) == Some(b'i'));
+            (if greek { b"k" } else { b"x" }, 2)
+        } else if rest(i, "gn") && (before_consonant(i + 2) || (i == 2 && w.starts_with(b"sign"))) {
+            // A g before n is silent at the end or before a consonant (design, signin).
+            (b"n", 2)
+        } else if (rest(i, "mn") || rest(i, "mb")) && before_consonant(i + 2) {
+            // column カラム, thumbnail サムネイル.
+            (b"m", 2)
+        } else if rest(i, "hoo") {
+            // Katakana has no "hu": hook フック.
+            (b"f", 1)
         } else if rest(i, "gh") {
             // Written g at the start (ghost ゴースト), silent after a vowel (light ライト).
             (if i == 0 { b"g" } else { b"" }, 2)
-        } else if rest(i, "wh") {
-            (b"w", 2)
-        } else if rest(i, "ck") || rest(i, "qu") {
-            (b"k", 2)
-        } else if rest(i, "dg") {
-            (b"g", 2)
         } else {
             let classes: &[u8] = match c {
                 b'a' | b'e' | b'i' | b'o' | b'u' => {
@@ -273,10 +313,14 @@ pub fn english(word: &str) -> Option<Sound> {
                     last_vowel = true;
                     b""
                 }
-                b'c' if matches!(at(i + 1), Some(b'e' | b'i' | b'y')) => b"s",
+                b'c' if i_sound(i + 1) => b"S",
+                b'c' if at(i + 1) == Some(b'e') => b"s",
                 b'c' | b'q' | b'k' => b"k",
                 b'g' | b'j' => b"g",
+                b'x' if i_sound(i + 1) => b"kS",
                 b'x' => b"ks",
+                b's' if i_sound(i + 1) => b"S",
+                b'z' if i_sound(i + 1) => b"Z",
                 b'z' | b's' => b"s",
                 b'v' | b'b' => b"b",
                 b'l' => b"r",
@@ -298,7 +342,9 @@ pub fn english(word: &str) -> Option<Sound> {
                 b'm' => b"m",
                 b'h' if i > 0 && !vowel_at(i + 1) => b"",
                 b'h' => b"h",
+                b't' if at(i + 1) == Some(b'u') => b"T",
                 b't' => b"t",
+                b'd' if at(i + 1) == Some(b'u') => b"D",
                 b'd' => b"d",
                 b'n' => b"n",
                 b'f' => b"f",
@@ -428,6 +474,18 @@ mod tests {
             ("レジスター", "register"),
             ("アクセス", "access"),
             ("キュー", "queue"),
+            ("サインイン", "signin"),
+            ("カラム", "column"),
+            ("スキーマ", "schema"),
+            ("ビュー", "view"),
+            ("フック", "hook"),
+            ("シーダー", "seeder"),
+            ("プロキシ", "proxy"),
+            ("バージョン", "version"),
+            ("アーカイブ", "archive"),
+            ("サムネイル", "thumbnail"),
+            ("モジュール", "module"),
+            ("プライバシー", "privacy"),
         ];
         for (k, e) in pairs {
             assert!(sounds_like(k, e), "{k} should sound like {e}");
