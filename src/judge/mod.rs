@@ -254,16 +254,14 @@ impl Lexicon {
         }
     }
 
-    /// The words of the project's names (letters only, three or more) and how many names hold
-    /// each: where a request's loanword is looked for ([`loanword::find`]).
+    /// The words of the project's names and how many names hold each: where a request's
+    /// loanword is looked for ([`loanword::find`]).
     fn vocabulary(&self) -> &[(String, usize)] {
         self.vocabulary.get_or_init(|| {
             let mut counts: HashMap<&str, usize> = HashMap::new();
             for bag in self.files.iter().flat_map(|file| file.iter()) {
                 for word in &bag.0 {
-                    if word.len() >= 3 && word.bytes().all(|b| b.is_ascii_lowercase()) {
-                        *counts.entry(word.as_str()).or_default() += 1;
-                    }
+                    *counts.entry(word.as_str()).or_default() += 1;
                 }
             }
             counts
@@ -520,7 +518,7 @@ impl TermKeys {
     pub fn in_project(term: &str, lexicon: Option<&Lexicon>) -> TermKeys {
         let mut keys: Vec<Vec<String>> = Vec::new();
         let mut loanwords: Vec<(usize, String)> = Vec::new();
-        for (word, script) in glossary::unread(term) {
+        for glossary::Unread { at, word, script } in glossary::unread(term) {
             let found = match (script, lexicon) {
                 (glossary::Script::Katakana, Some(lexicon)) => {
                     loanword::find(word, lexicon.vocabulary())
@@ -532,8 +530,6 @@ impl TermKeys {
             if found.is_empty() {
                 keys.push(Vec::new());
             }
-            // `word` is a slice of `term`: its offset is where the loanword stands.
-            let at = word.as_ptr() as usize - term.as_ptr() as usize;
             for forms in found {
                 let forms: Vec<String> = forms.into_iter().map(str::to_string).collect();
                 loanwords.push((at, forms[0].clone()));

@@ -702,7 +702,6 @@ const LIGHT_WORDS: &[&str] = &[
     "動作",
     "箇所",
     "全般",
-    "まわり",
 ];
 
 /// Whether a Japanese word names no feature of its own (see [`LIGHT_WORDS`]).
@@ -720,23 +719,34 @@ pub enum Script {
 fn script(c: char) -> Option<Script> {
     if crate::search::loanword::is_katakana(c) {
         Some(Script::Katakana)
-    } else if crate::lexical::is_cjk(c) && !('\u{3040}'..='\u{309F}').contains(&c) {
+    } else if matches!(c,
+        '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '々')
+    {
         Some(Script::Kanji)
     } else {
         None
     }
 }
 
+/// A word of a request the glossary does not read ([`unread`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unread<'q> {
+    /// Byte offset in the request.
+    pub at: usize,
+    pub word: &'q str,
+    pub script: Script,
+}
+
 /// The words of `query` the glossary does not read: each run of katakana or of kanji outside
-/// every glossary match, with its script, light words left out. Hiragana (particles, endings)
-/// and ASCII are never runs. A request word in this list is one the server cannot match by its
-/// letters; [`crate::search::loanword`] can still find a katakana one in the project's names.
-pub fn unread(query: &str) -> Vec<(&str, Script)> {
+/// every glossary match, light words left out. Hiragana (particles, endings) and ASCII are never
+/// runs. A request word in this list is one the server cannot match by its letters;
+/// [`crate::search::loanword`] can still find a katakana one in the project's names.
+pub fn unread(query: &str) -> Vec<Unread<'_>> {
     let mut read = vec![false; query.len()];
     for m in matches(query) {
         read[m.start..m.end].fill(true);
     }
-    let mut out: Vec<(&str, Script)> = Vec::new();
+    let mut out: Vec<Unread> = Vec::new();
     let mut run: Option<(usize, Script)> = None;
     for (i, c) in query.char_indices().chain([(query.len(), ' ')]) {
         let here = if i < query.len() && !read[i] {
@@ -747,10 +757,10 @@ pub fn unread(query: &str) -> Vec<(&str, Script)> {
         match (run, here) {
             (Some((_, a)), Some(b)) if a == b => {}
             _ => {
-                if let Some((start, s)) = run.take() {
-                    let word = &query[start..i];
+                if let Some((at, script)) = run.take() {
+                    let word = &query[at..i];
                     if !is_light(word) {
-                        out.push((word, s));
+                        out.push(Unread { at, word, script });
                     }
                 }
                 run = here.map(|s| (i, s));
@@ -816,7 +826,7 @@ mod tests {
     #[test]
     fn unread_words_are_the_runs_outside_every_glossary_match() {
         fn words(q: &str) -> Vec<&str> {
-            unread(q).into_iter().map(|(w, _)| w).collect()
+            unread(q).into_iter().map(|u| u.word).collect()
         }
         // ペット and 獣医 are not in the glossary; 登録, 一覧 and ログイン are; 機能 is light.
         assert_eq!(words("ペットの登録"), vec!["ペット"]);
@@ -825,7 +835,18 @@ mod tests {
         // A katakana word and the kanji after it are two words; 重複 is in the glossary.
         assert_eq!(
             unread("ペット名の重複"),
-            vec![("ペット", Script::Katakana), ("名", Script::Kanji)]
+            vec![
+                Unread {
+                    at: 0,
+                    word: "ペット",
+                    script: Script::Katakana
+                },
+                Unread {
+                    at: 9,
+                    word: "名",
+                    script: Script::Kanji
+                },
+            ]
         );
         assert!(unread("reset password").is_empty());
         // ログ is in the glossary, but not inside ブログ.

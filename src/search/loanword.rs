@@ -398,6 +398,7 @@ fn lookup<'v>(katakana_word: &str, vocabulary: &'v [(String, usize)]) -> Vec<&'v
     let Some(sound) = katakana(katakana_word) else {
         return Vec::new();
     };
+    // Words of three letters or more: shorter ones (`id`, `at`) sound like too much.
     let mut found: Vec<&(String, usize)> = vocabulary
         .iter()
         .filter(|(word, _)| word.len() >= 3)

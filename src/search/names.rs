@@ -79,7 +79,7 @@ pub struct SymbolTerms {
     by_stem: HashMap<String, Vec<u32>>,
     by_name: HashMap<String, Vec<u32>>,
     idf: HashMap<String, f32>,
-    /// The words of the names (letters only, three or more) with how many names hold each:
+    /// The words of the names with how many names hold each:
     /// where a request's katakana loanwords are looked for ([`SymbolTerms::loanwords`]).
     vocabulary: Vec<(String, usize)>,
 }
@@ -160,7 +160,6 @@ impl SymbolTerms {
         out.vocabulary = out
             .by_stem
             .iter()
-            .filter(|(s, _)| s.len() >= 3 && s.bytes().all(|b| b.is_ascii_lowercase()))
             .map(|(s, ids)| (s.clone(), ids.len()))
             .collect();
         out
@@ -172,11 +171,11 @@ impl SymbolTerms {
     pub fn loanwords(&self, query: &str) -> Vec<String> {
         use crate::search::glossary::{Script, unread};
         let mut out: Vec<String> = Vec::new();
-        for (word, script) in unread(query) {
-            if script != Script::Katakana {
+        for word in unread(query) {
+            if word.script != Script::Katakana {
                 continue;
             }
-            for forms in crate::search::loanword::find(word, &self.vocabulary) {
+            for forms in crate::search::loanword::find(word.word, &self.vocabulary) {
                 if let Some(best) = forms.first()
                     && !out.iter().any(|w| w == best)
                 {
