@@ -243,7 +243,7 @@ pub struct Lexicon {
     files: Vec<Arc<Vec<Bag>>>,
     /// Every word of the names with the number of names holding it, built the first time a
     /// term has a katakana word the glossary does not read ([`TermKeys::in_project`]).
-    vocabulary: OnceLock<Vec<(String, usize)>>,
+    vocabulary: OnceLock<loanword::Vocabulary>,
 }
 
 impl Lexicon {
@@ -256,7 +256,7 @@ impl Lexicon {
 
     /// The words of the project's names and how many names hold each: where a request's
     /// loanword is looked for ([`loanword::find`]).
-    fn vocabulary(&self) -> &[(String, usize)] {
+    fn vocabulary(&self) -> &loanword::Vocabulary {
         self.vocabulary.get_or_init(|| {
             let mut counts: HashMap<&str, usize> = HashMap::new();
             for bag in self.files.iter().flat_map(|file| file.iter()) {
@@ -264,10 +264,7 @@ impl Lexicon {
                     *counts.entry(word.as_str()).or_default() += 1;
                 }
             }
-            counts
-                .into_iter()
-                .map(|(w, n)| (w.to_string(), n))
-                .collect()
+            loanword::Vocabulary::new(counts.into_iter().map(|(w, n)| (w.to_string(), n)))
         })
     }
 

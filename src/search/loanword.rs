@@ -363,11 +363,33 @@ pub fn english(word: &str) -> Option<Sound> {
     })
 }
 
+/// The words of a project's names a katakana word is looked for among, each with how many names
+/// hold it and its sound, worked out once: a long katakana word is looked up in many splits.
+#[derive(Debug, Default)]
+pub struct Vocabulary {
+    words: Vec<(String, usize, Sound)>,
+}
+
+impl Vocabulary {
+    /// From words and how many names hold each. Words shorter than three letters (`id`, `at`)
+    /// sound like too much and are left out, as is anything but letters.
+    pub fn new(words: impl IntoIterator<Item = (String, usize)>) -> Vocabulary {
+        let mut words: Vec<(String, usize, Sound)> = words
+            .into_iter()
+            .filter(|(word, _)| word.len() >= 3)
+            .filter_map(|(word, n)| english(&word).map(|sound| (word, n, sound)))
+            .collect();
+        // Most frequent first (then by word, so ties do not depend on the caller's order).
+        words.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Vocabulary { words }
+    }
+}
+
 /// The words of `vocabulary` that `katakana_word` may have been borrowed from, most frequent
 /// first (a project's own noun recurs in its names; an accidental match of sound rarely does).
 /// Also a word split in two (カスタムドメイン: "custom" and "domain"), as the pair of their
 /// lookups, when the whole finds nothing. Empty when nothing sounds like it.
-pub fn find<'v>(katakana_word: &str, vocabulary: &'v [(String, usize)]) -> Vec<Vec<&'v str>> {
+pub fn find<'v>(katakana_word: &str, vocabulary: &'v Vocabulary) -> Vec<Vec<&'v str>> {
     let whole = lookup(katakana_word, vocabulary);
     if !whole.is_empty() {
         return vec![whole];
@@ -394,21 +416,16 @@ pub fn find<'v>(katakana_word: &str, vocabulary: &'v [(String, usize)]) -> Vec<V
 /// How many of the best matches a katakana word keeps.
 const MAX_MATCHES: usize = 3;
 
-fn lookup<'v>(katakana_word: &str, vocabulary: &'v [(String, usize)]) -> Vec<&'v str> {
+fn lookup<'v>(katakana_word: &str, vocabulary: &'v Vocabulary) -> Vec<&'v str> {
     let Some(sound) = katakana(katakana_word) else {
         return Vec::new();
     };
-    // Words of three letters or more: shorter ones (`id`, `at`) sound like too much.
-    let mut found: Vec<&(String, usize)> = vocabulary
+    vocabulary
+        .words
         .iter()
-        .filter(|(word, _)| word.len() >= 3)
-        .filter(|(word, _)| english(word).is_some_and(|e| sound.matches(&e)))
-        .collect();
-    found.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    found
-        .into_iter()
+        .filter(|(_, _, english)| sound.matches(english))
         .take(MAX_MATCHES)
-        .map(|(w, _)| w.as_str())
+        .map(|(word, _, _)| word.as_str())
         .collect()
 }
 
@@ -510,11 +527,9 @@ mod tests {
 
     #[test]
     fn a_word_is_found_in_the_project_vocabulary_most_frequent_first() {
-        let vocabulary: Vec<(String, usize)> =
-            [("pet", 40), ("put", 12), ("pat", 1), ("owner", 30)]
-                .into_iter()
-                .map(|(w, n)| (w.to_string(), n))
-                .collect();
+        let vocabulary = Vocabulary::new(
+            [("pet", 40), ("put", 12), ("pat", 1), ("owner", 30)].map(|(w, n)| (w.to_string(), n)),
+        );
         assert_eq!(find("ペット", &vocabulary), vec![vec!["pet", "pat"]]);
         assert!(find("オーナー", &vocabulary).len() == 1);
         assert!(find("ドメイン", &vocabulary).is_empty());
@@ -522,10 +537,8 @@ mod tests {
 
     #[test]
     fn a_compound_is_split_into_two_words() {
-        let vocabulary: Vec<(String, usize)> = [("custom", 3), ("domain", 9)]
-            .into_iter()
-            .map(|(w, n)| (w.to_string(), n))
-            .collect();
+        let vocabulary =
+            Vocabulary::new([("custom", 3), ("domain", 9)].map(|(w, n)| (w.to_string(), n)));
         assert_eq!(
             find("カスタムドメイン", &vocabulary),
             vec![vec!["custom"], vec!["domain"]]

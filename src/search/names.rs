@@ -79,9 +79,10 @@ pub struct SymbolTerms {
     by_stem: HashMap<String, Vec<u32>>,
     by_name: HashMap<String, Vec<u32>>,
     idf: HashMap<String, f32>,
-    /// The words of the names with how many names hold each:
+    /// The words of the names with how many names hold each, built the first time a request
+    /// has a katakana word the glossary lacks:
     /// where a request's katakana loanwords are looked for ([`SymbolTerms::loanwords`]).
-    vocabulary: Vec<(String, usize)>,
+    vocabulary: std::sync::OnceLock<crate::search::loanword::Vocabulary>,
 }
 
 /// A symbol the request names.
@@ -119,7 +120,7 @@ impl SymbolTerms {
             by_stem: HashMap::new(),
             by_name: HashMap::new(),
             idf: HashMap::new(),
-            vocabulary: Vec::new(),
+            vocabulary: Default::default(),
         };
         for (file, symbols) in files {
             let file_id = out.files.len() as u32;
@@ -157,11 +158,6 @@ impl SymbolTerms {
             .iter()
             .map(|(s, ids)| (s.clone(), idf_of(ids.len(), n)))
             .collect();
-        out.vocabulary = out
-            .by_stem
-            .iter()
-            .map(|(s, ids)| (s.clone(), ids.len()))
-            .collect();
         out
     }
 
@@ -171,11 +167,17 @@ impl SymbolTerms {
     pub fn loanwords(&self, query: &str) -> Vec<String> {
         use crate::search::glossary::{Script, unread};
         let mut out: Vec<String> = Vec::new();
+        let vocabulary = || {
+            self.vocabulary.get_or_init(|| {
+                let words = self.by_stem.iter().map(|(s, ids)| (s.clone(), ids.len()));
+                crate::search::loanword::Vocabulary::new(words)
+            })
+        };
         for word in unread(query) {
             if word.script != Script::Katakana {
                 continue;
             }
-            for forms in crate::search::loanword::find(word.word, &self.vocabulary) {
+            for forms in crate::search::loanword::find(word.word, vocabulary()) {
                 if let Some(best) = forms.first()
                     && !out.iter().any(|w| w == best)
                 {
