@@ -289,15 +289,21 @@ impl Lexicon {
 
 /// The project's [`Lexicon`], kept per project root and file: a file's bags are read again only
 /// when its entry in the snapshot is a new one (an edit), since reading every name of a large
-/// project (some 20,000 definitions take 0.3 s) on every tool call would dominate the judge.
+/// project (some 20,000 definitions take 0.3 s) on every tool call would dominate the judge. With
+/// no file changed, the same lexicon is given again, with the vocabulary it has built.
 pub fn project_lexicon(root: &Path, snapshot: &Snapshot) -> Arc<Lexicon> {
-    type Kept = (SeenEntries, HashMap<String, Arc<Vec<Bag>>>);
+    type Kept = (SeenEntries, HashMap<String, Arc<Vec<Bag>>>, Arc<Lexicon>);
     static CACHE: OnceLock<Mutex<HashMap<PathBuf, Kept>>> = OnceLock::new();
     let mut cache = CACHE
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner());
-    let (seen, kept) = cache.remove(root).unwrap_or_default();
+    if let Some((seen, _, lexicon)) = cache.get(root)
+        && seen.is_current(snapshot)
+    {
+        return lexicon.clone();
+    }
+    let (seen, kept, _) = cache.remove(root).unwrap_or_default();
     let mut files: HashMap<String, Arc<Vec<Bag>>> = HashMap::with_capacity(snapshot.files.len());
     for (file, entry) in &snapshot.files {
         if crate::search::roles::is_test_path(file) {
@@ -309,9 +315,12 @@ pub fn project_lexicon(root: &Path, snapshot: &Snapshot) -> Arc<Lexicon> {
         };
         files.insert(file.clone(), bags);
     }
-    let lexicon = Lexicon::new(files.values().cloned().collect());
-    cache.insert(root.to_path_buf(), (SeenEntries::of(snapshot), files));
-    Arc::new(lexicon)
+    let lexicon = Arc::new(Lexicon::new(files.values().cloned().collect()));
+    cache.insert(
+        root.to_path_buf(),
+        (SeenEntries::of(snapshot), files, lexicon.clone()),
+    );
+    lexicon
 }
 
 /// Whether a definition is one the judge weighs: a class or a callable.
@@ -1699,5 +1708,30 @@ mod tests {
             callers,
             ["authenticate Users app/crud", "login_route app/api"]
         );
+    }
+
+    #[test]
+    fn the_lexicon_is_given_again_until_a_file_changes() {
+        let project = crate::index::test_support::Indexed::new(&[(
+            "app/pets.py",
+            "class PetController:\n    def register(self):\n        pass\n",
+        )]);
+        let root = project.ws.root();
+        let snapshot = project.snapshot();
+        let first = project_lexicon(root, &snapshot);
+        let keys = TermKeys::in_project("ペットの登録", Some(&first));
+        assert_eq!(first.best(&keys), 1.0);
+        // Nothing changed: the same lexicon, with the vocabulary it built.
+        assert!(Arc::ptr_eq(&first, &project_lexicon(root, &snapshot)));
+        // An added file is read by the next call, and its words are looked for.
+        std::fs::write(
+            project.dir.path().join("app/vets.py"),
+            "class VeterinarianList:\n    def show(self):\n        pass\n",
+        )
+        .unwrap();
+        let after = project_lexicon(root, &project.snapshot());
+        assert!(!Arc::ptr_eq(&first, &after));
+        let keys = TermKeys::in_project("ベテリナリアン", Some(&after));
+        assert_eq!(keys.loanwords, vec![(0, "veterinarian".to_string())]);
     }
 }
