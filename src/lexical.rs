@@ -113,6 +113,12 @@ pub fn whole_word_starts<'a>(
     })
 }
 
+/// Whether `c` is a full-width katakana letter or the long mark ー: what a katakana word (a
+/// loanword, or several in a compound) is written with.
+pub fn is_katakana(c: char) -> bool {
+    matches!(c, '\u{30A1}'..='\u{30FA}' | 'ー')
+}
+
 /// Han, Hiragana, Katakana (including the prolonged-sound mark and half-width forms).
 pub fn is_cjk(c: char) -> bool {
     matches!(c,

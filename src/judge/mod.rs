@@ -1130,6 +1130,16 @@ pub struct Ground<'g> {
     pub rival: Option<f32>,
 }
 
+impl Ground<'_> {
+    /// The term's keys as the project reads them, or without a project ([`TermKeys::of`]).
+    fn term_keys(&self, term: &str) -> std::borrow::Cow<'_, TermKeys> {
+        match self.keys {
+            Some(keys) => std::borrow::Cow::Borrowed(keys),
+            None => std::borrow::Cow::Owned(TermKeys::of(term)),
+        }
+    }
+}
+
 /// The judge over one scorer.
 pub struct Judge<'a> {
     relevance: &'a dyn Relevance,
@@ -1162,13 +1172,8 @@ impl<'a> Judge<'a> {
     /// Only for the real model: another scorer's scores are its own.
     /// The term's loanwords found in the project ([`TermKeys::loanwords`]) are rendered too.
     fn rendered(&self, term: &str, keys: &TermKeys) -> Option<String> {
-        let loanwords: Vec<(usize, &str)> = keys
-            .loanwords
-            .iter()
-            .map(|(at, w)| (*at, w.as_str()))
-            .collect();
         self.real_model()
-            .then(|| glossary::render(term, &loanwords))
+            .then(|| glossary::render(term, &keys.loanwords))
             .flatten()
     }
 
@@ -1184,14 +1189,8 @@ impl<'a> Judge<'a> {
         if candidates.is_empty() {
             return Ok(Verdict::undefined());
         }
-        let own_keys;
-        let keys = match ground.keys {
-            Some(keys) => keys,
-            None => {
-                own_keys = TermKeys::of(term);
-                &own_keys
-            }
-        };
+        let keys = ground.term_keys(term);
+        let keys = keys.as_ref();
         match self.mode {
             _ if !self.real_model() => self.described(term, candidates, keys),
             Mode::DescriptionOnly => self.described(term, candidates, keys),
@@ -1283,7 +1282,7 @@ impl<'a> Judge<'a> {
         let name_scores = self.relevance.score_nl_many(term, &name_refs)?;
         // The rendering against each candidate's description and evidence (the first
         // `2 * candidates` texts; their vectors are cached by now).
-        let keys = ground.keys.cloned().unwrap_or_else(|| TermKeys::of(term));
+        let keys = ground.term_keys(term);
         let rendered = match self.rendered(term, &keys) {
             Some(r) => Some(
                 self.relevance

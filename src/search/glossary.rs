@@ -584,8 +584,7 @@ fn matches(query: &str) -> Vec<Match> {
 /// Whether the katakana match `m` leaves a single kana of the same katakana run on one side,
 /// outside every other match.
 fn splits_katakana_word(query: &str, m: &Match, all: &[Match]) -> bool {
-    use crate::search::loanword::is_katakana;
-    if !m.japanese.chars().all(is_katakana) {
+    if !m.japanese.chars().all(crate::lexical::is_katakana) {
         return false;
     }
     let covered = |at: usize| all.iter().any(|o| o.start <= at && at < o.end);
@@ -599,7 +598,7 @@ fn splits_katakana_word(query: &str, m: &Match, all: &[Match]) -> bool {
 fn lone_kana(side: impl Iterator<Item = (usize, char)>, covered: &dyn Fn(usize) -> bool) -> bool {
     let mut kana = 0;
     for (at, c) in side {
-        if !crate::search::loanword::is_katakana(c) || covered(at) {
+        if !crate::lexical::is_katakana(c) || covered(at) {
             break;
         }
         if c != 'ー' {
@@ -717,7 +716,7 @@ pub enum Script {
 }
 
 fn script(c: char) -> Option<Script> {
-    if crate::search::loanword::is_katakana(c) {
+    if crate::lexical::is_katakana(c) {
         Some(Script::Katakana)
     } else if matches!(c,
         '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '々')
@@ -777,11 +776,11 @@ pub fn unread(query: &str) -> Vec<Unread<'_>> {
 /// `query` (ペット at 0 as "pet": 「ペットの登録」 is "pet register", not "register"). `None` when
 /// the query has no Japanese or no word was read, so a rendering never stands for words it
 /// dropped wholesale.
-pub fn render<'q>(query: &'q str, loanwords: &[(usize, &'q str)]) -> Option<String> {
+pub fn render(query: &str, loanwords: &[(usize, impl AsRef<str>)]) -> Option<String> {
     if !query.chars().any(crate::lexical::is_cjk) {
         return None;
     }
-    let mut words: Vec<(usize, &str)> = loanwords.to_vec();
+    let mut words: Vec<(usize, &str)> = loanwords.iter().map(|(at, w)| (*at, w.as_ref())).collect();
     let mut spans: Vec<(usize, usize)> = Vec::new();
     for m in matches(query) {
         if spans.iter().any(|&(s, e)| s <= m.start && m.end <= e) {
@@ -865,18 +864,21 @@ mod tests {
 
     #[test]
     fn japanese_terms_render_in_english_word_order() {
-        assert_eq!(render("ログイン処理", &[]).as_deref(), Some("login"));
-        assert_eq!(render("データ処理", &[]), None);
         assert_eq!(
-            render("パスワードの変更", &[]).as_deref(),
+            render("ログイン処理", &[] as &[(usize, &str)]).as_deref(),
+            Some("login")
+        );
+        assert_eq!(render("データ処理", &[] as &[(usize, &str)]), None);
+        assert_eq!(
+            render("パスワードの変更", &[] as &[(usize, &str)]).as_deref(),
             Some("password change")
         );
         assert_eq!(
-            render("JWTトークン認証", &[]).as_deref(),
+            render("JWTトークン認証", &[] as &[(usize, &str)]).as_deref(),
             Some("JWT token auth")
         );
-        assert_eq!(render("login", &[]), None);
-        assert_eq!(render("ほげほげ", &[]), None);
+        assert_eq!(render("login", &[] as &[(usize, &str)]), None);
+        assert_eq!(render("ほげほげ", &[] as &[(usize, &str)]), None);
     }
 
     #[test]

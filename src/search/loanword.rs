@@ -146,11 +146,6 @@ fn small_vowel(c: char) -> Option<char> {
     })
 }
 
-/// Whether `c` is a katakana letter this module reads (a run of them is one word or several).
-pub fn is_katakana(c: char) -> bool {
-    matches!(c, '\u{30A1}'..='\u{30FA}' | 'ー')
-}
-
 /// The sound of a katakana word; `None` when it holds anything else.
 pub fn katakana(word: &str) -> Option<Sound> {
     // Syllables as (onset classes, vowel); ン has no vowel.

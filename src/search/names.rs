@@ -79,9 +79,9 @@ pub struct SymbolTerms {
     by_stem: HashMap<String, Vec<u32>>,
     by_name: HashMap<String, Vec<u32>>,
     idf: HashMap<String, f32>,
-    /// The words of the names with how many names hold each, built the first time a request
-    /// has a katakana word the glossary lacks:
-    /// where a request's katakana loanwords are looked for ([`SymbolTerms::loanwords`]).
+    /// The words of the names with how many names hold each, where a request's katakana
+    /// loanwords are looked for ([`SymbolTerms::loanwords`]); built the first time a request has
+    /// a katakana word the glossary lacks.
     vocabulary: std::sync::OnceLock<crate::search::loanword::Vocabulary>,
 }
 
