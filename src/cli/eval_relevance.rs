@@ -258,9 +258,19 @@ fn score_repo(
         let split = &labelled.split_of[&p.repo];
         if let Some(out) = features.as_mut() {
             let signals = judge.signals(&p.term, &candidates, ground)?;
-            let best = signals
-                .iter()
-                .max_by(|a, b| a.combine().total_cmp(&b.combine()));
+            let best_at = (0..signals.len())
+                .max_by(|&a, &b| signals[a].combine().total_cmp(&signals[b].combine()));
+            let best = best_at.map(|i| &signals[i]);
+            // What the definition is, for trying new signals on dev before they join the fit.
+            let shape = best_at.map(|i| {
+                let c = &candidates[i];
+                serde_json::json!({
+                    "kind": c.context.kind, "lines": c.code.lines().count(),
+                    "doc": c.context.doc.is_some(), "members": c.context.members.len(),
+                    "callers": c.callers.len(), "siblings": c.siblings.len(),
+                    "file": c.context.file, "scope": c.context.scope,
+                })
+            });
             let line = serde_json::json!({
                 "repo": p.repo, "split": split, "term": p.term,
                 "term_lang": p.term_lang, "symbol": p.symbol, "class": p.class,
@@ -268,6 +278,7 @@ fn score_repo(
                 "features": best.map(|s| s.features().to_vec()),
                 "feature_names": FEATURE_NAMES,
                 "reversed": best.is_some_and(|s| s.reversed),
+                "shape": shape,
             });
             writeln!(out, "{line}")?;
         }
