@@ -40,8 +40,8 @@ pub struct EvalRelevanceArgs {
     /// lexical bridges), whatever the session tools use.
     #[arg(long)]
     pub fitted: bool,
-    /// Write every pair's signals and score as JSON lines to this file (for fitting the judge
-    /// on the dev split).
+    /// Write every pair's signals, score and definition shape (kind, lines, doc, callers) as
+    /// JSON lines to this file (for fitting the judge on the dev split, and trying new signals).
     #[arg(long)]
     pub features: Option<PathBuf>,
     /// Print the report as one JSON object.
