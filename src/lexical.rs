@@ -119,16 +119,25 @@ pub fn is_katakana(c: char) -> bool {
     matches!(c, '\u{30A1}'..='\u{30FA}' | 'ー')
 }
 
+/// Han ideographs: CJK extension A, the unified ideographs and the compatibility ones.
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
+}
+
+/// Whether `c` is written as part of a kanji word: a Han ideograph or the repetition mark 々
+/// (人々).
+pub fn is_kanji(c: char) -> bool {
+    is_han(c) || c == '々'
+}
+
 /// Han, Hiragana, Katakana (including the prolonged-sound mark and half-width forms).
 pub fn is_cjk(c: char) -> bool {
-    matches!(c,
-        '\u{3040}'..='\u{30FF}'   // Hiragana, Katakana
-        | '\u{31F0}'..='\u{31FF}' // Katakana phonetic extensions
-        | '\u{3400}'..='\u{4DBF}' // CJK extension A
-        | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
-        | '\u{F900}'..='\u{FAFF}' // compatibility ideographs
-        | '\u{FF66}'..='\u{FF9F}' // half-width Katakana
-    )
+    is_han(c)
+        || matches!(c,
+            '\u{3040}'..='\u{30FF}'   // Hiragana, Katakana
+            | '\u{31F0}'..='\u{31FF}' // Katakana phonetic extensions
+            | '\u{FF66}'..='\u{FF9F}' // half-width Katakana
+        )
 }
 
 fn runs(text: &str) -> impl Iterator<Item = Run<'_>> {

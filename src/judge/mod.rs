@@ -247,7 +247,7 @@ pub struct Lexicon {
     files: Vec<Arc<FileNames>>,
     /// The project's entities: the words that are by themselves the name of a class, struct,
     /// interface or type (`Owner`, `Vet`, `Message`), stemmed.
-    entities: Arc<BTreeSet<String>>,
+    entities: BTreeSet<String>,
     /// Every word of the names with the number of names holding it, built the first time a
     /// term has a katakana word the glossary does not read ([`TermKeys::in_project`]).
     vocabulary: OnceLock<loanword::Vocabulary>,
@@ -261,7 +261,7 @@ impl Lexicon {
             .collect();
         Lexicon {
             files,
-            entities: Arc::new(entities),
+            entities,
             vocabulary: OnceLock::new(),
         }
     }
@@ -635,12 +635,15 @@ impl TermKeys {
 /// for 「飼い主の検索」, "owner search") does the term's action on something else.
 #[derive(Debug, Clone, Default)]
 pub struct TermEntities {
+    /// The term's keys that are one of the project's entities.
     keys: Vec<Vec<String>>,
-    project: Arc<BTreeSet<String>>,
+    /// The project's entities that are no form of the term's words.
+    others: BTreeSet<String>,
 }
 
 impl TermEntities {
     fn new(keys: &TermKeys, lexicon: &Lexicon) -> TermEntities {
+        let in_term = |w: &String| keys.keys.iter().flatten().any(|f| f == w);
         TermEntities {
             keys: keys
                 .keys
@@ -648,20 +651,21 @@ impl TermEntities {
                 .filter(|forms| forms.iter().any(|f| lexicon.entities.contains(f)))
                 .cloned()
                 .collect(),
-            project: lexicon.entities.clone(),
+            others: lexicon
+                .entities
+                .iter()
+                .filter(|e| !in_term(e))
+                .cloned()
+                .collect(),
         }
     }
 
     /// Whether a definition whose name and scope are `name` and whose name, scope and path are
     /// `named` holds none of the term's entities while its name holds another of the project's.
-    fn other_in(&self, keys: &TermKeys, name: &Bag, named: &Bag) -> bool {
-        if self.keys.is_empty() || self.keys.iter().flatten().any(|f| named.has(f)) {
-            return false;
-        }
-        let in_term = |w: &String| keys.keys.iter().flatten().any(|f| f == w);
-        name.0
-            .iter()
-            .any(|w| self.project.contains(w) && !in_term(w))
+    fn other_in(&self, name: &Bag, named: &Bag) -> bool {
+        !self.keys.is_empty()
+            && !self.keys.iter().flatten().any(|f| named.has(f))
+            && name.0.iter().any(|w| self.others.contains(w))
     }
 }
 
@@ -1420,7 +1424,7 @@ impl<'a> Judge<'a> {
                         .map(|f| f.standing(&ctx.file, c.line).unwrap_or(0.0)),
                     other_entity: ground
                         .entities
-                        .is_some_and(|e| e.other_in(&keys, &name_bag, &named_bag)),
+                        .is_some_and(|e| e.other_in(&name_bag, &named_bag)),
                     tiny: c.code.lines().count() <= TINY_LINES,
                 }
             })
@@ -1581,7 +1585,7 @@ mod tests {
         // 獣医 (a kanji word the glossary lacks) is a word too; a lone kanji (時) is not.
         assert_eq!(TermKeys::of("獣医一覧").keys.len(), 2);
         assert_eq!(TermKeys::of("登録時").keys.len(), 1);
-        let rendered = glossary::render("ペットの登録", &[(0, "pet")]);
+        let rendered = glossary::render("ペットの登録", &[(0, "pet".to_string())]);
         assert_eq!(rendered.as_deref(), Some("pet register"));
     }
 
@@ -1596,11 +1600,8 @@ mod tests {
         let lexicon = Lexicon::new(vec![Arc::new(file)]);
         let other = |term: &str, name: &str, path: &str| {
             let keys = TermKeys::in_project(term, Some(&lexicon));
-            TermEntities::new(&keys, &lexicon).other_in(
-                &keys,
-                &Bag::of(name),
-                &Bag::of(&format!("{name} {path}")),
-            )
+            TermEntities::new(&keys, &lexicon)
+                .other_in(&Bag::of(name), &Bag::of(&format!("{name} {path}")))
         };
         assert!(other(
             "search owners",
