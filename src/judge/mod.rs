@@ -16,7 +16,8 @@
 //!   shop word does not approve every symbol of a shop;
 //! - **the field**: where the project's own hybrid search puts the term's code ([`Field`]):
 //!   the fused score of the hit that covers the definition, or none when the search does not
-//!   show it among its best [`FIELD_SIZE`];
+//!   show it among its best [`FIELD_SIZE`]; and the best standing there of the definitions that
+//!   call it (a helper whose name says little belongs to the feature whose code calls it);
 //! - **lexical**: which of the term's words — for a Japanese term, the English renderings of its
 //!   words from [`glossary`] — occur in the symbol's name, its path, its doc and its body, whether
 //!   another definition's name holds more of them ([`Lexicon`]), and how many the names of its
@@ -85,6 +86,8 @@ pub struct Caller {
     pub name: String,
     pub scope: Option<String>,
     pub file: String,
+    /// The caller's definition line.
+    pub line: usize,
 }
 
 impl Caller {
@@ -421,6 +424,7 @@ pub fn claimed(
                 name: caller.name.clone(),
                 scope: caller.scope.clone(),
                 file: u.file.clone(),
+                line: caller.line,
             };
             if !c.callers.contains(&caller) && c.callers.len() < MAX_CALLERS {
                 c.callers.push(caller);
@@ -744,6 +748,11 @@ pub struct Signals {
     /// The fused search score of the hit covering the definition in the term's [`Field`]
     /// (`Some(0.0)` when the field does not show it; `None` without a field).
     pub field: Option<f32>,
+    /// The best standing of its callers in the term's [`Field`] (`Some(0.0)` when the field
+    /// shows none of them; `None` without a field): a helper whose name says little is part of
+    /// the feature when the project's search finds the feature's code calling it
+    /// (`verify_password`, called by `authenticate`, for 「ログイン」).
+    pub caller_field: Option<f32>,
     /// Whether the name is about another of the project's entities than the term's
     /// ([`TermEntities`]).
     pub other_entity: bool,
@@ -782,8 +791,8 @@ pub enum Mode {
 /// Fitted score from which a described rejection becomes gray: the code, the project's search and
 /// the names say "keep" where the description alone says "reject". On the development split
 /// (eleven repositories, leave-one-repository-out), this keeps 96.4 % of the relevant pairs and
-/// rejects 36.9 % of the unrelated ones; with the lift at 0.5 95.4 % and 37.6 %, at 0.3 (the
-/// fitted view alone rejects) 97.3 % and 35.1 % (accuracy 0.649, 0.648, 0.644). At 0.3 the
+/// rejects 37.6 % of the unrelated ones; with the lift at 0.5 95.3 % and 38.3 %, at 0.3 (the
+/// fitted view alone rejects) 97.0 % and 35.7 % (accuracy 0.653, 0.651, 0.646). At 0.3 the
 /// seeds' ConfigLoader, which the description rejects at 0.12, would be gray. Gray is still HIGH
 /// risk and asks for confirmation with code evidence.
 pub const FITTED_LIFT: f32 = 0.4;
@@ -793,8 +802,8 @@ pub const FITTED_LIFT: f32 = 0.4;
 /// action beside the right one (`unFollow` next to `follow`) and the sibling flow in the same
 /// router are what the agreement approves most often wrongly; when the file holds a clearly
 /// better match for the term, the server is not sure this one is what the term names. On the
-/// development split (eleven repositories, leave-one-repository-out), this turns 92 wrong FACTs
-/// into 73 while the terms whose right exploration reaches FACT go from 77.0 % to 73.8 %. Only a
+/// development split (eleven repositories, leave-one-repository-out), this turns 88 wrong FACTs
+/// into 68 while the terms whose right exploration reaches FACT go from 78.7 % to 76.0 %. Only a
 /// sibling of the same sort counts (a class against classes, a callable against callables): a
 /// `LoginResult` class must not outrank the `login` method beside it.
 pub const SIBLING_FACT_MARGIN: f32 = -0.3;
@@ -803,8 +812,8 @@ pub const SIBLING_FACT_MARGIN: f32 = -0.3;
 /// when the two views would score it higher: a clear rejection, with the reinvestigation
 /// guidance, because the agent has most likely taken the neighbour for the feature (`logout` for
 /// the login). On the development split (eleven repositories, leave-one-repository-out), the rule
-/// takes the sessions' accuracy from 0.634 to 0.649, the unrelated pairs rejected from 34.0 % to
-/// 36.9 % and the wrong FACTs from 78 to 73, while the relevant pairs kept stay at 96.4 %.
+/// takes the sessions' accuracy from 0.637 to 0.653, the unrelated pairs rejected from 34.6 % to
+/// 37.6 % and the wrong FACTs from 73 to 68, while the relevant pairs kept stay at 96.4 %.
 pub const REVERSED_CEILING: f32 = 0.15;
 
 impl Signals {
@@ -911,9 +920,9 @@ pub fn agree(described: f32, fitted: f32) -> f32 {
 /// of the right one. The fitted combination separates better (AUC 0.85 against 0.74) but is
 /// flat: most pairs land in the gray zone, so the seeds' own pair and the login of a real
 /// FastAPI project fall short of FACT. Agreeing, with the rules on names and files, the two
-/// approve 73 wrong symbols instead of 640 and 74 % of the terms still reach FACT; a rejection
+/// approve 68 wrong symbols instead of 640 and 76 % of the terms still reach FACT; a rejection
 /// of either view rejects (unless the fitted one clearly keeps a described rejection), which
-/// keeps 96.4 % of the relevant pairs and rejects 37 % of the unrelated ones (the described
+/// keeps 96.4 % of the relevant pairs and rejects 38 % of the unrelated ones (the described
 /// score alone: 95.7 % and 12.2 %), while the seeds' ConfigLoader stays rejected.
 /// `code-intel eval-relevance` prints the figures of all three.
 pub const SESSION_MODE: Mode = Mode::Agreed;
@@ -950,6 +959,12 @@ impl Signals {
             self.callers,
             if self.other_entity { 1.0 } else { 0.0 },
             if self.tiny { 1.0 } else { 0.0 },
+            self.caller_field.unwrap_or(0.0),
+            if self.caller_field.is_some_and(|s| s > 0.0) {
+                1.0
+            } else {
+                0.0
+            },
         ]
     }
 
@@ -972,20 +987,20 @@ impl Signals {
 }
 
 /// Number of features in [`Signals::features`].
-pub const FEATURES: usize = 20;
+pub const FEATURES: usize = 22;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.1066, 0.0696, 0.2326, 0.0603, 0.1983, -0.1369, 0.1497, 0.8711, 0.0000, 0.1641, 0.0113,
-    -0.0597, -0.0251, 0.0555, 0.8556, 0.3083, -0.4656, 0.5916, -0.6319, -0.2296,
+    -0.1207, 0.0801, 0.2323, 0.0482, 0.2269, -0.1245, 0.1681, 0.8952, 0.0000, 0.1574, 0.0096,
+    -0.0645, -0.0315, 0.0514, 0.8319, 0.3025, -0.4665, 0.3931, -0.6351, -0.2390, 0.5663, -0.2780,
 ];
-const BIAS: f32 = -1.2150;
+const BIAS: f32 = -1.2021;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1197, 0.1070, 0.2501, 0.0928, 0.2727, -0.0458, 0.1827, 0.8685, 0.0000, 0.1930, 0.0558,
-    0.0128, -0.0204, 0.0852, 0.0000, 0.0000, -0.5072, 0.5712, -0.6633, -0.2179,
+    -0.1176, 0.1059, 0.2542, 0.0718, 0.2751, -0.0494, 0.1852, 0.8784, 0.0000, 0.1943, 0.0566,
+    0.0202, -0.0215, 0.0853, 0.0000, 0.0000, -0.5112, 0.5776, -0.6706, -0.2358, 0.0000, 0.0000,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.9008;
+const BIAS_WITHOUT_FIELD: f32 = -0.8943;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
@@ -1007,6 +1022,8 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "caller_named",
     "other_entity",
     "tiny",
+    "field_caller",
+    "field_caller_found",
 ];
 
 /// A verdict on one claimed symbol: the best of its definitions.
@@ -1422,6 +1439,12 @@ impl<'a> Judge<'a> {
                     field: ground
                         .field
                         .map(|f| f.standing(&ctx.file, c.line).unwrap_or(0.0)),
+                    caller_field: ground.field.map(|f| {
+                        c.callers
+                            .iter()
+                            .filter_map(|k| f.standing(&k.file, k.line))
+                            .fold(0.0, f32::max)
+                    }),
                     other_entity: ground
                         .entities
                         .is_some_and(|e| e.other_in(&name_bag, &named_bag)),
@@ -1711,6 +1734,51 @@ mod tests {
         assert_eq!(verdict.signals, None);
         let none = judge.verdict("login", &[], Ground::default()).unwrap();
         assert_eq!(none.score, 0.0);
+    }
+
+    #[test]
+    fn a_helper_stands_where_its_callers_stand_in_the_field() {
+        let fake = crate::relevance::FakeRelevance::new();
+        let judge = Judge::new(&fake);
+        let mut helper = candidate("auth.py", SOURCE, "load_config");
+        let hit = |file: &str, line_start: u32, line_end: u32, score: f32| {
+            crate::search::semantic::SearchHit {
+                file: file.into(),
+                line_start,
+                line_end,
+                symbol: None,
+                chunk_type: "function".into(),
+                snippet: String::new(),
+                score,
+                components: Default::default(),
+                changed_since_indexed: false,
+            }
+        };
+        let field = Field::of_hits(&[hit("routes.py", 1, 9, 1.0), hit("auth.py", 4, 5, 0.8)]);
+        let ground = || Ground {
+            field: Some(&field),
+            ..Ground::default()
+        };
+        let standing = |c: &Candidate, ground: Ground| {
+            judge
+                .signals("login", std::slice::from_ref(c), ground)
+                .unwrap()[0]
+                .caller_field
+        };
+        // No caller: nothing stands for it.
+        assert_eq!(standing(&helper, ground()), Some(0.0));
+        // Called by `AuthService.login`, which the field shows at 0.8.
+        helper.callers.push(Caller {
+            name: "login".into(),
+            scope: Some("AuthService".into()),
+            file: "auth.py".into(),
+            line: 4,
+        });
+        assert_eq!(standing(&helper, ground()), Some(0.8));
+        // A caller the field does not show adds nothing; without a field there is no standing.
+        helper.callers[0].line = 7;
+        assert_eq!(standing(&helper, ground()), Some(0.0));
+        assert_eq!(standing(&helper, Ground::default()), None);
     }
 
     #[test]
