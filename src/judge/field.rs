@@ -88,23 +88,25 @@ impl Field {
     }
 }
 
+/// A search hit over lines `start..=end` of `file`, for tests that build a field by hand.
+#[cfg(test)]
+pub(crate) fn hit(file: &str, start: u32, end: u32, score: f32) -> SearchHit {
+    SearchHit {
+        file: file.into(),
+        line_start: start,
+        line_end: end,
+        symbol: None,
+        chunk_type: "function".into(),
+        snippet: String::new(),
+        score,
+        components: Default::default(),
+        changed_since_indexed: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hit(file: &str, start: u32, end: u32, score: f32) -> SearchHit {
-        SearchHit {
-            file: file.into(),
-            line_start: start,
-            line_end: end,
-            symbol: None,
-            chunk_type: "function".into(),
-            snippet: String::new(),
-            score,
-            components: Default::default(),
-            changed_since_indexed: false,
-        }
-    }
 
     #[test]
     fn a_definition_stands_on_the_best_hit_covering_its_line() {

@@ -1742,20 +1742,10 @@ mod tests {
         let fake = crate::relevance::FakeRelevance::new();
         let judge = Judge::new(&fake);
         let mut helper = candidate("auth.py", SOURCE, "load_config");
-        let hit = |file: &str, line_start: u32, line_end: u32, score: f32| {
-            crate::search::semantic::SearchHit {
-                file: file.into(),
-                line_start,
-                line_end,
-                symbol: None,
-                chunk_type: "function".into(),
-                snippet: String::new(),
-                score,
-                components: Default::default(),
-                changed_since_indexed: false,
-            }
-        };
-        let field = Field::of_hits(&[hit("routes.py", 1, 9, 1.0), hit("auth.py", 4, 5, 0.8)]);
+        let field = Field::of_hits(&[
+            field::hit("routes.py", 1, 9, 1.0),
+            field::hit("auth.py", 4, 5, 0.8),
+        ]);
         let ground = || Ground {
             field: Some(&field),
             ..Ground::default()
