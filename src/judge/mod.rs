@@ -803,9 +803,9 @@ pub const FITTED_LIFT: f32 = 0.4;
 /// router are what the agreement approves most often wrongly; when the file holds a clearly
 /// better match for the term, the server is not sure this one is what the term names. On the
 /// development split (thirteen repositories, leave-one-repository-out), this turns 112 wrong
-/// FACTs into 86 while the terms whose right exploration reaches FACT go from 73.0 % to 69.3 %. Only a
-/// sibling of the same sort counts (a class against classes, a callable against callables): a
-/// `LoginResult` class must not outrank the `login` method beside it.
+/// FACTs into 86 while the terms whose right exploration reaches FACT go from 73.0 % to
+/// 69.3 %. Only a sibling of the same sort counts (a class against classes, a callable against
+/// callables): a `LoginResult` class must not outrank the `login` method beside it.
 pub const SIBLING_FACT_MARGIN: f32 = -0.3;
 
 /// The score of a symbol whose name says the reverse of the term's action ([`Signals::reversed`]),
