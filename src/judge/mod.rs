@@ -770,6 +770,11 @@ fn logit(p: f32) -> f32 {
     (p / (1.0 - p)).ln()
 }
 
+/// A yes/no signal as the fitted model reads it.
+fn flag(on: bool) -> f32 {
+    if on { 1.0 } else { 0.0 }
+}
+
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -932,7 +937,6 @@ impl Signals {
     /// The features of the fitted model, in [`WEIGHTS`] order.
     pub fn features(&self) -> [f32; FEATURES] {
         let best = logit(self.dense.max(self.dense_evidence));
-        let ja = if self.japanese { 1.0 } else { 0.0 };
         [
             logit(self.dense),
             logit(self.dense_evidence),
@@ -942,30 +946,22 @@ impl Signals {
             self.lex_path,
             self.lex_doc,
             self.lex_body,
-            if self.has_keys { 0.0 } else { 1.0 },
-            ja,
+            flag(!self.has_keys),
+            flag(self.japanese),
             // Margin over the file's best other definition (none: as if level with it).
             self.sibling_top
                 .map_or(0.0, |top| logit(self.dense) - logit(top)),
-            if self.sibling_top.is_some() { 0.0 } else { 1.0 },
+            flag(self.sibling_top.is_none()),
             logit(self.dense_name),
             logit(self.dense_rendered),
             self.field.unwrap_or(0.0),
-            if self.field == Some(0.0) { 1.0 } else { 0.0 },
-            if self.named > 0.0 && self.rival > self.named {
-                1.0
-            } else {
-                0.0
-            },
+            flag(self.field == Some(0.0)),
+            flag(self.named > 0.0 && self.rival > self.named),
             self.callers,
-            if self.other_entity { 1.0 } else { 0.0 },
-            if self.tiny { 1.0 } else { 0.0 },
+            flag(self.other_entity),
+            flag(self.tiny),
             self.caller_field.unwrap_or(0.0),
-            if self.caller_field.is_some_and(|s| s > 0.0) {
-                1.0
-            } else {
-                0.0
-            },
+            flag(self.caller_field.is_some_and(|s| s > 0.0)),
         ]
     }
 
