@@ -40,8 +40,9 @@ pub struct EvalRelevanceArgs {
     /// lexical bridges), whatever the session tools use.
     #[arg(long)]
     pub fitted: bool,
-    /// Write every pair's signals, score and definition shape (kind, lines, doc, callers) as
-    /// JSON lines to this file (for fitting the judge on the dev split, and trying new signals).
+    /// Write every pair's signals, score and definition shape (kind, lines, doc, callers, the
+    /// texts the model reads) as JSON lines to this file (for fitting the judge on the dev split,
+    /// and trying new signals).
     #[arg(long)]
     pub features: Option<PathBuf>,
     /// Print the report as one JSON object.
@@ -269,6 +270,7 @@ fn score_repo(
                     "doc": c.context.doc.is_some(), "members": c.context.members.len(),
                     "callers": c.callers.len(), "siblings": c.siblings.len(),
                     "file": c.context.file, "scope": c.context.scope,
+                    "text": c.context.text(), "evidence": c.evidence_text(),
                 })
             });
             let line = serde_json::json!({
