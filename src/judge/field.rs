@@ -10,10 +10,14 @@
 //! embedded): a lexical-only ranking of a half-embedded project would not be the field the
 //! weights were fitted on, and the judge then weighs its other signals alone.
 
-use crate::index::SymbolIndex;
 use crate::index::semantic::SemanticIndex;
+use crate::index::sync_state::SyncState;
+use crate::index::{Snapshot, SymbolIndex};
 use crate::search::semantic::{Collection, SearchCache, SearchHit, SearchRequest, search};
 use crate::workspace::Workspace;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Hits the field keeps: the most the search tool returns.
 pub const FIELD_SIZE: usize = 50;
@@ -30,7 +34,29 @@ pub struct FieldSearch<'a> {
 impl FieldSearch<'_> {
     /// The field of `term`, or `None` when the index cannot rank by meaning yet or the search
     /// fails (the judge then goes without it; a verdict never waits for an index build).
+    ///
+    /// A session judges the same terms call after call (`validate_symbol_relevance`, then
+    /// `confirm_symbol_relevance`, then `submit_understanding`), and the search is most of a
+    /// verdict's time, so a field is kept for as long as what it was searched in stays the same
+    /// ([`Searched`]).
     pub fn field(&self, term: &str) -> Option<Field> {
+        let searched = Searched::now(self);
+        let root = self.ws.root().to_path_buf();
+        if let Some(field) = KeptFields::store()
+            .get(&root)
+            .and_then(|kept| kept.get(&searched, term))
+        {
+            return Some(field);
+        }
+        let field = self.search(term)?;
+        KeptFields::store()
+            .entry(root)
+            .or_default()
+            .keep(searched, term, &field);
+        Some(field)
+    }
+
+    fn search(&self, term: &str) -> Option<Field> {
         let mut request = SearchRequest::new(term, FIELD_SIZE, self.ws.config.search_weights);
         // Learned agreements are the map's business: the field is about the code.
         request.collection = Collection::Forest;
@@ -42,6 +68,76 @@ impl FieldSearch<'_> {
             && status.chunks > 0
             && status.embedded >= status.chunks;
         by_meaning.then(|| Field::of_hits(&response.results))
+    }
+}
+
+/// What a field was searched in: the index's last sync, the symbols and how much of the index
+/// was embedded. The same three give the same field; an edit changes the symbols at once and the
+/// index at its next sync, either of which searches again.
+#[derive(Clone)]
+struct Searched {
+    state: Arc<SyncState>,
+    symbols: Arc<Snapshot>,
+    chunks: usize,
+    embedded: usize,
+}
+
+impl Searched {
+    fn now(search: &FieldSearch) -> Searched {
+        let status = search.semantic.status();
+        Searched {
+            state: search.semantic.sync_state(),
+            symbols: search.symbols.snapshot(),
+            chunks: status.chunks,
+            embedded: status.embedded,
+        }
+    }
+
+    fn is(&self, other: &Searched) -> bool {
+        Arc::ptr_eq(&self.state, &other.state)
+            && Arc::ptr_eq(&self.symbols, &other.symbols)
+            && (self.chunks, self.embedded) == (other.chunks, other.embedded)
+    }
+}
+
+/// Drops the fields kept for the project at `root`, so the next verdict searches again (what
+/// `code-intel eval-relevance` does to time a term's first verdict).
+pub fn forget_kept(root: &std::path::Path) {
+    KeptFields::store().remove(root);
+}
+
+/// Terms whose fields are kept per project before the store starts over.
+const MAX_KEPT_FIELDS: usize = 256;
+
+/// The fields of one project, all searched in the same [`Searched`].
+#[derive(Default)]
+struct KeptFields {
+    searched: Option<Searched>,
+    by_term: HashMap<String, Field>,
+}
+
+impl KeptFields {
+    fn store() -> std::sync::MutexGuard<'static, HashMap<PathBuf, KeptFields>> {
+        static STORE: OnceLock<Mutex<HashMap<PathBuf, KeptFields>>> = OnceLock::new();
+        STORE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn get(&self, searched: &Searched, term: &str) -> Option<Field> {
+        let current = self.searched.as_ref().is_some_and(|s| s.is(searched));
+        current.then(|| self.by_term.get(term).cloned()).flatten()
+    }
+
+    /// Keeps `field`, dropping the fields searched in anything else first.
+    fn keep(&mut self, searched: Searched, term: &str, field: &Field) {
+        let current = self.searched.as_ref().is_some_and(|s| s.is(&searched));
+        if !current || self.by_term.len() >= MAX_KEPT_FIELDS {
+            self.by_term.clear();
+        }
+        self.searched = Some(searched);
+        self.by_term.insert(term.to_string(), field.clone());
     }
 }
 
@@ -119,5 +215,42 @@ mod tests {
         assert_eq!(field.standing("a.py", 25), Some(0.4));
         assert_eq!(field.standing("b.py", 6), None);
         assert_eq!(field.standing("c.py", 1), None);
+    }
+
+    #[test]
+    fn a_field_is_kept_while_the_index_and_the_symbols_stay_the_same() {
+        let searched = Searched {
+            state: Arc::new(SyncState::default()),
+            symbols: Arc::new(Snapshot::default()),
+            chunks: 10,
+            embedded: 10,
+        };
+        let field = Field::of_hits(&[hit("a.py", 1, 5, 1.0)]);
+        let mut kept = KeptFields::default();
+        kept.keep(searched.clone(), "login", &field);
+        assert_eq!(kept.get(&searched, "login"), Some(field.clone()));
+        assert_eq!(kept.get(&searched, "logout"), None);
+
+        // Equal contents are not enough: a new sync or snapshot is another index.
+        let synced = Searched {
+            state: Arc::new(SyncState::default()),
+            ..searched.clone()
+        };
+        assert_eq!(kept.get(&synced, "login"), None);
+        let edited = Searched {
+            symbols: Arc::new(Snapshot::default()),
+            ..searched.clone()
+        };
+        assert_eq!(kept.get(&edited, "login"), None);
+        let embedding = Searched {
+            embedded: 9,
+            ..searched.clone()
+        };
+        assert_eq!(kept.get(&embedding, "login"), None);
+
+        // Keeping a field searched in another index drops the old ones.
+        kept.keep(synced.clone(), "logout", &field);
+        assert_eq!(kept.get(&synced, "login"), None);
+        assert_eq!(kept.get(&synced, "logout"), Some(field));
     }
 }

@@ -41,7 +41,7 @@
 
 mod field;
 
-pub use field::{FIELD_SIZE, Field, FieldSearch};
+pub use field::{FIELD_SIZE, Field, FieldSearch, forget_kept};
 
 use crate::analysis::Symbol;
 use crate::index::{SeenEntries, Snapshot};
