@@ -56,6 +56,16 @@ impl FieldSearch<'_> {
         Some(field)
     }
 
+    /// The word of `field` that the Japanese `word` means ([`super::bridge`]), with the real
+    /// model only: another embedder's similarities say nothing about meaning.
+    pub fn meaning(&self, word: &str, field: &Field) -> Option<String> {
+        let embedder = self.semantic.embedder_if_ready()?;
+        if !embedder.model_id().starts_with(crate::embed::MODEL_ID) {
+            return None;
+        }
+        super::bridge::bridge(embedder.as_ref(), word, &field.words())
+    }
+
     fn search(&self, term: &str) -> Option<Field> {
         let mut request = SearchRequest::new(term, FIELD_SIZE, self.ws.config.search_weights);
         // Learned agreements are the map's business: the field is about the code.
@@ -70,6 +80,9 @@ impl FieldSearch<'_> {
         by_meaning.then(|| Field::of_hits(&response.results))
     }
 }
+
+/// Words of a field a Japanese word is bridged to at most ([`Field::words`]).
+const MAX_WORDS: usize = 300;
 
 /// What a field was searched in: the index's last sync, the symbols and how much of the index
 /// was embedded. The same three give the same field; an edit changes the symbols at once and the
@@ -147,6 +160,8 @@ struct FieldHit {
     file: String,
     line_start: usize,
     line_end: usize,
+    /// The symbol the hit is about, if the search names one.
+    symbol: Option<String>,
     /// Fused score, 1 for the search's best hit.
     score: f32,
 }
@@ -166,10 +181,34 @@ impl Field {
                     file: h.file.clone(),
                     line_start: h.line_start as usize,
                     line_end: h.line_end as usize,
+                    symbol: h.symbol.clone(),
                     score: h.score,
                 })
                 .collect(),
         }
+    }
+
+    /// The words of the hits' symbols and files (three letters or more, lower-case), each once,
+    /// the most frequent first: what the term's code is called in this project.
+    pub fn words(&self) -> Vec<String> {
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for hit in &self.hits {
+            let named = hit.symbol.iter().chain(std::iter::once(&hit.file));
+            let words = named.flat_map(|text| crate::relevance::identifier_words(text));
+            for word in words.map(|w| w.to_ascii_lowercase()) {
+                if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_alphabetic()) {
+                    continue;
+                }
+                match counts.iter_mut().find(|(w, _)| *w == word) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((word, 1)),
+                }
+            }
+        }
+        // Stable: equal counts keep the order of first appearance, best hit first.
+        counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+        counts.truncate(MAX_WORDS);
+        counts.into_iter().map(|(w, _)| w).collect()
     }
 
     /// The fused score of the best hit covering the definition line `line` of `file`, `None`
@@ -215,6 +254,20 @@ mod tests {
         assert_eq!(field.standing("a.py", 25), Some(0.4));
         assert_eq!(field.standing("b.py", 6), None);
         assert_eq!(field.standing("c.py", 1), None);
+    }
+
+    #[test]
+    fn a_fields_words_come_from_its_symbols_and_files_most_frequent_first() {
+        let mut first = hit("app/medication.py", 1, 9, 1.0);
+        first.symbol = Some("MedicationAdd".into());
+        let mut second = hit("app/models.py", 10, 20, 0.5);
+        second.symbol = Some("Medication.next_dose".into());
+        let words = Field::of_hits(&[first, second]).words();
+        assert_eq!(words[0], "medication");
+        for word in ["app", "add", "models", "next", "dose"] {
+            assert!(words.contains(&word.to_string()), "{word} in {words:?}");
+        }
+        assert!(!words.contains(&"py".to_string()));
     }
 
     #[test]
