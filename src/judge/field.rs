@@ -58,12 +58,27 @@ impl FieldSearch<'_> {
 
     /// The word of `field` that the Japanese `word` means ([`super::bridge`]), with the real
     /// model only: another embedder's similarities say nothing about meaning.
+    /// Kept with the fields: it embeds a few hundred words, which a later call for the same
+    /// term need not do again.
     pub fn meaning(&self, word: &str, field: &Field) -> Option<String> {
         let embedder = self.semantic.embedder_if_ready()?;
         if !embedder.model_id().starts_with(crate::embed::MODEL_ID) {
             return None;
         }
-        super::bridge::bridge(embedder.as_ref(), word, &field.words())
+        let searched = Searched::now(self);
+        let root = self.ws.root().to_path_buf();
+        if let Some(meaning) = KeptFields::store()
+            .get(&root)
+            .and_then(|kept| kept.meaning(&searched, word, field))
+        {
+            return meaning;
+        }
+        let meaning = super::bridge::bridge(embedder.as_ref(), word, &field.words());
+        KeptFields::store()
+            .entry(root)
+            .or_default()
+            .keep_meaning(searched, word, field, &meaning);
+        meaning
     }
 
     fn search(&self, term: &str) -> Option<Field> {
@@ -122,11 +137,13 @@ pub fn forget_kept(root: &std::path::Path) {
 /// Terms whose fields are kept per project before the store starts over.
 const MAX_KEPT_FIELDS: usize = 256;
 
-/// The fields of one project, all searched in the same [`Searched`].
+/// The fields of one project, all searched in the same [`Searched`], and the meanings found in
+/// them ([`FieldSearch::meaning`]).
 #[derive(Default)]
 struct KeptFields {
     searched: Option<Searched>,
     by_term: HashMap<String, Field>,
+    meanings: Vec<(String, Field, Option<String>)>,
 }
 
 impl KeptFields {
@@ -138,19 +155,55 @@ impl KeptFields {
             .unwrap_or_else(|p| p.into_inner())
     }
 
-    fn get(&self, searched: &Searched, term: &str) -> Option<Field> {
-        let current = self.searched.as_ref().is_some_and(|s| s.is(searched));
-        current.then(|| self.by_term.get(term).cloned()).flatten()
+    fn current(&self, searched: &Searched) -> bool {
+        self.searched.as_ref().is_some_and(|s| s.is(searched))
     }
 
-    /// Keeps `field`, dropping the fields searched in anything else first.
-    fn keep(&mut self, searched: Searched, term: &str, field: &Field) {
-        let current = self.searched.as_ref().is_some_and(|s| s.is(&searched));
-        if !current || self.by_term.len() >= MAX_KEPT_FIELDS {
+    fn get(&self, searched: &Searched, term: &str) -> Option<Field> {
+        self.current(searched)
+            .then(|| self.by_term.get(term).cloned())
+            .flatten()
+    }
+
+    /// The meaning of `word` kept for `field`: `Some(None)` when the word bridged to nothing.
+    fn meaning(&self, searched: &Searched, word: &str, field: &Field) -> Option<Option<String>> {
+        if !self.current(searched) {
+            return None;
+        }
+        self.meanings
+            .iter()
+            .find(|(w, f, _)| w == word && f == field)
+            .map(|(_, _, meaning)| meaning.clone())
+    }
+
+    /// Starts over when `searched` is another index than the kept one's, or when full.
+    fn start_over_unless(&mut self, searched: Searched) {
+        if !self.current(&searched)
+            || self.by_term.len() >= MAX_KEPT_FIELDS
+            || self.meanings.len() >= MAX_KEPT_FIELDS
+        {
             self.by_term.clear();
+            self.meanings.clear();
         }
         self.searched = Some(searched);
+    }
+
+    /// Keeps `field`, dropping everything searched in anything else first.
+    fn keep(&mut self, searched: Searched, term: &str, field: &Field) {
+        self.start_over_unless(searched);
         self.by_term.insert(term.to_string(), field.clone());
+    }
+
+    fn keep_meaning(
+        &mut self,
+        searched: Searched,
+        word: &str,
+        field: &Field,
+        meaning: &Option<String>,
+    ) {
+        self.start_over_unless(searched);
+        self.meanings
+            .push((word.to_string(), field.clone(), meaning.clone()));
     }
 }
 
@@ -301,9 +354,22 @@ mod tests {
         };
         assert_eq!(kept.get(&embedding, "login"), None);
 
-        // Keeping a field searched in another index drops the old ones.
+        // A meaning is kept for its word in its field, a word that bridged to nothing too.
+        let other = Field::of_hits(&[hit("b.py", 1, 5, 1.0)]);
+        kept.keep_meaning(searched.clone(), "体重", &field, &Some("weight".into()));
+        kept.keep_meaning(searched.clone(), "次回", &field, &None);
+        assert_eq!(
+            kept.meaning(&searched, "体重", &field),
+            Some(Some("weight".into()))
+        );
+        assert_eq!(kept.meaning(&searched, "次回", &field), Some(None));
+        assert_eq!(kept.meaning(&searched, "体重", &other), None);
+        assert_eq!(kept.get(&searched, "login"), Some(field.clone()));
+
+        // Keeping a field searched in another index drops the old ones, and their meanings.
         kept.keep(synced.clone(), "logout", &field);
         assert_eq!(kept.get(&synced, "login"), None);
-        assert_eq!(kept.get(&synced, "logout"), Some(field));
+        assert_eq!(kept.get(&synced, "logout"), Some(field.clone()));
+        assert_eq!(kept.meaning(&synced, "体重", &field), None);
     }
 }
