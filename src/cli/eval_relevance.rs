@@ -174,11 +174,9 @@ struct Report {
     groups: BTreeMap<String, Figures>,
     /// Pairs whose symbol the index does not know (scored 0).
     unresolved: Vec<String>,
-    /// Milliseconds for a verdict on 10 symbols of a term judged before, warm (median of 5
-    /// rounds).
-    latency_ms_10_symbols: Option<f64>,
-    /// The same for a term the project is searched for the first time (median of 5 terms).
-    latency_ms_10_symbols_new_term: Option<f64>,
+    /// What a verdict on 10 symbols costs (none when no repository has enough terms).
+    #[serde(flatten)]
+    latency: Option<Latency>,
 }
 
 /// The labelled pairs and the split of each repository they name.
@@ -400,8 +398,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
         session_mode: mode == judge::SESSION_MODE,
         groups,
         unresolved,
-        latency_ms_10_symbols: latency.map(|l| l.judged_before),
-        latency_ms_10_symbols_new_term: latency.map(|l| l.new_term),
+        latency,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -460,12 +457,14 @@ impl Project {
 
 /// What a verdict on 10 symbols costs, warm (the model loaded, the project's background and
 /// the symbols' texts embedded), in milliseconds.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize)]
 struct Latency {
     /// For a term judged before, as a session's later calls ask (median of 5 rounds).
+    #[serde(rename = "latency_ms_10_symbols")]
     judged_before: f64,
     /// For a term the project is searched for the first time: its field is searched in the
     /// round (median of 5 terms, each with its own pairs' symbols).
+    #[serde(rename = "latency_ms_10_symbols_new_term")]
     new_term: f64,
 }
 
@@ -574,14 +573,15 @@ fn print_report(report: &Report) -> anyhow::Result<()> {
             report.unresolved.join(", ")
         )?;
     }
-    if let (Some(before), Some(new)) = (
-        report.latency_ms_10_symbols,
-        report.latency_ms_10_symbols_new_term,
-    ) {
+    if let Some(Latency {
+        judged_before,
+        new_term,
+    }) = report.latency
+    {
         writeln!(
             out,
-            "latency: a verdict on 10 symbols, warm: {before:.1} ms for a term judged before, \
-             {new:.1} ms for a new term"
+            "latency: a verdict on 10 symbols, warm: {judged_before:.1} ms for a term judged \
+             before, {new_term:.1} ms for a new term"
         )?;
     }
     Ok(())

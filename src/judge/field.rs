@@ -56,11 +56,11 @@ impl FieldSearch<'_> {
         Some(field)
     }
 
-    /// The word of `field` that the Japanese `word` means ([`super::bridge`]), with the real
-    /// model only: another embedder's similarities say nothing about meaning.
-    /// Kept with the fields: it embeds a few hundred words, which a later call for the same
-    /// term need not do again.
-    pub fn meaning(&self, word: &str, field: &Field) -> Option<String> {
+    /// The word of `term`'s `field` that the Japanese `word` of the term means
+    /// ([`super::bridge`]), with the real model only: another embedder's similarities say
+    /// nothing about meaning. Kept with the term's field: it embeds a few hundred words, which a
+    /// later call for the same term need not do again.
+    pub fn meaning(&self, term: &str, word: &str, field: &Field) -> Option<String> {
         let embedder = self.semantic.embedder_if_ready()?;
         if !embedder.model_id().starts_with(crate::embed::MODEL_ID) {
             return None;
@@ -69,15 +69,14 @@ impl FieldSearch<'_> {
         let root = self.ws.root().to_path_buf();
         if let Some(meaning) = KeptFields::store()
             .get(&root)
-            .and_then(|kept| kept.meaning(&searched, word, field))
+            .and_then(|kept| kept.meaning(&searched, term, word))
         {
             return meaning;
         }
         let meaning = super::bridge::bridge(embedder.as_ref(), word, &field.words());
-        KeptFields::store()
-            .entry(root)
-            .or_default()
-            .keep_meaning(searched, word, field, &meaning);
+        if let Some(kept) = KeptFields::store().get_mut(&root) {
+            kept.keep_meaning(&searched, term, word, &meaning);
+        }
         meaning
     }
 
@@ -137,13 +136,18 @@ pub fn forget_kept(root: &std::path::Path) {
 /// Terms whose fields are kept per project before the store starts over.
 const MAX_KEPT_FIELDS: usize = 256;
 
-/// The fields of one project, all searched in the same [`Searched`], and the meanings found in
-/// them ([`FieldSearch::meaning`]).
+/// The fields of one project, all searched in the same [`Searched`].
 #[derive(Default)]
 struct KeptFields {
     searched: Option<Searched>,
-    by_term: HashMap<String, Field>,
-    meanings: Vec<(String, Field, Option<String>)>,
+    by_term: HashMap<String, KeptField>,
+}
+
+/// A term's field and the meanings of the term's words found in it ([`FieldSearch::meaning`]),
+/// `None` for a word that bridged to nothing.
+struct KeptField {
+    field: Field,
+    meanings: HashMap<String, Option<String>>,
 }
 
 impl KeptFields {
@@ -159,51 +163,50 @@ impl KeptFields {
         self.searched.as_ref().is_some_and(|s| s.is(searched))
     }
 
-    fn get(&self, searched: &Searched, term: &str) -> Option<Field> {
+    fn term(&self, searched: &Searched, term: &str) -> Option<&KeptField> {
         self.current(searched)
-            .then(|| self.by_term.get(term).cloned())
+            .then(|| self.by_term.get(term))
             .flatten()
     }
 
-    /// The meaning of `word` kept for `field`: `Some(None)` when the word bridged to nothing.
-    fn meaning(&self, searched: &Searched, word: &str, field: &Field) -> Option<Option<String>> {
-        if !self.current(searched) {
-            return None;
-        }
-        self.meanings
-            .iter()
-            .find(|(w, f, _)| w == word && f == field)
-            .map(|(_, _, meaning)| meaning.clone())
+    fn get(&self, searched: &Searched, term: &str) -> Option<Field> {
+        self.term(searched, term).map(|kept| kept.field.clone())
     }
 
-    /// Starts over when `searched` is another index than the kept one's, or when full.
-    fn start_over_unless(&mut self, searched: Searched) {
-        if !self.current(&searched)
-            || self.by_term.len() >= MAX_KEPT_FIELDS
-            || self.meanings.len() >= MAX_KEPT_FIELDS
-        {
+    /// The meaning of `term`'s `word` kept with its field: `Some(None)` when the word bridged
+    /// to nothing.
+    fn meaning(&self, searched: &Searched, term: &str, word: &str) -> Option<Option<String>> {
+        self.term(searched, term)?.meanings.get(word).cloned()
+    }
+
+    /// Keeps `field`, dropping the fields searched in anything else first.
+    fn keep(&mut self, searched: Searched, term: &str, field: &Field) {
+        if !self.current(&searched) || self.by_term.len() >= MAX_KEPT_FIELDS {
             self.by_term.clear();
-            self.meanings.clear();
         }
         self.searched = Some(searched);
+        let kept = KeptField {
+            field: field.clone(),
+            meanings: HashMap::new(),
+        };
+        self.by_term.insert(term.to_string(), kept);
     }
 
-    /// Keeps `field`, dropping everything searched in anything else first.
-    fn keep(&mut self, searched: Searched, term: &str, field: &Field) {
-        self.start_over_unless(searched);
-        self.by_term.insert(term.to_string(), field.clone());
-    }
-
+    /// Keeps the meaning of `term`'s `word` with the term's field, if that field is kept from
+    /// `searched`.
     fn keep_meaning(
         &mut self,
-        searched: Searched,
+        searched: &Searched,
+        term: &str,
         word: &str,
-        field: &Field,
         meaning: &Option<String>,
     ) {
-        self.start_over_unless(searched);
-        self.meanings
-            .push((word.to_string(), field.clone(), meaning.clone()));
+        if !self.current(searched) {
+            return;
+        }
+        if let Some(kept) = self.by_term.get_mut(term) {
+            kept.meanings.insert(word.to_string(), meaning.clone());
+        }
     }
 }
 
@@ -354,22 +357,23 @@ mod tests {
         };
         assert_eq!(kept.get(&embedding, "login"), None);
 
-        // A meaning is kept for its word in its field, a word that bridged to nothing too.
-        let other = Field::of_hits(&[hit("b.py", 1, 5, 1.0)]);
-        kept.keep_meaning(searched.clone(), "体重", &field, &Some("weight".into()));
-        kept.keep_meaning(searched.clone(), "次回", &field, &None);
+        // A meaning is kept for its word with its term's field, a word that bridged to nothing
+        // too; a term without a kept field keeps none.
+        kept.keep_meaning(&searched, "login", "体重", &Some("weight".into()));
+        kept.keep_meaning(&searched, "login", "次回", &None);
+        kept.keep_meaning(&searched, "logout", "体重", &Some("weight".into()));
         assert_eq!(
-            kept.meaning(&searched, "体重", &field),
+            kept.meaning(&searched, "login", "体重"),
             Some(Some("weight".into()))
         );
-        assert_eq!(kept.meaning(&searched, "次回", &field), Some(None));
-        assert_eq!(kept.meaning(&searched, "体重", &other), None);
+        assert_eq!(kept.meaning(&searched, "login", "次回"), Some(None));
+        assert_eq!(kept.meaning(&searched, "logout", "体重"), None);
         assert_eq!(kept.get(&searched, "login"), Some(field.clone()));
 
         // Keeping a field searched in another index drops the old ones, and their meanings.
         kept.keep(synced.clone(), "logout", &field);
         assert_eq!(kept.get(&synced, "login"), None);
         assert_eq!(kept.get(&synced, "logout"), Some(field.clone()));
-        assert_eq!(kept.meaning(&synced, "体重", &field), None);
+        assert_eq!(kept.meaning(&synced, "login", "体重"), None);
     }
 }

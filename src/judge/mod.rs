@@ -1231,7 +1231,7 @@ impl CallCache {
                     .get_or_init(|| project_lexicon(project.ws.root(), project.snapshot));
                 let search = project.search;
                 let field = search.and_then(|search| search.field(term));
-                let meaning = |word: &str| search?.meaning(word, field.as_ref()?);
+                let meaning = |word: &str| search?.meaning(term, word, field.as_ref()?);
                 let keys = TermKeys::bridged(term, Some(lexicon), meaning);
                 Arc::new(TermGround {
                     field,
