@@ -1,16 +1,24 @@
-//! Background work (the start-up sync, embedding, the model load, store maintenance) runs at
-//! the lowest CPU priority (nice 19 and, on Linux, the SCHED_IDLE policy), so a tool call never
-//! queues behind it for a core.
+//! Background work (the start-up sync, embedding, store maintenance) runs at the lowest CPU
+//! priority (nice 19 and, on Linux, the SCHED_IDLE policy), so a tool call never queues behind
+//! it for a core.
 //!
 //! On two cores, a start-up sync chunking and embedding a project kept both cores busy, and
 //! the first tool calls after start took ten to fifty times their idle time. Lowered threads
 //! still get every cycle nobody else wants, so background work is not slower on an idle
-//! machine. Threads started by a lowered thread (ONNX Runtime's pool, created while the model
-//! loads) inherit its priority; the parallel loops of background work run on their own rayon
-//! pool whose threads are lowered (`parallel`), not on the global pool that tool calls use.
+//! machine. Threads started by a lowered thread inherit its priority; the parallel loops of
+//! background work run on their own rayon pool whose threads are lowered (`parallel`), not on
+//! the global pool that tool calls use.
+//!
+//! What a tool call waits for is not background work, because a lowered thread gets nothing
+//! while other processes keep the cores busy: the model's load runs at normal priority
+//! ([`spawn_unlowered`], `embed::handle`), and so does ONNX Runtime's pool, started while it
+//! loads. Embedding a
+//! chunk from a lowered thread still runs half its work there, and gives way between batches
+//! to a tool call's inference (`embed::onnx`).
 
 use std::io;
-use std::sync::LazyLock;
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{LazyLock, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 
 /// The nice value of background threads: the lowest priority an unprivileged process can set.
@@ -87,6 +95,56 @@ pub fn spawn<T: Send + 'static>(
         })
 }
 
+/// A thread body and name, with where to say whether the thread started.
+type Start = (String, Box<dyn FnOnce() + Send>, Sender<io::Result<()>>);
+
+/// The thread that starts [`spawn_unlowered`]'s threads, once [`init`] has run. A thread
+/// inherits its creator's priority, and a lowered thread can never raise its own again, so
+/// threads that must run at normal priority are started by one that was never lowered.
+static STARTER: OnceLock<Mutex<Sender<Start>>> = OnceLock::new();
+
+/// Starts the thread behind [`spawn_unlowered`]; `main` calls it first thing. Called from a
+/// lowered thread it does nothing, since its starter would be lowered too.
+pub fn init() {
+    if is_lowered() || STARTER.get().is_some() {
+        return;
+    }
+    let (requests, incoming) = channel::<Start>();
+    let spawned = std::thread::Builder::new()
+        .name("code-intel-starter".into())
+        .spawn(move || {
+            for (name, work, started) in incoming {
+                let spawned = std::thread::Builder::new().name(name).spawn(work);
+                let _ = started.send(spawned.map(drop));
+            }
+        });
+    match spawned {
+        // Two racing calls start two starters; one is kept, the other ends with its channel.
+        Ok(_) => drop(STARTER.set(Mutex::new(requests))),
+        Err(err) => tracing::warn!("no thread starter: {err}"),
+    }
+}
+
+/// Starts a named thread at normal priority, whichever thread asks, a background one included:
+/// for work that a tool call waits for (the model's load), which a lowered thread would not get
+/// done on a busy machine. Before [`init`] (or without a starter) the calling thread starts it.
+pub fn spawn_unlowered(name: &str, work: impl FnOnce() + Send + 'static) -> io::Result<()> {
+    let Some(starter) = STARTER.get() else {
+        return std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(work)
+            .map(drop);
+    };
+    let stopped = || io::Error::other("the thread starter has stopped");
+    let (started, reply) = channel();
+    starter
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .send((name.to_string(), Box::new(work), started))
+        .map_err(|_| stopped())?;
+    reply.recv().map_err(|_| stopped())?
+}
+
 /// Whether the calling thread is a background thread (started by [`spawn`]).
 pub fn is_lowered() -> bool {
     LOWERED.with(|lowered| lowered.get())
@@ -147,5 +205,25 @@ mod tests {
         assert_eq!(priority_of_this_thread(), before);
         let outside = priorities_in_a_parallel_loop();
         assert!(outside.iter().all(|p| *p == before), "{outside:?}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn unlowered_threads_run_at_normal_priority_whoever_asks() {
+        init();
+        let before = priority_of_this_thread();
+        let (tx, rx) = channel();
+        spawn("test-bg-asker", move || {
+            spawn_unlowered("test-unlowered", move || {
+                let _ = tx.send((priority_of_this_thread(), is_lowered()));
+            })
+        })
+        .unwrap()
+        .join()
+        .unwrap()
+        .unwrap();
+        let (priority, lowered) = rx.recv().unwrap();
+        assert_eq!(priority, before);
+        assert!(!lowered);
     }
 }

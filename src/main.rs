@@ -7,6 +7,8 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // Before any thread is lowered: see `background::spawn_unlowered`.
+    code_intel::background::init();
     code_intel::allocator::use_for_tree_sitter();
     code_intel::store::configure_process();
     tracing_subscriber::fmt()

@@ -1,9 +1,10 @@
-//! The model, loaded lazily and warmed up in the background.
+//! The model, loaded lazily and warmed up on a thread of its own.
 //!
-//! Loading takes seconds (two ONNX sessions, 600 MB of weights), and no MCP call may block on it
-//! for more than a second: while it loads, searches answer from lexical and symbol signals and
+//! Loading takes one to two seconds on an idle machine (the int8 model's graph is optimised, and
+//! an fp32 query model loads beside it when configured), and no MCP call may block on it for
+//! more than a second: while it loads, searches answer from lexical and symbol signals and
 //! say so (`index_status`). [`EmbedderHandle`] is that contract: [`EmbedderHandle::start`]
-//! begins loading on a background thread (the server calls it at start-up),
+//! begins loading on a thread of its own (the server calls it at start-up),
 //! [`EmbedderHandle::get_if_ready`] returns the model or `None` at once (taking only a mutex
 //! held for field reads), and [`EmbedderHandle::wait`] blocks for at most the time given
 //! (indexing and the CLI use it). A failed load is remembered with its reason and retried when
@@ -25,7 +26,7 @@ type Loader = Arc<dyn Fn() -> Result<Arc<dyn Embedder>, EmbedError> + Send + Syn
 pub enum EmbedderState {
     /// Nobody asked for the model yet.
     NotStarted,
-    /// Loading on the background thread.
+    /// Loading on the loader thread.
     Loading,
     Ready,
     /// The last load failed; the reason says how to fix it.
@@ -134,7 +135,7 @@ impl EmbedderHandle {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Starts loading on a background thread unless the model is loaded, loading, disabled,
+    /// Starts loading on the loader thread unless the model is loaded, loading, disabled,
     /// or failed less than [`RETRY_AFTER`] ago. Returns immediately.
     pub fn start(&self) {
         let mut slot = self.lock();
@@ -151,7 +152,14 @@ impl EmbedderHandle {
         };
         drop(slot);
         let handle = self.clone();
-        let spawned = crate::background::spawn("embed-warmup", move || handle.finish_load(&loader));
+        // The loader is not a background thread, even when the embedding worker asks first: a
+        // lowered thread gets no CPU while other processes keep the cores busy, so on a machine
+        // busy compiling the load never ended and every verdict and semantic search waiting for
+        // it timed out. It takes a core for about two seconds once per process. ONNX Runtime's
+        // pool, started while the model loads, inherits this thread's priority, so a tool
+        // call's inference is not starved either.
+        let spawned =
+            crate::background::spawn_unlowered("embed-load", move || handle.finish_load(&loader));
         if let Err(err) = spawned {
             self.set(Slot::Failed {
                 error: EmbedError::Load {
@@ -357,10 +365,43 @@ mod tests {
     #[test]
     fn panicking_loader_becomes_a_failure() {
         let handle = EmbedderHandle::lazy(|| panic!("tokenizer exploded"));
-        // The loader runs at background priority (SCHED_IDLE), which a machine busy compiling
-        // can starve for seconds; the wait returns as soon as the failure is recorded.
+        // A generous wait for a machine busy compiling; it returns as soon as the failure is
+        // recorded.
         let err = handle.wait(Duration::from_secs(120)).unwrap_err();
         assert!(err.to_string().contains("tokenizer exploded"), "{err}");
+    }
+
+    /// The load is waited for by tool calls, so it must not be background work: a lowered
+    /// thread got no CPU on a busy machine and the load never ended.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_loader_is_not_lowered() {
+        // SAFETY: both calls only read the calling thread's settings.
+        let priority = || unsafe {
+            (
+                libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t),
+                libc::sched_getscheduler(0),
+            )
+        };
+        let seen = Arc::new(Mutex::new(None));
+        let record = seen.clone();
+        let handle = EmbedderHandle::lazy(move || {
+            *record.lock().unwrap() = Some((priority(), crate::background::is_lowered()));
+            Ok(Arc::new(FakeEmbedder::new()) as Arc<dyn Embedder>)
+        });
+        // Started from a background thread, as the embedding worker may be the first to ask.
+        crate::background::init();
+        crate::background::spawn("test-asker", move || handle.start())
+            .unwrap()
+            .join()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while seen.lock().unwrap().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let (loader, lowered) = seen.lock().unwrap().take().expect("the loader ran");
+        assert_eq!(loader, priority(), "the loader runs at a tool call's priority");
+        assert!(!lowered);
     }
 
     #[test]

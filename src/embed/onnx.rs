@@ -16,9 +16,11 @@
 //!   memory is available.
 //! - Texts are sorted by length before batching so a batch pads to similar lengths; results are
 //!   returned in input order. fastembed mean-pools over the attention mask and L2-normalises.
-//! - Requests come first: a session is locked per batch, batches are bounded in tokens, and a
-//!   bulk `embed_passages` (indexing) lets waiting `embed_queries` calls (searches) go before
-//!   its next batch, so a search waits for at most one batch in flight.
+//! - Requests come first: a session is locked per batch, batches are bounded in tokens, and
+//!   bulk embedding on a background thread (indexing, `crate::background`) lets every waiting
+//!   call from another thread (a search's query, a verdict's evidence) go before its next batch,
+//!   so a tool call waits for at most one batch in flight. Which thread calls decides, not
+//!   queries against passages: a verdict embeds passages, and used to queue behind indexing.
 //! - After loading, a known similarity (「ログイン機能」 vs "Auth Service") is compared with the
 //!   figure the provisioner measured, which catches damaged weights without hashing 600 MB.
 
@@ -445,13 +447,13 @@ impl Embedder for E5Embedder {
         self.run(
             self.queries.as_ref().unwrap_or(&self.passages),
             prepared,
-            true,
+            !crate::background::is_lowered(),
         )
     }
 
     fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
         let prepared = texts.iter().map(|t| passage_text(t)).collect();
-        self.run(&self.passages, prepared, false)
+        self.run(&self.passages, prepared, !crate::background::is_lowered())
     }
 }
 
@@ -676,7 +678,8 @@ mod tests {
         assert_eq!(plan(16, 512), vec![vec![0, 1, 2, 3, 4], vec![5], vec![6]]);
     }
 
-    /// A search's request does not wait for a whole indexing call: it goes between batches.
+    /// A tool call's embedding (a search's query, a verdict's passage) does not wait for a
+    /// whole indexing call on a background thread: it goes between batches.
     #[test]
     fn requests_overtake_bulk_embedding() {
         let model = test_model::real();
@@ -688,13 +691,15 @@ mod tests {
             .map(|i| format!("{passage}# chunk {i}\n{passage}"))
             .collect();
         let bulk_model = model.clone();
-        let bulk = std::thread::spawn(move || {
+        let bulk = crate::background::spawn("test-bulk", move || {
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             bulk_model.embed_passages(&refs).unwrap();
             Instant::now()
-        });
+        })
+        .unwrap();
         std::thread::sleep(Duration::from_millis(100));
         model.embed_query("ログイン機能").unwrap();
+        model.embed_passages(&["def login(user): ..."]).unwrap();
         let query_done = Instant::now();
         let bulk_done = bulk.join().unwrap();
         assert!(
