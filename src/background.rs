@@ -1,20 +1,23 @@
-//! Background work (the start-up sync, embedding, store maintenance) runs at the lowest CPU
-//! priority (nice 19 and, on Linux, the SCHED_IDLE policy), so a tool call never queues behind
-//! it for a core.
+//! Background work (the start-up sync, embedding, the model's warm-up, store maintenance) runs
+//! at the lowest CPU priority (nice 19 and, on Linux, the SCHED_IDLE policy), so a tool call
+//! never queues behind it for a core.
 //!
 //! On two cores, a start-up sync chunking and embedding a project kept both cores busy, and
 //! the first tool calls after start took ten to fifty times their idle time. Lowered threads
 //! still get every cycle nobody else wants, so background work is not slower on an idle
-//! machine. Threads started by a lowered thread inherit its priority; the parallel loops of
-//! background work run on their own rayon pool whose threads are lowered (`parallel`), not on
-//! the global pool that tool calls use.
+//! machine. Threads started by a lowered thread (ONNX Runtime's pool, created while the model
+//! loads) inherit its priority; the parallel loops of background work run on their own rayon
+//! pool whose threads are lowered (`parallel`), not on the global pool that tool calls use.
 //!
-//! What a tool call waits for is not background work, because a lowered thread gets nothing
-//! while other processes keep the cores busy: the model's load runs at normal priority
-//! ([`spawn_unlowered`], `embed::handle`), and so does ONNX Runtime's pool, started while it
-//! loads. Embedding a
-//! chunk from a lowered thread still runs half its work there, and gives way between batches
-//! to a tool call's inference (`embed::onnx`).
+//! A lowered thread gets nothing while other processes keep the cores busy, and it can never
+//! raise itself again; the threads it starts inherit its priority. So what a tool call waits for
+//! must not be lowered, and must not run on threads a lowered one happened to start:
+//! - a caller that waits for the model loads it at its own priority (`embed::handle`), and a
+//!   tool call's inference goes before indexing's next batch (`embed::onnx`);
+//! - pools that tool calls share with background work (the store's runtime, rayon's global
+//!   pool) are started at normal priority, by [`init`] or through [`unlowered`], whichever
+//!   thread first needs them. The store's runtime had been started by the start-up sync, and a
+//!   verdict's searches then waited on lowered threads.
 
 use std::io;
 use std::sync::mpsc::{Sender, channel};
@@ -24,9 +27,11 @@ use std::thread::JoinHandle;
 /// The nice value of background threads: the lowest priority an unprivileged process can set.
 const BACKGROUND_NICE: i32 = 19;
 
-/// Lowers the calling thread's CPU priority (Linux: per-thread nice). Elsewhere, or when the
-/// system refuses, the thread keeps its priority: background work is then only not yielding.
+/// Lowers the calling thread's CPU priority (Linux: per-thread nice) and marks it as background
+/// work ([`is_lowered`]). Elsewhere, or when the system refuses, the thread keeps its priority:
+/// background work is then only not yielding.
 pub fn lower_this_thread() {
+    LOWERED.with(|lowered| lowered.set(true));
     #[cfg(target_os = "linux")]
     {
         // SAFETY: gettid has no preconditions; setpriority with PRIO_PROCESS and a thread id
@@ -75,7 +80,7 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 }
 
 thread_local! {
-    /// Whether this thread was started by [`spawn`].
+    /// Whether this thread lowered itself ([`lower_this_thread`]).
     static LOWERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -90,62 +95,68 @@ pub fn spawn<T: Send + 'static>(
         .name(name.to_string())
         .spawn(move || {
             lower_this_thread();
-            LOWERED.with(|lowered| lowered.set(true));
             work()
         })
 }
 
-/// A thread body and name, with where to say whether the thread started.
-type Start = (String, Box<dyn FnOnce() + Send>, Sender<io::Result<()>>);
+/// Work for the starter thread: starting a thread.
+type Job = Box<dyn FnOnce() + Send>;
 
-/// The thread that starts [`spawn_unlowered`]'s threads, once [`init`] has run. A thread
-/// inherits its creator's priority, and a lowered thread can never raise its own again, so
-/// threads that must run at normal priority are started by one that was never lowered.
-static STARTER: OnceLock<Mutex<Sender<Start>>> = OnceLock::new();
+/// A thread that was never lowered, started by [`init`], which starts [`unlowered`]'s threads.
+static STARTER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
 
-/// Starts the thread behind [`spawn_unlowered`]; `main` calls it first thing. Called from a
-/// lowered thread it does nothing, since its starter would be lowered too.
+/// Prepares the process for lowered threads; `main` calls it first, while no thread is lowered:
+/// starts the thread behind [`unlowered`], and rayon's global pool, whose threads tool calls
+/// use and whichever thread touches it first would start.
 pub fn init() {
-    if is_lowered() || STARTER.get().is_some() {
+    if is_lowered() {
         return;
     }
-    let (requests, incoming) = channel::<Start>();
+    rayon::current_num_threads();
+    if STARTER.get().is_some() {
+        return;
+    }
+    let (jobs, incoming) = channel::<Job>();
     let spawned = std::thread::Builder::new()
         .name("code-intel-starter".into())
-        .spawn(move || {
-            for (name, work, started) in incoming {
-                let spawned = std::thread::Builder::new().name(name).spawn(work);
-                let _ = started.send(spawned.map(drop));
-            }
-        });
+        .spawn(move || incoming.into_iter().for_each(|job| job()));
     match spawned {
-        // Two racing calls start two starters; one is kept, the other ends with its channel.
-        Ok(_) => drop(STARTER.set(Mutex::new(requests))),
+        // Two racing calls start two starters; the one not kept ends with its channel.
+        Ok(_) => drop(STARTER.set(Mutex::new(jobs))),
         Err(err) => tracing::warn!("no thread starter: {err}"),
     }
 }
 
-/// Starts a named thread at normal priority, whichever thread asks, a background one included:
-/// for work that a tool call waits for (the model's load), which a lowered thread would not get
-/// done on a busy machine. Before [`init`] (or without a starter) the calling thread starts it.
-pub fn spawn_unlowered(name: &str, work: impl FnOnce() + Send + 'static) -> io::Result<()> {
-    let Some(starter) = STARTER.get() else {
-        return std::thread::Builder::new()
-            .name(name.to_string())
-            .spawn(work)
-            .map(drop);
+/// Runs `work` at normal priority and returns its result: on the calling thread unless it is a
+/// background one, else on a thread started by the starter (so threads `work` starts, a pool's
+/// workers, are not lowered either). Before [`init`], on the calling thread.
+pub fn unlowered<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> io::Result<T> {
+    let starter = STARTER.get().filter(|_| is_lowered());
+    let Some(starter) = starter else {
+        return Ok(work());
     };
     let stopped = || io::Error::other("the thread starter has stopped");
-    let (started, reply) = channel();
+    let (result, reply) = channel();
+    let job = move || {
+        let started = std::thread::Builder::new()
+            .name("code-intel-unlowered".into())
+            .spawn(move || {
+                let _ = result.send(work());
+            });
+        if let Err(err) = started {
+            tracing::warn!("no unlowered thread: {err}");
+        }
+    };
     starter
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .send((name.to_string(), Box::new(work), started))
+        .send(Box::new(job))
         .map_err(|_| stopped())?;
-    reply.recv().map_err(|_| stopped())?
+    reply.recv().map_err(|_| stopped())
 }
 
-/// Whether the calling thread is a background thread (started by [`spawn`]).
+/// Whether the calling thread is a background thread: started by [`spawn`], of the pool behind
+/// [`parallel`], or lowered otherwise.
 pub fn is_lowered() -> bool {
     LOWERED.with(|lowered| lowered.get())
 }
@@ -209,21 +220,24 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn unlowered_threads_run_at_normal_priority_whoever_asks() {
+    fn unlowered_work_runs_at_normal_priority_whoever_asks() {
         init();
         let before = priority_of_this_thread();
-        let (tx, rx) = channel();
-        spawn("test-bg-asker", move || {
-            spawn_unlowered("test-unlowered", move || {
-                let _ = tx.send((priority_of_this_thread(), is_lowered()));
+        let (in_work, in_its_thread) = spawn("test-bg-asker", || {
+            unlowered(|| {
+                let own = priority_of_this_thread();
+                let started = std::thread::spawn(priority_of_this_thread).join().unwrap();
+                (own, started)
             })
         })
         .unwrap()
         .join()
         .unwrap()
         .unwrap();
-        let (priority, lowered) = rx.recv().unwrap();
-        assert_eq!(priority, before);
-        assert!(!lowered);
+        assert_eq!(in_work, before);
+        assert_eq!(in_its_thread, before);
+        // On a thread that is not lowered, it runs in place.
+        let here = std::thread::current().id();
+        assert!(unlowered(move || std::thread::current().id() == here).unwrap());
     }
 }

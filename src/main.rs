@@ -7,10 +7,11 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    // Before any thread is lowered: see `background::spawn_unlowered`.
-    code_intel::background::init();
     code_intel::allocator::use_for_tree_sitter();
     code_intel::store::configure_process();
+    // Before any thread is lowered (and after the environment is set): `background::init`.
+    code_intel::background::init();
+    code_intel::store::start_pools();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

@@ -1,14 +1,22 @@
-//! The model, loaded lazily and warmed up on a thread of its own.
+//! The model, loaded lazily and warmed up in the background.
 //!
 //! Loading takes one to two seconds on an idle machine (the int8 model's graph is optimised, and
 //! an fp32 query model loads beside it when configured), and no MCP call may block on it for
 //! more than a second: while it loads, searches answer from lexical and symbol signals and
 //! say so (`index_status`). [`EmbedderHandle`] is that contract: [`EmbedderHandle::start`]
-//! begins loading on a thread of its own (the server calls it at start-up),
+//! begins loading on a background thread (the server's warm-up at start-up),
 //! [`EmbedderHandle::get_if_ready`] returns the model or `None` at once (taking only a mutex
 //! held for field reads), and [`EmbedderHandle::wait`] blocks for at most the time given
-//! (indexing and the CLI use it). A failed load is remembered with its reason and retried when
-//! asked again after [`RETRY_AFTER`], so installing the model while the server runs is enough.
+//! (verdicts, indexing and the CLI use it). A failed load is remembered with its reason and
+//! retried when asked again after [`RETRY_AFTER`], so installing the model while the server
+//! runs is enough.
+//!
+//! The warm-up is background work, so it gives way to tool calls; but a lowered thread gets no
+//! CPU at all while other processes keep the cores busy (a build, a test run), and cannot be
+//! raised again. A caller that is not background work and waits loads the model itself, at its
+//! own priority: at once if nothing loads it yet, and beside the warm-up once that has taken
+//! [`HURRY_AFTER`]. The first load to finish is kept. Before this, on a machine busy compiling,
+//! the warm-up never ended and every verdict waiting for it answered "unavailable".
 
 use super::{E5Embedder, E5Options, EmbedError, Embedder, ModelDir};
 use serde::Serialize;
@@ -18,6 +26,11 @@ use std::time::{Duration, Instant};
 /// How long a failed load is reported before the next request tries again.
 pub const RETRY_AFTER: Duration = Duration::from_secs(60);
 
+/// How long the warm-up may load before a waiting caller loads beside it. An idle machine of
+/// two cores loads in about 1.6 s, so a warm-up still loading after this is being starved,
+/// and a second load then costs less than the wait.
+pub const HURRY_AFTER: Duration = Duration::from_secs(2);
+
 type Loader = Arc<dyn Fn() -> Result<Arc<dyn Embedder>, EmbedError> + Send + Sync>;
 
 /// What a caller can learn about the model without waiting.
@@ -26,7 +39,7 @@ type Loader = Arc<dyn Fn() -> Result<Arc<dyn Embedder>, EmbedError> + Send + Syn
 pub enum EmbedderState {
     /// Nobody asked for the model yet.
     NotStarted,
-    /// Loading on the loader thread.
+    /// Loading (in the background, or for a waiting caller).
     Loading,
     Ready,
     /// The last load failed; the reason says how to fix it.
@@ -39,6 +52,8 @@ enum Slot {
     NotStarted,
     Loading {
         since: Instant,
+        /// Whether a caller's own load runs beside the warm-up.
+        hurried: bool,
     },
     Ready {
         embedder: Arc<dyn Embedder>,
@@ -55,6 +70,8 @@ struct Shared {
     slot: Mutex<Slot>,
     changed: Condvar,
     loader: Option<Loader>,
+    /// [`HURRY_AFTER`], or another figure in tests.
+    hurry_after: Duration,
 }
 
 /// A cheap, cloneable handle on the one model of a process. See the module doc.
@@ -124,8 +141,19 @@ impl EmbedderHandle {
                 slot: Mutex::new(slot),
                 changed: Condvar::new(),
                 loader,
+                hurry_after: HURRY_AFTER,
             }),
         }
+    }
+
+    /// The same handle, hurried after `after` instead of [`HURRY_AFTER`] (tests; before the
+    /// handle is cloned).
+    #[cfg(test)]
+    fn hurrying_after(mut self, after: Duration) -> Self {
+        Arc::get_mut(&mut self.shared)
+            .expect("not cloned yet")
+            .hurry_after = after;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Slot> {
@@ -135,31 +163,68 @@ impl EmbedderHandle {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Starts loading on the loader thread unless the model is loaded, loading, disabled,
+    /// Starts loading on a background thread unless the model is loaded, loading, disabled,
     /// or failed less than [`RETRY_AFTER`] ago. Returns immediately.
     pub fn start(&self) {
+        self.begin(false);
+    }
+
+    /// Starts a load if [`EmbedderHandle::start`] would; `now` loads at the calling thread's
+    /// priority instead of the background's, for a caller that waits.
+    fn begin(&self, now: bool) {
         let mut slot = self.lock();
         let should_start = match &*slot {
             Slot::NotStarted => true,
             Slot::Failed { at, .. } => at.elapsed() >= RETRY_AFTER,
             Slot::Loading { .. } | Slot::Ready { .. } | Slot::Disabled(_) => false,
         };
-        let Some(loader) = self.shared.loader.clone().filter(|_| should_start) else {
+        if !should_start || self.shared.loader.is_none() {
             return;
-        };
+        }
         *slot = Slot::Loading {
             since: Instant::now(),
+            hurried: now,
         };
         drop(slot);
+        self.spawn_loader(now);
+    }
+
+    /// A waiting caller's load beside a warm-up that has taken [`HURRY_AFTER`]; nothing when
+    /// the caller is background work itself (it would be as starved), or when a caller's load
+    /// already runs.
+    fn hurry(&self) {
+        if crate::background::is_lowered() {
+            return;
+        }
+        let mut slot = self.lock();
+        let Slot::Loading { since, hurried } = &mut *slot else {
+            return;
+        };
+        if *hurried || since.elapsed() < self.shared.hurry_after {
+            return;
+        }
+        *hurried = true;
+        drop(slot);
+        tracing::info!("the model's warm-up is starved; a waiting call loads it");
+        self.spawn_loader(true);
+    }
+
+    /// Runs the loader on a new thread: a background one, or (`now`) one at the calling
+    /// thread's priority, which it inherits.
+    fn spawn_loader(&self, now: bool) {
+        let Some(loader) = self.shared.loader.clone() else {
+            return;
+        };
         let handle = self.clone();
-        // The loader is not a background thread, even when the embedding worker asks first: a
-        // lowered thread gets no CPU while other processes keep the cores busy, so on a machine
-        // busy compiling the load never ended and every verdict and semantic search waiting for
-        // it timed out. It takes a core for about two seconds once per process. ONNX Runtime's
-        // pool, started while the model loads, inherits this thread's priority, so a tool
-        // call's inference is not starved either.
-        let spawned =
-            crate::background::spawn_unlowered("embed-load", move || handle.finish_load(&loader));
+        let load = move || handle.finish_load(&loader);
+        let spawned = if now {
+            std::thread::Builder::new()
+                .name("embed-load".into())
+                .spawn(load)
+                .map(drop)
+        } else {
+            crate::background::spawn("embed-warmup", load).map(drop)
+        };
         if let Err(err) = spawned {
             self.set(Slot::Failed {
                 error: EmbedError::Load {
@@ -187,19 +252,28 @@ impl EmbedderHandle {
                     reason: format!("the loader panicked: {reason}"),
                 })
             });
+        // Of two loads (a warm-up and a caller's), the first model is kept; a failure counts
+        // only while nothing else has ended the load.
+        let mut slot = self.lock();
         match result {
-            Ok(embedder) => self.set(Slot::Ready {
-                embedder,
-                load_time: started.elapsed(),
-            }),
+            Ok(_) if matches!(*slot, Slot::Ready { .. }) => return,
+            Ok(embedder) => {
+                *slot = Slot::Ready {
+                    embedder,
+                    load_time: started.elapsed(),
+                }
+            }
+            Err(_) if !matches!(*slot, Slot::Loading { .. }) => return,
             Err(error) => {
                 tracing::warn!("embedding model unavailable: {error}");
-                self.set(Slot::Failed {
+                *slot = Slot::Failed {
                     error,
                     at: Instant::now(),
-                })
+                }
             }
         }
+        drop(slot);
+        self.shared.changed.notify_all();
     }
 
     fn set(&self, new: Slot) {
@@ -231,7 +305,8 @@ impl EmbedderHandle {
     /// [`EmbedError::NotReady`] on timeout, the load's own error if it failed,
     /// [`EmbedError::Disabled`] in lightweight mode.
     pub fn wait(&self, timeout: Duration) -> Result<Arc<dyn Embedder>, EmbedError> {
-        self.start();
+        let may_hurry = !crate::background::is_lowered();
+        self.begin(may_hurry);
         let deadline = Instant::now() + timeout;
         let mut slot = self.lock();
         loop {
@@ -248,12 +323,27 @@ impl EmbedderHandle {
             if now >= deadline {
                 return Err(EmbedError::NotReady);
             }
+            // Woken at the latest when the warm-up has taken long enough to be hurried.
+            let hurry_at = match &*slot {
+                Slot::Loading {
+                    since,
+                    hurried: false,
+                } if may_hurry => since
+                    .checked_add(self.shared.hurry_after)
+                    .map_or(deadline, |at| at.max(now)),
+                _ => deadline,
+            };
             slot = self
                 .shared
                 .changed
-                .wait_timeout(slot, deadline - now)
+                .wait_timeout(slot, hurry_at.min(deadline) - now)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+            if Instant::now() >= hurry_at {
+                drop(slot);
+                self.hurry();
+                slot = self.lock();
+            }
         }
     }
 
@@ -261,7 +351,7 @@ impl EmbedderHandle {
     pub fn status(&self) -> EmbedderStatus {
         let slot = self.lock();
         let (seconds, model) = match &*slot {
-            Slot::Loading { since } => (Some(since.elapsed().as_secs_f64()), None),
+            Slot::Loading { since, .. } => (Some(since.elapsed().as_secs_f64()), None),
             Slot::Ready {
                 embedder,
                 load_time,
@@ -313,7 +403,9 @@ mod tests {
             counter.fetch_add(1, Ordering::SeqCst);
             rx.lock().unwrap().recv().unwrap()?;
             Ok(Arc::new(FakeEmbedder::new()) as Arc<dyn Embedder>)
-        });
+        })
+        // One load only, however slowly the background thread gets going here.
+        .hurrying_after(Duration::MAX);
         (handle, tx, loads)
     }
 
@@ -371,37 +463,81 @@ mod tests {
         assert!(err.to_string().contains("tokenizer exploded"), "{err}");
     }
 
-    /// The load is waited for by tool calls, so it must not be background work: a lowered
-    /// thread got no CPU on a busy machine and the load never ended.
+    /// The nice value and scheduling policy of the calling thread, and whether it is lowered.
     #[cfg(target_os = "linux")]
-    #[test]
-    fn the_loader_is_not_lowered() {
+    fn priority() -> (i32, i32, bool) {
         // SAFETY: both calls only read the calling thread's settings.
-        let priority = || unsafe {
+        unsafe {
             (
                 libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t),
                 libc::sched_getscheduler(0),
+                crate::background::is_lowered(),
             )
-        };
-        let seen = Arc::new(Mutex::new(None));
-        let record = seen.clone();
+        }
+    }
+
+    /// A warm-up that a busy machine starves does not hold a waiting caller: the caller loads
+    /// the model at its own priority, and the first model loaded is kept.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_waiting_caller_loads_beside_a_starved_warm_up() {
+        let (release, starved) = mpsc::channel::<()>();
+        let starved = Mutex::new(starved);
+        // Each load's thread priority and the model it made.
+        let loads = Arc::new(Mutex::new(Vec::new()));
+        let seen = loads.clone();
         let handle = EmbedderHandle::lazy(move || {
-            *record.lock().unwrap() = Some((priority(), crate::background::is_lowered()));
-            Ok(Arc::new(FakeEmbedder::new()) as Arc<dyn Embedder>)
-        });
-        // Started from a background thread, as the embedding worker may be the first to ask.
-        crate::background::init();
-        crate::background::spawn("test-asker", move || handle.start())
-            .unwrap()
-            .join()
-            .unwrap();
+            let me = priority();
+            if me.2 {
+                // The warm-up: held until the test releases it, as the scheduler would.
+                let _ = starved.lock().unwrap().recv();
+            }
+            let model = Arc::new(FakeEmbedder::new()) as Arc<dyn Embedder>;
+            seen.lock().unwrap().push((me, model.clone()));
+            Ok(model)
+        })
+        .hurrying_after(Duration::from_millis(50));
+        handle.start();
+        let model = handle.wait(Duration::from_secs(60)).unwrap();
+        {
+            let loads = loads.lock().unwrap();
+            assert_eq!(loads.len(), 1, "only the caller's load has ended");
+            assert_eq!(
+                loads[0].0,
+                priority(),
+                "the caller's load runs at its priority"
+            );
+            assert!(Arc::ptr_eq(&loads[0].1, &model));
+        }
+        // The warm-up ends later; its model is dropped, the first one stays.
+        release.send(()).unwrap();
         let deadline = Instant::now() + Duration::from_secs(60);
-        while seen.lock().unwrap().is_none() && Instant::now() < deadline {
+        while loads.lock().unwrap().len() < 2 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
-        let (loader, lowered) = seen.lock().unwrap().take().expect("the loader ran");
-        assert_eq!(loader, priority(), "the loader runs at a tool call's priority");
-        assert!(!lowered);
+        let loads = loads.lock().unwrap();
+        assert!(loads[1].0.2, "the warm-up is background work");
+        assert!(Arc::ptr_eq(&handle.get_if_ready().unwrap(), &model));
+    }
+
+    /// Background work that waits (the embedding worker) does not load beside the warm-up: a
+    /// second lowered load would be as starved.
+    #[test]
+    fn background_waiters_do_not_hurry() {
+        let (handle, release, loads) = gated();
+        let handle = handle.hurrying_after(Duration::ZERO);
+        let in_background = |timeout| {
+            let waiter = handle.clone();
+            crate::background::spawn("test-waiter", move || waiter.wait(timeout))
+                .unwrap()
+                .join()
+                .unwrap()
+        };
+        let waited = in_background(Duration::from_millis(300));
+        assert_eq!(waited.err(), Some(EmbedError::NotReady));
+        release.send(Ok(())).unwrap();
+        in_background(Duration::from_secs(60)).unwrap();
+        assert_eq!(loads.load(Ordering::SeqCst), 1);
     }
 
     #[test]

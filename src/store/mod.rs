@@ -68,6 +68,24 @@ pub fn configure_process() {
     }
 }
 
+/// Starts Lance's CPU pool, every thread of it, from the calling thread (`main`, before any
+/// thread is lowered). Its threads live as long as the process and serve every caller, but a
+/// thread is started by whichever caller finds none idle, and it inherits that caller's
+/// priority: started by background maintenance, a thread would stay lowered and a search
+/// waiting on it would starve on a busy machine (`crate::background`).
+pub fn start_pools() {
+    let threads = lance_core::utils::tokio::get_num_compute_intensive_cpus();
+    for _ in 0..threads {
+        // Each task holds its thread a moment, so that the next one finds none idle and
+        // starts another. The pool starts the thread here, at the call; the result is not
+        // awaited.
+        drop(lance_core::utils::tokio::spawn_cpu(|| {
+            std::thread::sleep(Duration::from_millis(20));
+            Ok::<(), std::io::Error>(())
+        }));
+    }
+}
+
 /// Lance's caches per store. Its defaults (6 GiB of index cache, 1 GiB of metadata cache) are
 /// sized for a server that owns the machine, and a long embedding run commits a version every
 /// few seconds, each with its manifest and fragment metadata to cache. Bounded, the resident
@@ -152,22 +170,27 @@ pub struct Store {
 impl Store {
     /// Opens (creating as needed) the store at `uri` for vectors of `stamp`.
     pub fn open(uri: &str, stamp: ModelStamp) -> Result<Store> {
-        let rt = Arc::new(StoreRuntime(Some(
-            tokio::runtime::Builder::new_multi_thread()
+        // The runtimes' threads are started at normal priority even when the start-up sync
+        // opens the store: tool calls search on them (`background::unlowered`). Maintenance's
+        // own threads lower themselves.
+        let (rt, maintenance_rt) = crate::background::unlowered(|| {
+            let rt = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .thread_name("code-intel-store")
                 .enable_all()
-                .build()
-                .map_err(StoreError::Runtime)?,
-        )));
-        let maintenance_rt = Arc::new(StoreRuntime(Some(
-            tokio::runtime::Builder::new_multi_thread()
+                .build()?;
+            let maintenance_rt = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(1)
                 .thread_name("code-intel-store-maintenance")
+                .on_thread_start(crate::background::lower_this_thread)
                 .enable_all()
-                .build()
-                .map_err(StoreError::Runtime)?,
-        )));
+                .build()?;
+            Ok((rt, maintenance_rt))
+        })
+        .and_then(|built| built)
+        .map_err(StoreError::Runtime)?;
+        let rt = Arc::new(StoreRuntime(Some(rt)));
+        let maintenance_rt = Arc::new(StoreRuntime(Some(maintenance_rt)));
         let uri_owned = uri.to_string();
         let stamp_owned = stamp.clone();
         let (forest, map, maintenance_tables, rebuilt) = block(&rt, async move {
@@ -531,6 +554,10 @@ fn block<T: Send + 'static>(
                 .expect("store thread panicked")
         })
         .expect("store task panicked")
+    } else if crate::background::is_lowered() {
+        // A background thread only waits: the work runs on the runtime's threads, so that
+        // what it starts there (tokio's blocking threads, kept for later calls) is not lowered.
+        rt.block_on(rt.spawn(fut)).expect("store task panicked")
     } else {
         rt.block_on(fut)
     }

@@ -193,17 +193,21 @@ class Client:
 
 @pytest.fixture
 def open_client(server_bin: Path, tmp_path: Path):
-    """``async with open_client(root, env={...}) as client:`` - a server process per use."""
+    """``async with open_client(root, env={...}) as client:`` - a server process per use.
+
+    ``wrap`` is a command the server's command line is appended to (it must exec it); it runs in
+    the server's session and process group, which the client ends with the server."""
     count = 0
 
     @asynccontextmanager
-    async def open_(root: Path, env: dict[str, str] | None = None) -> AsyncIterator[Client]:
+    async def open_(
+        root: Path, env: dict[str, str] | None = None, wrap: list[str] | None = None
+    ) -> AsyncIterator[Client]:
         nonlocal count
         count += 1
         stderr_path = tmp_path / f"server{count}.stderr"
-        params = StdioServerParameters(
-            command=str(server_bin), args=["serve", "--root", str(root)], env=env
-        )
+        command = [*(wrap or []), str(server_bin), "serve", "--root", str(root)]
+        params = StdioServerParameters(command=command[0], args=command[1:], env=env)
         with stderr_path.open("w", encoding="utf-8") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write) as session:
