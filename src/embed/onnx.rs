@@ -34,8 +34,8 @@ use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 
 /// Which of the two provisioned models runs a side.
@@ -116,33 +116,98 @@ impl Default for E5Options {
 /// Token ids and attention mask of one text, padded to its batch.
 pub(crate) type EncodedText = (Vec<i64>, Vec<i64>);
 
+/// Builds another session on the same model: the spare of [`Session`].
+type MakeSession = Box<dyn Fn() -> Result<TextEmbedding, EmbedError> + Send + Sync>;
+
+/// How long a tool call waits for a background batch to free the session before it takes the
+/// spare. A batch is bounded in tokens and takes 0.1–0.3 s on an idle machine of two cores;
+/// one that holds the session longer is being starved.
+const PATIENCE: Duration = Duration::from_millis(500);
+
 /// One ONNX session shared between threads, with precedence for urgent callers (see the
-/// module doc).
+/// module doc), and a spare for them when a background batch holds the session too long.
+///
+/// A background batch runs on a lowered thread, which a busy machine does not run: while it
+/// held the session, a verdict's embedding waited for it, tens of seconds with a build going.
+/// No thread can be raised again once lowered, so the urgent caller goes around it: after
+/// [`PATIENCE`], it loads a second session (once; about 1.6 s and a few hundred MB) and uses it
+/// whenever a background batch holds the first. A machine that is never busy never loads it.
 struct Session {
     model: Mutex<TextEmbedding>,
     urgent_waiting: AtomicUsize,
+    /// Whether the holder of `model` is a background batch.
+    held_in_background: AtomicBool,
+    spare: OnceLock<Option<Mutex<TextEmbedding>>>,
+    make_spare: Option<MakeSession>,
 }
 
 impl Session {
-    fn new(model: TextEmbedding) -> Session {
+    fn new(model: TextEmbedding, make_spare: Option<MakeSession>) -> Session {
         Session {
             model: Mutex::new(model),
             urgent_waiting: AtomicUsize::new(0),
+            held_in_background: AtomicBool::new(false),
+            spare: OnceLock::new(),
+            make_spare,
         }
     }
 
     fn lock(&self, urgent: bool) -> MutexGuard<'_, TextEmbedding> {
-        if urgent {
-            self.urgent_waiting.fetch_add(1, Ordering::SeqCst);
-            let guard = self.model.lock().unwrap_or_else(PoisonError::into_inner);
-            self.urgent_waiting.fetch_sub(1, Ordering::SeqCst);
-            guard
-        } else {
+        if !urgent {
             while self.urgent_waiting.load(Ordering::SeqCst) > 0 {
                 std::thread::sleep(Duration::from_millis(1));
             }
-            self.model.lock().unwrap_or_else(PoisonError::into_inner)
+            let guard = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+            self.held_in_background.store(true, Ordering::SeqCst);
+            return guard;
         }
+        self.urgent_waiting.fetch_add(1, Ordering::SeqCst);
+        let guard = self.urgent_lock();
+        self.urgent_waiting.fetch_sub(1, Ordering::SeqCst);
+        guard
+    }
+
+    /// The session for an urgent caller: the shared one, or the spare once a background batch
+    /// has held the shared one past [`PATIENCE`].
+    fn urgent_lock(&self) -> MutexGuard<'_, TextEmbedding> {
+        let since = Instant::now();
+        loop {
+            match self.model.try_lock() {
+                Ok(guard) => return self.taken(guard),
+                Err(TryLockError::Poisoned(poisoned)) => return self.taken(poisoned.into_inner()),
+                Err(TryLockError::WouldBlock) => {}
+            }
+            let starved =
+                self.held_in_background.load(Ordering::SeqCst) && since.elapsed() >= PATIENCE;
+            if starved && let Some(spare) = self.spare() {
+                return spare.lock().unwrap_or_else(PoisonError::into_inner);
+            }
+            if !self.held_in_background.load(Ordering::SeqCst) {
+                // Another tool call holds it: its turn is short, wait for it.
+                let guard = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+                return self.taken(guard);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn taken<'a>(&self, guard: MutexGuard<'a, TextEmbedding>) -> MutexGuard<'a, TextEmbedding> {
+        self.held_in_background.store(false, Ordering::SeqCst);
+        guard
+    }
+
+    /// The spare session, loaded on first need; `None` when it cannot be built.
+    fn spare(&self) -> Option<&Mutex<TextEmbedding>> {
+        let make = self.make_spare.as_ref()?;
+        self.spare
+            .get_or_init(|| {
+                tracing::info!("a background batch holds the model; loading a spare session");
+                make()
+                    .map_err(|err| tracing::warn!("no spare session: {err}"))
+                    .ok()
+                    .map(Mutex::new)
+            })
+            .as_ref()
     }
 }
 
@@ -232,6 +297,14 @@ impl E5Embedder {
         let tokenizer = read_tokenizer_files(dir)?;
         let session =
             |precision: Precision| load_session(dir, precision, &tokenizer, &env, &options);
+        // The spare's recipe: the same files, read again only if it is ever needed.
+        let spare = |precision: Precision| {
+            let (dir, tokenizer, env, options) =
+                (dir.clone(), tokenizer.clone(), env.clone(), options.clone());
+            let make: MakeSession =
+                Box::new(move || load_session(&dir, precision, &tokenizer, &env, &options));
+            Some(make)
+        };
         // Two sessions load in parallel: most of the time is parsing the tokenizer and
         // optimising the graph, each single-threaded.
         let (passages, queries) = if options.query_precision == options.passage_precision {
@@ -251,7 +324,8 @@ impl E5Embedder {
                 });
                 (passages, queries)
             });
-            (passages?, Some(Session::new(queries?)))
+            let queries = Session::new(queries?, spare(options.query_precision));
+            (passages?, Some(queries))
         };
         let embedder = E5Embedder {
             dir: dir.path.clone(),
@@ -260,7 +334,7 @@ impl E5Embedder {
                 manifest.recipe,
                 options.passage_precision.as_str()
             ),
-            passages: Session::new(passages),
+            passages: Session::new(passages, spare(options.passage_precision)),
             queries,
             options,
             load_time: Duration::ZERO,
@@ -297,7 +371,7 @@ impl E5Embedder {
         Ok(E5Embedder {
             dir: cache_dir.to_path_buf(),
             model_id: format!("{MODEL_ID} (hub download; prepare v1)"),
-            passages: Session::new(session),
+            passages: Session::new(session, None),
             queries: None,
             options,
             load_time: start.elapsed(),
@@ -320,7 +394,7 @@ impl E5Embedder {
     /// The token count of `text` as the passage model sees it (prefix and special tokens
     /// included); used by benchmarks and chunk sizing.
     pub fn passage_tokens(&self, text: &str) -> Result<usize, EmbedError> {
-        let session = self.passages.lock(false);
+        let session = self.passages.lock(!crate::background::is_lowered());
         let encoding = session
             .tokenizer
             .encode(passage_text(text), true)
@@ -350,7 +424,7 @@ impl E5Embedder {
         &self,
         prepared: &[&str],
     ) -> Result<Vec<EncodedText>, EmbedError> {
-        let session = self.passages.lock(false);
+        let session = self.passages.lock(!crate::background::is_lowered());
         let encodings = session
             .tokenizer
             .encode_batch(prepared.to_vec(), true)
@@ -706,6 +780,33 @@ mod tests {
             query_done < bulk_done,
             "the request waited for the whole bulk call"
         );
+    }
+
+    /// A background batch that the machine starves (here: one that holds the session until
+    /// released) does not hold up a tool call: after the patience, it embeds on the spare, and
+    /// the spare gives the same vectors.
+    #[test]
+    fn requests_go_around_a_starved_background_batch() {
+        let model = test_model::real();
+        let (held, holding) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let holder = model.clone();
+        let batch = crate::background::spawn("test-starved", move || {
+            let _session = holder.passages.lock(false);
+            held.send(()).unwrap();
+            let _ = released.recv_timeout(Duration::from_secs(300));
+        })
+        .unwrap();
+        holding.recv().unwrap();
+        let started = Instant::now();
+        let around = model.embed_query("ログイン機能").unwrap();
+        let waited = started.elapsed();
+        release.send(()).unwrap();
+        batch.join().unwrap();
+        assert!(waited >= PATIENCE, "{waited:?}");
+        assert!(model.passages.spare.get().is_some_and(Option::is_some));
+        let shared = model.embed_query("ログイン機能").unwrap();
+        assert!(cos(&around, &shared) > 0.9999, "{}", cos(&around, &shared));
     }
 
     #[test]

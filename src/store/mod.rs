@@ -554,10 +554,6 @@ fn block<T: Send + 'static>(
                 .expect("store thread panicked")
         })
         .expect("store task panicked")
-    } else if crate::background::is_lowered() {
-        // A background thread only waits: the work runs on the runtime's threads, so that
-        // what it starts there (tokio's blocking threads, kept for later calls) is not lowered.
-        rt.block_on(rt.spawn(fut)).expect("store task panicked")
     } else {
         rt.block_on(fut)
     }

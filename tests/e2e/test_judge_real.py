@@ -232,3 +232,7 @@ async def test_a_busy_machine_does_not_starve_the_judge(open_client, fresh_fixtu
         understood = await client.ok("submit_understanding", UNDERSTANDING)
         print(f"submit_understanding on a busy machine: {time.monotonic() - started:.1f}s")
         assert understood["phase"] == "READY", understood
+        # Judged, not waved through: every symbol has its similarity and nothing is unchecked.
+        scores = {s["symbol"]: s["similarity"] for s in understood["symbols_with_confidence"]}
+        assert all(score is not None for score in scores.values()), understood
+        assert not any("not checked" in w for w in understood.get("warnings", [])), understood
