@@ -9,9 +9,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     code_intel::allocator::use_for_tree_sitter();
     code_intel::store::configure_process();
-    // Before any thread is lowered (and after the environment is set): `background::init`.
-    code_intel::background::init();
-    code_intel::store::start_pools();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -20,6 +17,11 @@ fn main() {
         )
         .init();
     let cli = code_intel::cli::Cli::parse();
+    if cli.starts_background_work() {
+        // Before any thread is lowered (and after the environment is set): `background::init`.
+        code_intel::background::init();
+        code_intel::store::start_pools();
+    }
     match code_intel::cli::run(cli) {
         Ok(code) => std::process::exit(code),
         Err(err) => {

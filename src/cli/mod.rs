@@ -24,6 +24,19 @@ pub struct Cli {
     command: Command,
 }
 
+impl Cli {
+    /// Whether the command may start background work (a sync, the embedding worker, the
+    /// model's warm-up), and so needs the pools a lowered thread must not start
+    /// (`crate::background::init`). The hook, which runs on every edit and shell command of
+    /// the agent, and the other quick commands start none of those threads.
+    pub fn starts_background_work(&self) -> bool {
+        !matches!(
+            self.command,
+            Command::Tools | Command::Init(_) | Command::Config(_) | Command::Hook { .. }
+        )
+    }
+}
+
 /// The long help, with the languages as the registry lists them.
 fn long_about() -> String {
     let names: Vec<&str> = crate::lang::LANGUAGES.iter().map(|l| l.name).collect();
