@@ -105,7 +105,7 @@ type Job = Box<dyn FnOnce() + Send>;
 /// A thread that was never lowered, started by [`init`], which starts [`unlowered`]'s threads.
 static STARTER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
 
-/// Prepares the process for lowered threads; `main` calls it first, while no thread is lowered:
+/// Prepares the process for lowered threads; `main` calls it before any thread is lowered:
 /// starts the thread behind [`unlowered`], and rayon's global pool, whose threads tool calls
 /// use and whichever thread touches it first would start.
 pub fn init() {
