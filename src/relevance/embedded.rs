@@ -142,10 +142,6 @@ impl EmbedRelevance {
     }
 }
 
-/// The project's model handle: the provisioned model directory (`$CODE_INTEL_MODEL_DIR`, then
-/// `model_dir` in `.code-intel/config.json`, then the default location), loaded lazily on
-/// first need. A directory that cannot even be located gives a disabled handle whose reason
-/// says how to fix it.
 /// The passage vector of `text`, embedded in a batch of its own.
 fn embed_alone(embedder: &dyn Embedder, text: &str) -> Result<Vector, EmbedError> {
     embedder
@@ -154,6 +150,10 @@ fn embed_alone(embedder: &dyn Embedder, text: &str) -> Result<Vector, EmbedError
         .ok_or_else(|| EmbedError::Inference("the model returned no vector".into()))
 }
 
+/// The project's model handle: the provisioned model directory (`$CODE_INTEL_MODEL_DIR`, then
+/// `model_dir` in `.code-intel/config.json`, then the default location), loaded lazily on
+/// first need. A directory that cannot even be located gives a disabled handle whose reason
+/// says how to fix it.
 pub fn project_embedder(ws: &crate::workspace::Workspace) -> EmbedderHandle {
     if ws.config.lightweight_mode {
         return EmbedderHandle::disabled("lightweight_mode is on in .code-intel/config.json");
@@ -178,6 +178,7 @@ pub fn project_embedder(ws: &crate::workspace::Workspace) -> EmbedderHandle {
 fn unavailable(err: EmbedError) -> RelevanceError {
     match err {
         EmbedError::Inference(message) => RelevanceError::Failed(message),
+        EmbedError::NotReady => RelevanceError::Loading(EmbedError::NotReady.to_string()),
         other => RelevanceError::Unavailable(other.to_string()),
     }
 }
@@ -234,6 +235,33 @@ impl Relevance for EmbedRelevance {
 mod tests {
     use super::*;
     use crate::relevance::SymbolContext;
+
+    /// A model still loading is said apart from no model: the sessions refuse a submission
+    /// they cannot judge yet, and go on without a model that is not there.
+    #[test]
+    fn a_model_still_loading_is_not_a_missing_one() {
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let held = Mutex::new(held);
+        let loading = EmbedderHandle::lazy(move || {
+            let _ = held.lock().unwrap().recv();
+            Err(EmbedError::Disabled("released".into()))
+        });
+        let judge = EmbedRelevance {
+            wait: Duration::from_millis(20),
+            ..EmbedRelevance::new(loading)
+        };
+        let err = judge
+            .score_many("ログイン", &["def login(): ..."])
+            .unwrap_err();
+        assert!(matches!(err, RelevanceError::Loading(_)), "{err:?}");
+        assert!(err.to_string().contains("call again"), "{err}");
+        release.send(()).unwrap();
+        let off = EmbedRelevance::new(EmbedderHandle::disabled("lightweight_mode is on"));
+        let err = off
+            .score_many("ログイン", &["def login(): ..."])
+            .unwrap_err();
+        assert!(matches!(err, RelevanceError::Unavailable(_)), "{err:?}");
+    }
 
     /// The fixture symbol's context, as the session builds it.
     fn context(file: &str, name: &str) -> String {

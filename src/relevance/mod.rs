@@ -33,9 +33,13 @@ pub const SHORTCIRCUIT_THRESHOLD: f32 = 0.7;
 /// Why a relevance score could not be computed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RelevanceError {
-    /// No model (not installed, lightweight mode, still loading): the message says how to fix it.
+    /// No model (not installed, lightweight mode): the message says how to fix it.
     #[error("relevance scores are unavailable: {0}")]
     Unavailable(String),
+    /// The model is still loading (a fresh server, a busy machine): the same call succeeds
+    /// when it is done.
+    #[error("relevance cannot be judged yet: {0}; call again in a few seconds")]
+    Loading(String),
     /// The model failed on this input.
     #[error("relevance scoring failed: {0}")]
     Failed(String),

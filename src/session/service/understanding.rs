@@ -69,7 +69,7 @@ pub fn submit_understanding(
         term.as_deref(),
         &defs_by_symbol,
         &mut report,
-    );
+    )?;
     let calls = env.calls(&state.session_id);
     report.tools_used = tools_used(&calls, env.tools);
     report.call_files = calls
@@ -155,13 +155,18 @@ fn workspace_files(env: &Env, files: &[String], report: &mut UnderstandingReport
 
 /// The server's calibrated similarity of each defined symbol to the request's target term;
 /// when the judge is unavailable, why (once), and no scores.
+///
+/// Errors: the model is still loading. The submission is refused rather than passed unchecked:
+/// otherwise an agent that submits before the judge is ready (a fresh server, or one on a busy
+/// machine) reaches READY on symbols nobody judged. Without a model at all (lightweight mode,
+/// not installed) the session goes on, with the reason in its warnings.
 fn score_symbols(
     env: &Env,
     snapshot: &Snapshot,
     term: Option<&str>,
     defs_by_symbol: &[(String, Vec<SymbolDef>)],
     report: &mut UnderstandingReport,
-) {
+) -> SessionResult<()> {
     if term.is_some() {
         env.expect_symbols(snapshot, defs_by_symbol.iter().map(|(s, _)| s.as_str()));
     }
@@ -170,6 +175,7 @@ fn score_symbols(
             (Some(term), None) if !defs.is_empty() => {
                 match env.verdict(snapshot, term, &env.contexts(snapshot, defs)) {
                     Ok(v) => Some(v.score),
+                    Err(err @ RelevanceError::Loading(_)) => return Err(err.into()),
                     Err(err) => {
                         report.relevance_unavailable = Some(err.to_string());
                         None
@@ -184,4 +190,5 @@ fn score_symbols(
             files: files_of(defs),
         });
     }
+    Ok(())
 }
