@@ -28,7 +28,8 @@ pub const RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// How long the warm-up may load before a waiting caller loads beside it. An idle machine of
 /// two cores loads in about 1.6 s, so a warm-up still loading after this is being starved,
-/// and a second load then costs less than the wait.
+/// and a second load then costs less than the wait (and a second model's memory until the
+/// slower load ends and is dropped).
 pub const HURRY_AFTER: Duration = Duration::from_secs(2);
 
 type Loader = Arc<dyn Fn() -> Result<Arc<dyn Embedder>, EmbedError> + Send + Sync>;
