@@ -162,11 +162,13 @@ class Client:
         self.root = root
         self.stderr_path = stderr_path
 
-    async def call(self, tool: str, args: dict | None = None) -> tuple[bool, dict]:
+    async def call(
+        self, tool: str, args: dict | None = None, timeout: float = CALL_TIMEOUT_SECS
+    ) -> tuple[bool, dict]:
         """Calls a tool; returns ``(is_error, json)``. The SDK itself validates successful results
         against the tool's output schema and raises if they do not conform."""
         result = await self.session.call_tool(
-            tool, args if args is not None else {}, read_timeout_seconds=CALL_TIMEOUT_SECS
+            tool, args if args is not None else {}, read_timeout_seconds=timeout
         )
         return check_result(tool, result)
 
