@@ -15,8 +15,8 @@
 //! - a caller that waits for the model loads it at its own priority (`embed::handle`), and a
 //!   tool call's inference goes before indexing's next batch (`embed::onnx`);
 //! - pools that tool calls share with background work (the store's runtime, rayon's global
-//!   pool) are started at normal priority, by [`init`] or through [`unlowered`], whichever
-//!   thread first needs them. The store's runtime had been started by the start-up sync, and a
+//!   pool, Lance's CPU pool) are started at normal priority, by [`init`], through
+//!   [`unlowered`] or by `store::start_pools`, whichever thread first needs them. The store's runtime had been started by the start-up sync, and a
 //!   verdict's searches then waited on lowered threads.
 
 use std::io;
@@ -135,7 +135,8 @@ pub fn unlowered<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -
     let Some(starter) = starter else {
         return Ok(work());
     };
-    let stopped = || io::Error::other("the thread starter has stopped");
+    // The starter has ended, or could not start the thread (the work is dropped unrun).
+    let stopped = || io::Error::other("no thread could be started at normal priority");
     let (result, reply) = channel();
     let job = move || {
         let started = std::thread::Builder::new()
