@@ -297,12 +297,14 @@ impl E5Embedder {
         let tokenizer = read_tokenizer_files(dir)?;
         let session =
             |precision: Precision| load_session(dir, precision, &tokenizer, &env, &options);
-        // The spare's recipe: the same files, read again only if it is ever needed.
+        // The spare's recipe: the same files, read again only if it is ever needed (the
+        // tokenizer file alone is 17 MB, not worth keeping for a session that may never be).
         let spare = |precision: Precision| {
-            let (dir, tokenizer, env, options) =
-                (dir.clone(), tokenizer.clone(), env.clone(), options.clone());
-            let make: MakeSession =
-                Box::new(move || load_session(&dir, precision, &tokenizer, &env, &options));
+            let (dir, env, options) = (dir.clone(), env.clone(), options.clone());
+            let make: MakeSession = Box::new(move || {
+                let tokenizer = read_tokenizer_files(&dir)?;
+                load_session(&dir, precision, &tokenizer, &env, &options)
+            });
             Some(make)
         };
         // Two sessions load in parallel: most of the time is parsing the tokenizer and
