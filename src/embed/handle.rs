@@ -32,7 +32,10 @@ pub const RETRY_AFTER: Duration = Duration::from_secs(60);
 /// slower load ends and is dropped).
 pub const HURRY_AFTER: Duration = Duration::from_secs(2);
 
-type Loader = Arc<dyn Fn() -> Result<Arc<dyn Embedder>, EmbedError> + Send + Sync>;
+/// Loads the model; it may give up between its steps once its argument says so (a warm-up
+/// that a waiting caller's own load has taken the place of).
+type Loader =
+    Arc<dyn Fn(&(dyn Fn() -> bool + Sync)) -> Result<Arc<dyn Embedder>, EmbedError> + Send + Sync>;
 
 /// What a caller can learn about the model without waiting.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,20 +97,24 @@ impl EmbedderHandle {
     pub fn lazy(
         loader: impl Fn() -> Result<Arc<dyn Embedder>, EmbedError> + Send + Sync + 'static,
     ) -> Self {
-        Self::with(Slot::NotStarted, Some(Arc::new(loader)))
+        Self::with(
+            Slot::NotStarted,
+            Some(Arc::new(move |_: &(dyn Fn() -> bool + Sync)| loader())),
+        )
     }
 
     /// The real model from `dir`.
     pub fn for_model_dir(dir: ModelDir, options: E5Options) -> Self {
-        Self::lazy(move || {
-            let embedder = E5Embedder::load(&dir, options.clone())?;
+        let loader: Loader = Arc::new(move |given_up: &(dyn Fn() -> bool + Sync)| {
+            let embedder = E5Embedder::load_unless(&dir, options.clone(), given_up)?;
             tracing::info!(
                 "embedding model loaded from {} in {:.2}s",
                 embedder.dir().display(),
                 embedder.load_time().as_secs_f64()
             );
             Ok(Arc::new(embedder) as Arc<dyn Embedder>)
-        })
+        });
+        Self::with(Slot::NotStarted, Some(loader))
     }
 
     /// The real model for the project at `root`: directory and options from its config (a
@@ -217,7 +224,7 @@ impl EmbedderHandle {
             return;
         };
         let handle = self.clone();
-        let load = move || handle.finish_load(&loader);
+        let load = move || handle.finish_load(&loader, !now);
         let spawned = if now {
             std::thread::Builder::new()
                 .name("embed-load".into())
@@ -237,11 +244,20 @@ impl EmbedderHandle {
         }
     }
 
-    fn finish_load(&self, loader: &Loader) {
+    /// Runs `loader` and records what it gave. A warm-up gives up once a caller's own load
+    /// runs (or the model is there), and what it gave up is not recorded.
+    fn finish_load(&self, loader: &Loader, warm_up: bool) {
         let started = Instant::now();
+        let replaced = || {
+            warm_up
+                && matches!(
+                    *self.lock(),
+                    Slot::Loading { hurried: true, .. } | Slot::Ready { .. }
+                )
+        };
         // A panic inside ONNX Runtime bindings or the tokenizer must not leave callers waiting
         // for ever: it becomes a failed load like any other.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader()))
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader(&replaced)))
             .unwrap_or_else(|panic| {
                 let reason = panic
                     .downcast_ref::<String>()
@@ -253,6 +269,10 @@ impl EmbedderHandle {
                     reason: format!("the loader panicked: {reason}"),
                 })
             });
+        if result.is_err() && replaced() {
+            tracing::debug!("the warm-up gave way to a waiting call's load");
+            return;
+        }
         // Of two loads (a warm-up and a caller's), the first model is kept; a failure counts
         // only while nothing else has ended the load.
         let mut slot = self.lock();
@@ -519,6 +539,35 @@ mod tests {
         let loads = loads.lock().unwrap();
         assert!(loads[1].0.2, "the warm-up is background work");
         assert!(Arc::ptr_eq(&handle.get_if_ready().unwrap(), &model));
+    }
+
+    /// Once a waiting caller loads the model itself, the starved warm-up gives up at its next
+    /// step instead of loading beside it, and its giving up is not recorded as a failure.
+    #[test]
+    fn the_warm_up_gives_way_to_a_callers_load() {
+        let (gave_up, giving_up) = mpsc::channel();
+        let loader: Loader = Arc::new(move |given_up: &(dyn Fn() -> bool + Sync)| {
+            if crate::background::is_lowered() {
+                // The warm-up, starved until a caller's load takes its place.
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while !given_up() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                let _ = gave_up.send(given_up());
+                return Err(EmbedError::Load {
+                    file: "embedding model".into(),
+                    reason: "given up".into(),
+                });
+            }
+            Ok(Arc::new(FakeEmbedder::new()) as Arc<dyn Embedder>)
+        });
+        let handle = EmbedderHandle::with(Slot::NotStarted, Some(loader))
+            .hurrying_after(Duration::from_millis(50));
+        handle.start();
+        handle.wait(Duration::from_secs(60)).unwrap();
+        assert!(giving_up.recv_timeout(Duration::from_secs(60)).unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(handle.state(), EmbedderState::Ready);
     }
 
     /// Background work that waits (the embedding worker) does not load beside the warm-up: a

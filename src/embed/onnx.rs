@@ -254,7 +254,32 @@ pub struct E5Embedder {
 static ORT_ENV: Mutex<Option<(PathBuf, ort::environment::Environment)>> = Mutex::new(None);
 
 /// The process's ONNX Runtime environment, loading the library at `lib` the first time.
+///
+/// A background thread (the warm-up) does not load it itself: it would hold [`ORT_ENV`]'s lock
+/// while starved, and a caller loading the model at its own priority waited 12.5 s for that
+/// lock on a busy machine. The library is loaded on a thread of normal priority instead, which
+/// takes and leaves the lock itself; the background thread only waits for the result.
 pub(crate) fn ort_environment(lib: &Path) -> Result<ort::environment::Environment, EmbedError> {
+    let loaded = ORT_ENV
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .is_some();
+    if !loaded && crate::background::is_lowered() {
+        let owned = lib.to_path_buf();
+        return crate::background::unlowered(move || load_ort_environment(&owned)).unwrap_or_else(
+            |err| {
+                Err(EmbedError::Runtime {
+                    path: lib.display().to_string(),
+                    reason: format!("could not load it at normal priority: {err}"),
+                })
+            },
+        );
+    }
+    load_ort_environment(lib)
+}
+
+/// [`ort_environment`] on the calling thread, under [`ORT_ENV`]'s lock.
+fn load_ort_environment(lib: &Path) -> Result<ort::environment::Environment, EmbedError> {
     let mut slot = ORT_ENV.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some((loaded, env)) = slot.as_ref() {
         if loaded != lib {
@@ -285,25 +310,48 @@ pub(crate) fn ort_environment(lib: &Path) -> Result<ort::environment::Environmen
 impl E5Embedder {
     /// Verifies the directory, loads ONNX Runtime and the model(s), and runs the self-check.
     pub fn load(dir: &ModelDir, options: E5Options) -> Result<E5Embedder, EmbedError> {
+        Self::load_unless(dir, options, &|| false)
+    }
+
+    /// [`E5Embedder::load`], given up between its steps once `given_up` says so (a starved
+    /// warm-up, once a waiting caller loads the model itself: what it would still do, it would
+    /// do beside that load, on the same cores and memory). Error: [`EmbedError::Load`] saying it
+    /// was given up.
+    pub fn load_unless(
+        dir: &ModelDir,
+        options: E5Options,
+        given_up: &(dyn Fn() -> bool + Sync),
+    ) -> Result<E5Embedder, EmbedError> {
         let start = Instant::now();
         let manifest = dir.verify(options.verify)?;
+        check_given_up(given_up)?;
         let lib = manifest
             .runtime_library()
             .ok_or_else(|| EmbedError::ModelInvalid {
                 dir: dir.path.display().to_string(),
                 problems: vec!["the manifest lists no ONNX Runtime library".into()],
             })?;
+        let verified = start.elapsed();
         let env = ort_environment(&dir.file(lib))?;
+        let runtime = start.elapsed();
         let tokenizer = read_tokenizer_files(dir)?;
-        let session =
-            |precision: Precision| load_session(dir, precision, &tokenizer, &env, &options);
+        tracing::debug!(
+            "model directory checked in {:.2}s, ONNX Runtime ready after {:.2}s, tokenizer read after {:.2}s",
+            verified.as_secs_f64(),
+            runtime.as_secs_f64(),
+            start.elapsed().as_secs_f64()
+        );
+        check_given_up(given_up)?;
+        let session = |precision: Precision| {
+            load_session(dir, precision, &tokenizer, &env, &options, given_up)
+        };
         // The spare's recipe: the same files, read again only if it is ever needed (the
         // tokenizer file alone is 17 MB, not worth keeping for a session that may never be).
         let spare = |precision: Precision| {
             let (dir, env, options) = (dir.clone(), env.clone(), options.clone());
             let make: MakeSession = Box::new(move || {
                 let tokenizer = read_tokenizer_files(&dir)?;
-                load_session(&dir, precision, &tokenizer, &env, &options)
+                load_session(&dir, precision, &tokenizer, &env, &options, &|| false)
             });
             Some(make)
         };
@@ -341,6 +389,7 @@ impl E5Embedder {
             options,
             load_time: Duration::ZERO,
         };
+        check_given_up(given_up)?;
         if embedder.options.self_check {
             embedder.self_check(&manifest)?;
         }
@@ -548,12 +597,24 @@ fn read_tokenizer_files(dir: &ModelDir) -> Result<TokenizerFiles, EmbedError> {
     })
 }
 
+/// The error of a load given up ([`E5Embedder::load_unless`]) when `given_up` says so.
+fn check_given_up(given_up: &(dyn Fn() -> bool + Sync)) -> Result<(), EmbedError> {
+    if given_up() {
+        return Err(EmbedError::Load {
+            file: "embedding model".into(),
+            reason: "given up: another load took its place".into(),
+        });
+    }
+    Ok(())
+}
+
 fn load_session(
     dir: &ModelDir,
     precision: Precision,
     tokenizer: &TokenizerFiles,
     env: &ort::environment::Environment,
     options: &E5Options,
+    given_up: &(dyn Fn() -> bool + Sync),
 ) -> Result<TextEmbedding, EmbedError> {
     let path = dir.file(precision.file());
     let load_error = |reason: String| EmbedError::Load {
@@ -563,6 +624,8 @@ fn load_session(
     let start = Instant::now();
     let onnx = std::fs::read(&path).map_err(|err| load_error(err.to_string()))?;
     let read = start.elapsed();
+    // Before the graph is built and optimised, the longest step and the one that allocates most.
+    check_given_up(given_up)?;
     // No QuantizationMode::Dynamic: it would force every call into one batch. The int8 model
     // quantises activations per batch by itself.
     let model = UserDefinedEmbeddingModel::new(onnx, tokenizer.clone()).with_pooling(Pooling::Mean);
