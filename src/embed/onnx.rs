@@ -152,8 +152,10 @@ impl Session {
         }
     }
 
-    fn lock(&self, urgent: bool) -> MutexGuard<'_, TextEmbedding> {
-        if !urgent {
+    /// The session for the calling thread: a background thread (indexing) waits for urgent
+    /// callers to go first; any other is urgent.
+    fn lock(&self) -> MutexGuard<'_, TextEmbedding> {
+        if crate::background::is_lowered() {
             while self.urgent_waiting.load(Ordering::SeqCst) > 0 {
                 std::thread::sleep(Duration::from_millis(1));
             }
@@ -449,7 +451,7 @@ impl E5Embedder {
     /// The token count of `text` as the passage model sees it (prefix and special tokens
     /// included); used by benchmarks and chunk sizing.
     pub fn passage_tokens(&self, text: &str) -> Result<usize, EmbedError> {
-        let session = self.passages.lock(!crate::background::is_lowered());
+        let session = self.passages.lock();
         let encoding = session
             .tokenizer
             .encode(passage_text(text), true)
@@ -470,7 +472,7 @@ impl E5Embedder {
         } else {
             &self.passages
         };
-        self.run(model, texts.to_vec(), query_side)
+        self.run(model, texts.to_vec())
     }
 
     /// Token ids and attention masks of already-prepared passage texts, padded to the longest
@@ -479,7 +481,7 @@ impl E5Embedder {
         &self,
         prepared: &[&str],
     ) -> Result<Vec<EncodedText>, EmbedError> {
-        let session = self.passages.lock(!crate::background::is_lowered());
+        let session = self.passages.lock();
         let encodings = session
             .tokenizer
             .encode_batch(prepared.to_vec(), true)
@@ -517,12 +519,7 @@ impl E5Embedder {
 
     /// Embeds already-prefixed texts with one model, in length-sorted batches, returning them
     /// in input order.
-    fn run(
-        &self,
-        session: &Session,
-        texts: Vec<String>,
-        urgent: bool,
-    ) -> Result<Vec<Vector>, EmbedError> {
+    fn run(&self, session: &Session, texts: Vec<String>) -> Result<Vec<Vector>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
@@ -536,7 +533,7 @@ impl E5Embedder {
             self.options.max_batch_tokens,
         );
         for batch in &batches {
-            let mut model = session.lock(urgent);
+            let mut model = session.lock();
             let inputs: Vec<&str> = batch.iter().map(|&i| texts[i].as_str()).collect();
             let vectors = model
                 .embed(&inputs, Some(inputs.len()))
@@ -573,16 +570,12 @@ impl Embedder for E5Embedder {
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
         let prepared = texts.iter().map(|t| query_text(t)).collect();
-        self.run(
-            self.queries.as_ref().unwrap_or(&self.passages),
-            prepared,
-            !crate::background::is_lowered(),
-        )
+        self.run(self.queries.as_ref().unwrap_or(&self.passages), prepared)
     }
 
     fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
         let prepared = texts.iter().map(|t| passage_text(t)).collect();
-        self.run(&self.passages, prepared, !crate::background::is_lowered())
+        self.run(&self.passages, prepared)
     }
 }
 
@@ -861,7 +854,7 @@ mod tests {
         let (release, released) = std::sync::mpsc::channel::<()>();
         let holder = model.clone();
         let batch = crate::background::spawn("test-starved", move || {
-            let _session = holder.passages.lock(false);
+            let _session = holder.passages.lock();
             held.send(()).unwrap();
             let _ = released.recv_timeout(Duration::from_secs(300));
         })
