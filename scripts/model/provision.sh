@@ -46,4 +46,25 @@ if [[ ! -x "$venv/bin/python" || ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]
   echo "$want" > "$stamp"
 fi
 
-exec "$venv/bin/python" "$here/provision.py" "$@"
+"$venv/bin/python" "$here/provision.py" "$@"
+
+# The arguments of provision.py that dictionary.py shares: where the files go, the download
+# cache, and --force.
+dictionary_args() {
+  local args=()
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --out|--cache-dir) args+=("$1" "$2"); shift 2 ;;
+      --out=*|--cache-dir=*|--force) args+=("$1"); shift ;;
+      *) shift ;;
+    esac
+  done
+  [[ ${#args[@]} -eq 0 ]] || printf '%s\n' "${args[@]}"
+}
+# The Japanese dictionary the relevance judge reads, next to the model (dictionary.py). Only a
+# build or a forced rebuild writes it; --verify-only and --help leave it alone.
+case " $* " in
+  *" --verify-only "*|*" --help "*|*" -h "*) ;;
+  *) mapfile -t shared < <(dictionary_args "$@")
+     "$venv/bin/python" "$here/dictionary.py" "${shared[@]}" >&2 ;;
+esac

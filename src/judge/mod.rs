@@ -47,9 +47,11 @@ mod field;
 pub use field::{FIELD_SIZE, Field, FieldSearch, forget_kept};
 
 use crate::analysis::Symbol;
+use crate::embed::ModelDir;
 use crate::index::{SeenEntries, Snapshot};
 use crate::lexical;
 use crate::relevance::{Relevance, RelevanceError, SymbolContext};
+use crate::search::dictionary::Dictionary;
 use crate::search::{glossary, loanword, references};
 use crate::workspace::{WalkOptions, Workspace};
 use regex::Regex;
@@ -558,49 +560,81 @@ impl TermKeys {
     /// owner's registration holds as well). A lone kanji (時, 数, 用) is a suffix more often than
     /// a word and counts for nothing.
     pub fn in_project(term: &str, lexicon: Option<&Lexicon>) -> TermKeys {
-        TermKeys::bridged(term, lexicon, |_| None)
+        TermKeys::bridged(term, lexicon, None, |_| None)
     }
 
-    /// [`TermKeys::in_project`], with a kanji word of two or more characters also looked up by
-    /// `meaning` (the model's bridge to the words of the term's field, [`FieldSearch::meaning`]):
-    /// 体重 is `weight` in a baby tracker whose search shows weight code for the term.
+    /// [`TermKeys::in_project`], with the words the glossary does not read also looked up in
+    /// `dictionary` and kept as the English words of their senses that the project's names use
+    /// (飼い主 is `owner` in a clinic's code: [`dictionary_words`]), and a kanji word of two or
+    /// more characters the dictionary does not bridge looked up by `meaning` (the model's bridge
+    /// to the words of the term's field, [`FieldSearch::meaning`]): 体重 is `weight` in a baby
+    /// tracker whose search shows weight code for the term. A katakana word is looked up by its
+    /// sound first ([`loanword::find`]), since the project's own spelling is surer than a
+    /// dictionary's senses.
     pub fn bridged(
         term: &str,
         lexicon: Option<&Lexicon>,
+        dictionary: Option<&Dictionary>,
         meaning: impl Fn(&str) -> Option<String>,
     ) -> TermKeys {
         let mut keys: Vec<Vec<String>> = Vec::new();
         let mut loanwords: Vec<(usize, String)> = Vec::new();
+        let found_in_dictionary = match (dictionary, lexicon) {
+            (Some(dictionary), Some(lexicon)) => dictionary_words(term, dictionary, lexicon),
+            _ => Vec::new(),
+        };
         for glossary::Unread { at, word, script } in glossary::unread(term) {
+            let end = at + word.len();
+            let in_dictionary: Vec<&(usize, usize, String, Vec<String>)> = found_in_dictionary
+                .iter()
+                .filter(|(s, e, _, _)| *s < end && at < *e)
+                .collect();
             // Each find as the word the rendering uses and the forms that count as present.
-            let found: Vec<(String, Vec<String>)> = match (script, lexicon) {
+            let mut found: Vec<(usize, String, Vec<String>)> = match (script, lexicon) {
                 (glossary::Script::Katakana, Some(lexicon)) => {
                     loanword::find(word, lexicon.vocabulary())
                         .into_iter()
                         .map(|forms| {
                             (
+                                at,
                                 forms[0].to_string(),
                                 forms.into_iter().map(str::to_string).collect(),
                             )
                         })
                         .collect()
                 }
-                (glossary::Script::Kanji, _) if word.chars().count() < 2 => continue,
-                // Not for a katakana word the loanwords miss: by its sound the model bridges
-                // it wrongly more often than not (デモ as `theme`, ホット as `hats` on the
-                // development split).
-                (glossary::Script::Kanji, _) => meaning(word)
-                    .map(|english| (english.clone(), vec![lexical::stem(&english)]))
-                    .into_iter()
-                    .collect(),
                 _ => Vec::new(),
             };
+            // Not for a katakana word the loanwords miss: by its sound the model bridges it
+            // wrongly more often than not (デモ as `theme`, ホット as `hats` on the development
+            // split). Before the dictionary: the model answers only when one of the field's
+            // words stands out, and then it has read the project (二段階 as `twofactor`, where
+            // the dictionary's senses give `level`).
+            if found.is_empty() && script == glossary::Script::Kanji && word.chars().count() >= 2 {
+                found = meaning(word)
+                    .map(|english| (at, english.clone(), vec![lexical::stem(&english)]))
+                    .into_iter()
+                    .collect();
+            }
+            if found.is_empty() {
+                found = in_dictionary
+                    .iter()
+                    .map(|(s, _, rendered, forms)| (*s, rendered.clone(), forms.clone()))
+                    .collect();
+            }
+            // A word the dictionary found is not a lone kanji, whatever run it starts in
+            // (飼い主 is the runs 飼 and 主).
+            if found.is_empty() && script == glossary::Script::Kanji && word.chars().count() < 2 {
+                continue;
+            }
             tracing::debug!("term {term:?}: unread word {word:?} found as {found:?}");
             if found.is_empty() {
                 keys.push(Vec::new());
             }
-            for (rendered, forms) in found {
-                loanwords.push((at, rendered));
+            for (at, rendered, forms) in found {
+                if !loanwords.contains(&(at, rendered.clone())) {
+                    loanwords.push((at, rendered));
+                }
                 if !keys.contains(&forms) {
                     keys.push(forms);
                 }
@@ -661,6 +695,41 @@ impl TermKeys {
             .count();
         hit as f32 / self.keys.len() as f32
     }
+}
+
+/// The words of `term` the glossary does not read that `dictionary` knows and whose senses the
+/// project's names use: each as its byte span, the English word the rendering uses and the forms
+/// that count as the word being present (the first [`MAX_RENDERINGS`] of its English words the
+/// project's names hold, in the dictionary's order). A word none of whose English words any name
+/// holds is left out: the dictionary cannot tell which of its meanings the request has, and the
+/// other bridges may still find it.
+fn dictionary_words(
+    term: &str,
+    dictionary: &Dictionary,
+    lexicon: &Lexicon,
+) -> Vec<(usize, usize, String, Vec<String>)> {
+    let read = glossary::read(term);
+    let vocabulary = lexicon.vocabulary();
+    dictionary
+        .words(term, |at| !read[at])
+        .into_iter()
+        .filter(|entry| !glossary::is_light(entry.word))
+        .filter_map(|entry| {
+            let held: Vec<(String, String)> = entry
+                .english_words()
+                .into_iter()
+                .map(|word| {
+                    let stem = lexical::stem(&word);
+                    (word, stem)
+                })
+                .filter(|(_, stem)| vocabulary.count(stem) > 0)
+                .take(MAX_RENDERINGS)
+                .collect();
+            let (rendered, _) = held.first()?.clone();
+            let forms = held.into_iter().map(|(_, stem)| stem).collect();
+            Some((entry.at, entry.at + entry.word.len(), rendered, forms))
+        })
+        .collect()
 }
 
 /// The term's words that name one of the project's entities ([`Lexicon`]), with the project's
@@ -1232,7 +1301,11 @@ impl CallCache {
                 let search = project.search;
                 let field = search.and_then(|search| search.field(term));
                 let meaning = |word: &str| search?.meaning(term, word, field.as_ref()?);
-                let keys = TermKeys::bridged(term, Some(lexicon), meaning);
+                let dictionary =
+                    ModelDir::resolve(project.ws.config.model_dir.as_deref(), project.ws.root())
+                        .ok()
+                        .and_then(|dir| Dictionary::installed(&dir.path));
+                let keys = TermKeys::bridged(term, Some(lexicon), dictionary.as_deref(), meaning);
                 Arc::new(TermGround {
                     field,
                     rival: lexicon.best(&keys),
@@ -1647,7 +1720,7 @@ mod tests {
         let height = Bag::of("record_height core/views");
         // 「体重を記録」: 体重 is no glossary word; the model finds `weight` among the field's
         // words, so a weight view holds both words and a height view only 記録's.
-        let bridged = TermKeys::bridged("体重を記録", None, |word| {
+        let bridged = TermKeys::bridged("体重を記録", None, None, |word| {
             (word == "体重").then(|| "weight".to_string())
         });
         assert_eq!(bridged.loanwords, vec![(0, "weight".to_string())]);
@@ -1659,11 +1732,58 @@ mod tests {
         assert_eq!(unbridged.coverage(&height), 0.5);
         // A katakana word is left to the loanwords, a lone kanji to nothing.
         let asked = std::cell::RefCell::new(Vec::new());
-        TermKeys::bridged("ペットの登録時", None, |word| {
+        TermKeys::bridged("ペットの登録時", None, None, |word| {
             asked.borrow_mut().push(word.to_string());
             None
         });
         assert!(asked.borrow().is_empty(), "{:?}", asked.borrow());
+    }
+
+    #[test]
+    fn a_dictionary_word_stands_for_the_english_the_projects_names_use() {
+        let lexicon = Lexicon::new(vec![Arc::new(FileNames {
+            bags: [
+                "OwnerController.findOwners owner/OwnerController",
+                "VetController.showVetList vet/VetController",
+                "Visit visit/Visit",
+            ]
+            .iter()
+            .map(|t| Bag::of(t))
+            .collect(),
+            entities: Vec::new(),
+        })]);
+        let dictionary = Dictionary::parse(
+            "飼い主\t(pet) owner; keeper\n\
+             獣医\tveterinarian; veterinary surgeon; vet\n\
+             来院\tvisit to a hospital, temple, school, etc.\n\
+             通報\treport; notification\n",
+        )
+        .unwrap();
+        let owners = Bag::of("OwnerController.findOwners owner/OwnerController");
+        let vets = Bag::of("VetController.showVetList vet/VetController");
+        // 「飼い主の検索」 (owner search): 飼い主 is no glossary word; the dictionary's `owner`
+        // is one the project's names hold, `keeper` is not.
+        let keys = TermKeys::bridged("飼い主の検索", Some(&lexicon), Some(&dictionary), |_| None);
+        assert_eq!(keys.loanwords, vec![(0, "owner".to_string())]);
+        assert!(keys.keys.contains(&vec![lexical::stem("owner")]));
+        assert!(keys.coverage(&owners) > keys.coverage(&vets));
+        // The dictionary's later sense's word, the one the project uses.
+        let keys = TermKeys::bridged("獣医一覧", Some(&lexicon), Some(&dictionary), |_| None);
+        assert_eq!(keys.loanwords, vec![(0, "vet".to_string())]);
+        let rendered = glossary::render("獣医一覧", &keys.loanwords);
+        assert!(rendered.is_some_and(|r| r.starts_with("vet ")));
+        // A word none of whose English any name holds goes to the model's bridge, and without
+        // one it is a key no name holds.
+        let asked = std::cell::RefCell::new(Vec::new());
+        let keys = TermKeys::bridged("通報", Some(&lexicon), Some(&dictionary), |word| {
+            asked.borrow_mut().push(word.to_string());
+            None
+        });
+        assert_eq!(*asked.borrow(), vec!["通報".to_string()]);
+        assert_eq!(keys.keys, vec![Vec::<String>::new()]);
+        // Without the dictionary, 飼い主 is two lone kanji and reads as nothing.
+        let keys = TermKeys::bridged("飼い主の検索", Some(&lexicon), None, |_| None);
+        assert!(keys.loanwords.is_empty());
     }
 
     #[test]

@@ -734,15 +734,21 @@ pub struct Unread<'q> {
     pub script: Script,
 }
 
+/// Which bytes of `query` a glossary word covers (by byte offset).
+pub fn read(query: &str) -> Vec<bool> {
+    let mut read = vec![false; query.len()];
+    for m in matches(query) {
+        read[m.start..m.end].fill(true);
+    }
+    read
+}
+
 /// The words of `query` the glossary does not read: each run of katakana or of kanji outside
 /// every glossary match, light words left out. Hiragana (particles, endings) and ASCII are never
 /// runs. A request word in this list is one the server cannot match by its letters;
 /// [`crate::search::loanword`] can still find a katakana one in the project's names.
 pub fn unread(query: &str) -> Vec<Unread<'_>> {
-    let mut read = vec![false; query.len()];
-    for m in matches(query) {
-        read[m.start..m.end].fill(true);
-    }
+    let read = read(query);
     let mut out: Vec<Unread> = Vec::new();
     let mut run: Option<(usize, Script)> = None;
     for (i, c) in query.char_indices().chain([(query.len(), ' ')]) {

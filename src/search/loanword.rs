@@ -378,6 +378,14 @@ impl Vocabulary {
         words.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         Vocabulary { words }
     }
+
+    /// How many names hold `word` (0 for a word of fewer than three letters: see [`Vocabulary::new`]).
+    pub fn count(&self, word: &str) -> usize {
+        self.words
+            .iter()
+            .find(|(w, _, _)| w == word)
+            .map_or(0, |(_, n, _)| *n)
+    }
 }
 
 /// The words of `vocabulary` that `katakana_word` may have been borrowed from, most frequent

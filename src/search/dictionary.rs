@@ -1,0 +1,348 @@
+//! A general Japanese → English dictionary: the meanings of the words of a request that the
+//! glossary does not list.
+//!
+//! The glossary holds the vocabulary every project shares (ログイン, 注文, 権限). A project's own
+//! domain words — 飼い主 in a veterinary clinic, 購読者 in a newsletter manager, 体重 in a baby
+//! tracker — no hand-written list can hold, and a word the server cannot read is a word whose
+//! absence nobody notices. The dictionary gives such a word its English senses; the caller then
+//! keeps the ones the project's own names use ([`Entry::english_words`] lists the candidates in
+//! the dictionary's order), so the project chooses among a word's meanings, not the dictionary.
+//!
+//! The file is `ja-en.tsv` in the model directory, written by `scripts/model/provision.sh` from
+//! JMdict (the Electronic Dictionary Research and Development Group's dictionary, CC BY-SA 4.0)
+//! as a registry package ships it: one line per written form, the form, then one field per sense
+//! holding that sense's glosses separated by `; `. Without the file the judge reads what it read
+//! before: the glossary, loanwords and the model's bridge.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The dictionary's file name in the model directory.
+pub const FILE: &str = "ja-en.tsv";
+
+/// Forms longer than this many characters are not looked for: JMdict's longest common compounds
+/// are far shorter, and the scan tries every length up to it at every position.
+const MAX_FORM_CHARS: usize = 12;
+
+/// Senses of a word read for its English words: later senses drift to figurative and rare uses
+/// (キャンペーン's third sense is a military campaign).
+const MAX_SENSES: usize = 3;
+
+/// English words a word stands for at most ([`Entry::english_words`]).
+const MAX_WORDS: usize = 16;
+
+/// Why the dictionary could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DictionaryError {
+    #[error("cannot read the dictionary {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the dictionary {path} is not one (line {line}: no tab-separated senses)")]
+    Malformed { path: PathBuf, line: usize },
+}
+
+/// Written forms and their senses.
+#[derive(Debug, Default)]
+pub struct Dictionary {
+    /// Form → its senses, tab-separated, as the file holds them (split only when looked up:
+    /// most of the 260,000 forms are never asked for).
+    entries: HashMap<Box<str>, Box<str>>,
+}
+
+/// A word of a request found in the dictionary ([`Dictionary::words`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry<'d, 't> {
+    /// Byte offset of the word in the request.
+    pub at: usize,
+    /// The word as the request writes it.
+    pub word: &'t str,
+    senses: &'d str,
+}
+
+impl Dictionary {
+    /// Reads a dictionary file (see the module's documentation for the format).
+    pub fn load(path: &Path) -> Result<Dictionary, DictionaryError> {
+        let text = std::fs::read_to_string(path).map_err(|source| DictionaryError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Dictionary::parse(&text).map_err(|line| DictionaryError::Malformed {
+            path: path.to_path_buf(),
+            line,
+        })
+    }
+
+    /// Parses the file's text; the error is the 1-based number of the first malformed line.
+    pub fn parse(text: &str) -> Result<Dictionary, usize> {
+        let mut entries = HashMap::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.is_empty() {
+                continue;
+            }
+            match line.split_once('\t') {
+                Some((form, senses)) if !form.is_empty() && !senses.trim().is_empty() => {
+                    entries.insert(form.into(), senses.into());
+                }
+                _ => return Err(i + 1),
+            }
+        }
+        Ok(Dictionary { entries })
+    }
+
+    /// The dictionary next to the model in `model_dir`, read once per directory; `None` when it
+    /// is not there or cannot be read (said once in the log).
+    pub fn installed(model_dir: &Path) -> Option<Arc<Dictionary>> {
+        type Loaded = Mutex<HashMap<PathBuf, Option<Arc<Dictionary>>>>;
+        static LOADED: OnceLock<Loaded> = OnceLock::new();
+        let loaded = LOADED.get_or_init(Default::default);
+        if let Some(found) = loaded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(model_dir)
+        {
+            return found.clone();
+        }
+        // Read outside the lock: another project's lookup need not wait for this file.
+        let path = model_dir.join(FILE);
+        let found = match Dictionary::load(&path) {
+            Ok(dictionary) => Some(Arc::new(dictionary)),
+            Err(err) => {
+                tracing::info!("no Japanese dictionary: {err}");
+                None
+            }
+        };
+        loaded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(model_dir.to_path_buf())
+            .or_insert(found)
+            .clone()
+    }
+
+    /// Number of written forms.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The dictionary's words in `text`, left to right, longest form first, where `readable(at)`
+    /// allows a word to cover the character at byte `at` (the caller leaves out what it reads
+    /// otherwise). A word starts at a kanji or katakana character and holds at least two of
+    /// them: hiragana alone is a particle or an ending far more often than a word of the request
+    /// (の, から, による), and a lone kanji (時, 数, 用), with its ending or not (済み, 時の), is
+    /// usually a suffix. Hiragana inside a word is read with it (飼い主, 引き継ぐ).
+    pub fn words<'d, 't>(
+        &'d self,
+        text: &'t str,
+        readable: impl Fn(usize) -> bool,
+    ) -> Vec<Entry<'d, 't>> {
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let (at, c) = chars[i];
+            let starts_word = crate::lexical::is_kanji(c) || crate::lexical::is_katakana(c);
+            if !starts_word || !readable(at) {
+                i += 1;
+                continue;
+            }
+            // The readable run from here, as far as a form may reach.
+            let mut end = i;
+            while end < chars.len()
+                && end - i < MAX_FORM_CHARS
+                && readable(chars[end].0)
+                && crate::lexical::is_cjk(chars[end].1)
+            {
+                end += 1;
+            }
+            let found = (i + 2..=end).rev().find_map(|stop| {
+                // Two kanji or katakana at least: one kanji with its ending (済み, 替え, 時の)
+                // is the same suffix a lone kanji is.
+                let strong = chars[i..stop]
+                    .iter()
+                    .filter(|&&(_, c)| !is_hiragana(c))
+                    .count();
+                if strong < 2 {
+                    return None;
+                }
+                let until = chars.get(stop).map_or(text.len(), |&(b, _)| b);
+                let word = &text[at..until];
+                self.entries
+                    .get(word)
+                    .map(|senses| (stop, word, senses.as_ref()))
+            });
+            match found {
+                Some((stop, word, senses)) => {
+                    out.push(Entry { at, word, senses });
+                    i = stop;
+                }
+                None => i += 1,
+            }
+        }
+        out
+    }
+}
+
+impl<'d> Entry<'d, '_> {
+    /// The English words of the word's first senses, in the dictionary's order, without
+    /// repeats: each gloss without its parenthesised notes ("(pet) owner" → owner), split into
+    /// words, lower-case, words of grammar left out ("to take over" → take, over).
+    pub fn english_words(&self) -> Vec<String> {
+        let mut words: Vec<String> = Vec::new();
+        for sense in self.senses.split('\t').take(MAX_SENSES) {
+            for gloss in sense.split("; ") {
+                for word in without_notes(gloss)
+                    .split(|c: char| !c.is_ascii_alphabetic())
+                    .filter(|w| w.len() >= 3)
+                    .map(str::to_ascii_lowercase)
+                {
+                    if !GRAMMAR_WORDS.contains(&word.as_str()) && !words.contains(&word) {
+                        words.push(word);
+                    }
+                }
+            }
+        }
+        words.truncate(MAX_WORDS);
+        words
+    }
+}
+
+/// English words of a gloss that name nothing a program could be about.
+const GRAMMAR_WORDS: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "with",
+    "from",
+    "into",
+    "onto",
+    "one",
+    "someone",
+    "something",
+    "oneself",
+    "etc",
+    "not",
+    "that",
+    "this",
+    "which",
+    "such",
+    "being",
+    "very",
+    "some",
+    "any",
+    "its",
+    "their",
+    "thing",
+    "things",
+];
+
+fn is_hiragana(c: char) -> bool {
+    matches!(c, '\u{3041}'..='\u{309F}')
+}
+
+/// A gloss with its parenthesised notes removed.
+fn without_notes(gloss: &str) -> String {
+    let mut out = String::with_capacity(gloss.len());
+    let mut depth = 0usize;
+    for c in gloss.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "飼い主\t(pet) owner; keeper\n\
+        獣医\tveterinarian; veterinary surgeon; vet\n\
+        検索\tlooking up (e.g. a word in a dictionary); search\n\
+        キャンペーン\tpromotion (e.g. sales, etc.); marketing campaign\tcampaign (election, etc.); drive\tmilitary campaign\tfourth\n\
+        引き継ぐ\tto take over; to hand over\n\
+        から\tfrom\n\
+        時\ttime; hour\n\
+        時の\tcurrent\n";
+
+    fn sample() -> Dictionary {
+        Dictionary::parse(SAMPLE).unwrap()
+    }
+
+    fn words(d: &Dictionary, text: &str) -> Vec<(usize, String)> {
+        d.words(text, |_| true)
+            .into_iter()
+            .map(|e| (e.at, e.word.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn finds_the_longest_words_with_their_hiragana() {
+        let d = sample();
+        assert_eq!(
+            words(&d, "飼い主の検索"),
+            vec![(0, "飼い主".to_string()), (12, "検索".to_string())]
+        );
+        assert_eq!(
+            words(&d, "仕事を引き継ぐ"),
+            vec![(9, "引き継ぐ".to_string())]
+        );
+    }
+
+    #[test]
+    fn leaves_out_hiragana_words_lone_kanji_and_what_the_caller_reads() {
+        let d = sample();
+        // から is in the dictionary, 時 and 時の too: none is read as a word of the request.
+        assert_eq!(
+            words(&d, "登録時からの獣医"),
+            vec![(18, "獣医".to_string())]
+        );
+        assert_eq!(words(&d, "時の獣医"), vec![(6, "獣医".to_string())]);
+        // The caller reads 検索 itself (the glossary knows it).
+        let found: Vec<&str> = d
+            .words("飼い主の検索", |at| at < 12)
+            .into_iter()
+            .map(|e| e.word)
+            .collect();
+        assert_eq!(found, vec!["飼い主"]);
+    }
+
+    #[test]
+    fn english_words_follow_the_senses_without_notes_or_grammar() {
+        let d = sample();
+        let english = |text: &'static str| d.words(text, |_| true)[0].english_words();
+        assert_eq!(english("飼い主"), vec!["owner", "keeper"]);
+        assert_eq!(
+            english("獣医"),
+            vec!["veterinarian", "veterinary", "surgeon", "vet"]
+        );
+        assert_eq!(english("引き継ぐ"), vec!["take", "over", "hand"]);
+        // Three senses at most: the fourth's word is not read.
+        let campaign = english("キャンペーン");
+        assert_eq!(campaign[..3], ["promotion", "marketing", "campaign"]);
+        assert!(campaign.contains(&"military".to_string()));
+        assert!(!campaign.contains(&"fourth".to_string()));
+    }
+
+    #[test]
+    fn a_malformed_file_is_an_error_with_its_line() {
+        assert_eq!(Dictionary::parse("飼い主\towner\n獣医\n").unwrap_err(), 2);
+        assert_eq!(Dictionary::parse("\tx\n").unwrap_err(), 1);
+        let missing = Dictionary::load(Path::new("/nonexistent/ja-en.tsv")).unwrap_err();
+        assert!(missing.to_string().contains("/nonexistent/ja-en.tsv"));
+    }
+
+    #[test]
+    fn a_missing_dictionary_is_none() {
+        assert!(Dictionary::installed(Path::new("/nonexistent-model-dir")).is_none());
+    }
+}
