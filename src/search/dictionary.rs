@@ -133,10 +133,10 @@ impl Dictionary {
 
     /// The dictionary's words in `text`, left to right, longest form first, where `readable(at)`
     /// allows a word to cover the character at byte `at` (the caller leaves out what it reads
-    /// otherwise). A word starts at a kanji or katakana character and holds at least two of
-    /// them: hiragana alone is a particle or an ending far more often than a word of the request
-    /// (の, から, による), and a lone kanji (時, 数, 用), with its ending or not (済み, 時の), is
-    /// usually a suffix. Hiragana inside a word is read with it (飼い主, 引き継ぐ).
+    /// otherwise). A word starts at a kanji or katakana character ([`is_word`]): hiragana alone
+    /// is a particle or an ending far more often than a word of the request (の, から, による),
+    /// and a lone kanji (時, 数, 用) is usually a suffix. Hiragana inside a word is read with it
+    /// (飼い主, 引き継ぐ).
     pub fn words<'d, 't>(
         &'d self,
         text: &'t str,
@@ -162,13 +162,7 @@ impl Dictionary {
                 end += 1;
             }
             let found = (i + 2..=end).rev().find_map(|stop| {
-                // Two kanji or katakana at least: one kanji with its ending (済み, 替え, 時の)
-                // is the same suffix a lone kanji is.
-                let strong = chars[i..stop]
-                    .iter()
-                    .filter(|&&(_, c)| !is_hiragana(c))
-                    .count();
-                if strong < 2 {
+                if !is_word(&chars[i..stop]) {
                     return None;
                 }
                 let until = chars.get(stop).map_or(text.len(), |&(b, _)| b);
@@ -242,6 +236,20 @@ const GRAMMAR_WORDS: &[&str] = &[
     "things",
 ];
 
+/// Whether a form found in the dictionary reads as a word of a request: two kanji or katakana at
+/// least (飼い主, 獣医), or one kanji with the ending of a verb or an adjective (変える, 開く,
+/// 新しい). One kanji with any other ending is the same suffix a lone kanji is (済み, 時の).
+fn is_word(form: &[(usize, char)]) -> bool {
+    let strong = form.iter().filter(|&&(_, c)| !is_hiragana(c)).count();
+    match (strong, form.last()) {
+        (0, _) => false,
+        (1, Some(&(_, last))) => {
+            form.len() > 1 && is_hiragana(last) && "うくぐすつぬぶむるい".contains(last)
+        }
+        _ => true,
+    }
+}
+
 fn is_hiragana(c: char) -> bool {
     matches!(c, '\u{3041}'..='\u{309F}')
 }
@@ -272,7 +280,9 @@ mod tests {
         引き継ぐ\tto take over; to hand over\n\
         から\tfrom\n\
         時\ttime; hour\n\
-        時の\tcurrent\n";
+        時の\tcurrent\n\
+        済み\tfinished\n\
+        変える\tto change\n";
 
     fn sample() -> Dictionary {
         Dictionary::parse(SAMPLE).unwrap()
@@ -307,6 +317,9 @@ mod tests {
             vec![(18, "獣医".to_string())]
         );
         assert_eq!(words(&d, "時の獣医"), vec![(6, "獣医".to_string())]);
+        // One kanji with a verb's ending is a word; with a noun's or a particle's it is not.
+        assert_eq!(words(&d, "色を変える"), vec![(6, "変える".to_string())]);
+        assert!(words(&d, "削除済み").is_empty());
         // The caller reads 検索 itself (the glossary knows it).
         let found: Vec<&str> = d
             .words("飼い主の検索", |at| at < 12)

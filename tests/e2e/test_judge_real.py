@@ -256,3 +256,72 @@ async def test_a_busy_machine_does_not_starve_the_judge(open_client, fresh_fixtu
         scores = {s["symbol"]: s["similarity"] for s in understood["symbols_with_confidence"]}
         assert all(score is not None for score in scores.values()), understood
         assert not any("not checked" in w for w in understood.get("warnings", [])), understood
+
+
+# A domain's own word: a veterinary clinic's request about its pet owners. 飼い主 ("owner") is
+# no word of the glossary's shared software vocabulary; the Japanese dictionary provisioned next
+# to the model (scripts/model/dictionary.py) gives its senses, and the project's names choose
+# `owner` among them. The vets' listing shares the request's action (search, find) and its file
+# layout, and only the word 飼い主 tells it apart. Project: spring-projects/spring-petclinic,
+# vendored under fixtures/spring-petclinic (Apache-2.0).
+OWNER_QUERY = "飼い主の検索を直したい"
+OWNER_FRAME = {
+    "target_feature": {"value": "飼い主の検索", "quote": "飼い主の検索"},
+    "desired_action": {"value": "修正", "quote": "直したい"},
+}
+OWNER_SEARCH = ["OwnerController.processFindForm", "OwnerRepository.findByLastNameStartingWith"]
+VETS = "VetRepository.findAll"
+
+
+def model_dir_without_dictionary(tmp_path) -> str:
+    """The provisioned model directory's files, the dictionary's left out."""
+    model = os.environ.get("CODE_INTEL_MODEL_DIR") or os.path.expanduser(
+        "~/.cache/code-intel/models/multilingual-e5-small"
+    )
+    assert os.path.isfile(os.path.join(model, "ja-en.tsv")), (
+        f"no dictionary in {model}: run scripts/model/provision.sh"
+    )
+    bare = tmp_path / "model-without-dictionary"
+    bare.mkdir()
+    for name in os.listdir(model):
+        if not name.startswith("ja-en."):
+            (bare / name).symlink_to(os.path.join(model, name))
+    return str(bare)
+
+
+async def owner_search_tiers(client) -> dict[str, tuple[str, float]]:
+    await indexed(client)
+    await client.ok("start_session", {"intent": "MODIFY", "query": OWNER_QUERY})
+    frame = await client.ok("set_query_frame", OWNER_FRAME)
+    assert [s["slot"] for s in frame["valid_slots"]] == list(OWNER_FRAME), frame
+    for symbol in OWNER_SEARCH + [VETS]:
+        defs = await client.ok("find_definitions", {"symbol": symbol.split(".")[-1]})
+        assert defs["definitions"], f"{symbol}: {defs}"
+    checked = await client.ok(
+        "validate_symbol_relevance",
+        {"target_feature": "飼い主の検索", "symbols_identified": OWNER_SEARCH + [VETS]},
+    )
+    return {s["symbol"]: (s["tier"], s["similarity"]) for s in checked["embedding_suggestions"]}
+
+
+async def test_a_domain_word_the_glossary_lacks_is_read_through_the_dictionary(
+    open_client, fresh_fixture, tmp_path
+):
+    with_dictionary = fresh_fixture("spring-petclinic")
+    async with open_client(with_dictionary) as client:
+        tiers = await owner_search_tiers(client)
+    print(f"validate_symbol_relevance, with the dictionary: {tiers}")
+    for symbol in OWNER_SEARCH:
+        assert tiers[symbol][0] != "REJECTED", tiers
+    # The vets' listing is about another of the project's entities than the request's.
+    assert tiers[VETS][0] == "REJECTED", tiers
+    assert all(tiers[VETS][1] < tiers[symbol][1] for symbol in OWNER_SEARCH), tiers
+
+    # The same project and calls with a model directory that has no dictionary: 飼い主 is then
+    # a word the server cannot read, and the vets' listing is not refused.
+    without = fresh_fixture("spring-petclinic")
+    env = {**os.environ, "CODE_INTEL_MODEL_DIR": model_dir_without_dictionary(tmp_path)}
+    async with open_client(without, env=env) as client:
+        bare = await owner_search_tiers(client)
+    print(f"validate_symbol_relevance, without the dictionary: {bare}")
+    assert bare[VETS][0] != "REJECTED", bare
