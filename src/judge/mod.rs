@@ -1085,17 +1085,17 @@ impl Signals {
 pub const FEATURES: usize = 22;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.1877, 0.1687, 0.1820, -0.1654, 0.2398, -0.1848, 0.0603, 0.8406, 0.0000, 0.1488, -0.0064,
-    -0.1365, 0.0163, 0.0495, 0.8580, 0.2989, -0.4605, 0.4293, -0.6752, -0.2897, 0.5156, -0.2687,
+    -0.1741, 0.1553, 0.1799, -0.1603, 0.3190, -0.2336, 0.0465, 0.8784, 0.0000, 0.1418, -0.0084,
+    -0.1293, -0.0078, 0.0514, 0.8523, 0.2952, -0.4435, 0.4536, -0.6948, -0.2796, 0.4738, -0.2420,
 ];
-const BIAS: f32 = -0.9357;
+const BIAS: f32 = -0.9723;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1938, 0.1916, 0.1998, -0.1436, 0.3396, -0.1200, 0.0786, 0.8326, 0.0000, 0.1668, 0.0408,
-    -0.0448, 0.0197, 0.0801, 0.0000, 0.0000, -0.5079, 0.5619, -0.6972, -0.2659, 0.0000, 0.0000,
+    -0.1793, 0.1782, 0.1994, -0.1389, 0.4229, -0.1664, 0.0659, 0.8728, 0.0000, 0.1571, 0.0392,
+    -0.0371, -0.0059, 0.0763, 0.0000, 0.0000, -0.4872, 0.5781, -0.7113, -0.2526, 0.0000, 0.0000,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.6055;
+const BIAS_WITHOUT_FIELD: f32 = -0.6306;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
