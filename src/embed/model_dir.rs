@@ -35,6 +35,10 @@ pub const CONFIG: &str = "config.json";
 pub const TOKENIZER_CONFIG: &str = "tokenizer_config.json";
 pub const SPECIAL_TOKENS_MAP: &str = "special_tokens_map.json";
 pub const MANIFEST: &str = "manifest.json";
+/// The Japanese → English dictionary written next to the model (`scripts/model/dictionary.py`;
+/// read by [`crate::search::dictionary`]). Not part of the model's manifest: a directory without
+/// it is still a valid model directory.
+pub const DICTIONARY: &str = "ja-en.tsv";
 
 /// Files hashed on every load: small enough that it costs milliseconds.
 const QUICK_HASH_LIMIT: u64 = 32 * 1024 * 1024;

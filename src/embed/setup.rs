@@ -75,6 +75,9 @@ pub struct Status {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub created: Option<String>,
     pub bytes: u64,
+    /// The Japanese dictionary next to the model ([`super::model_dir::DICTIONARY`]): its size,
+    /// or why it is not there. The model works without it.
+    pub dictionary: String,
 }
 
 /// Quick check (sizes, small files' hashes); never loads the model.
@@ -92,6 +95,13 @@ pub fn status(dir: &ModelDir) -> Status {
         recipe: result.as_ref().ok().map(|m| m.recipe.clone()),
         created: result.ok().map(|m| m.created),
         bytes,
+        dictionary: match std::fs::metadata(dir.path.join(super::model_dir::DICTIONARY)) {
+            Ok(meta) => format!("{} bytes", meta.len()),
+            Err(_) => format!(
+                "missing: {} was not written (scripts/model/provision.sh writes it)",
+                super::model_dir::DICTIONARY
+            ),
+        },
     }
 }
 

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The dictionary's file name in the model directory.
-pub const FILE: &str = "ja-en.tsv";
+pub use crate::embed::model_dir::DICTIONARY as FILE;
 
 /// Forms longer than this many characters are not looked for: JMdict's longest common compounds
 /// are far shorter, and the scan tries every length up to it at every position.
