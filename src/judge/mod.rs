@@ -1752,12 +1752,12 @@ mod tests {
             .collect(),
             entities: Vec::new(),
         })]);
-        let dictionary = Dictionary::parse(
+        let dictionary = Dictionary::parse(String::from(
             "飼い主\t(pet) owner; keeper\n\
              獣医\tveterinarian; veterinary surgeon; vet\n\
              来院\tvisit to a hospital, temple, school, etc.\n\
              通報\treport; notification\n",
-        )
+        ))
         .unwrap();
         let owners = Bag::of("OwnerController.findOwners owner/OwnerController");
         let vets = Bag::of("VetController.showVetList vet/VetController");
