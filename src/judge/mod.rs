@@ -47,11 +47,10 @@ mod field;
 pub use field::{FIELD_SIZE, Field, FieldSearch, forget_kept};
 
 use crate::analysis::Symbol;
-use crate::embed::ModelDir;
 use crate::index::{SeenEntries, Snapshot};
 use crate::lexical;
 use crate::relevance::{Relevance, RelevanceError, SymbolContext};
-use crate::search::dictionary::Dictionary;
+use crate::search::dictionary::{self, Dictionary};
 use crate::search::{glossary, loanword, references};
 use crate::workspace::{WalkOptions, Workspace};
 use regex::Regex;
@@ -565,7 +564,7 @@ impl TermKeys {
 
     /// [`TermKeys::in_project`], with the words the glossary does not read also looked up in
     /// `dictionary` and kept as the English words of their senses that the project's names use
-    /// (飼い主 is `owner` in a clinic's code: [`dictionary_words`]), and a kanji word of two or
+    /// (飼い主 is `owner` in a clinic's code: [`dictionary::in_project`]), and a kanji word of two or
     /// more characters the dictionary does not bridge looked up by `meaning` (the model's bridge
     /// to the words of the term's field, [`FieldSearch::meaning`]): 体重 is `weight` in a baby
     /// tracker whose search shows weight code for the term. A katakana word is looked up by its
@@ -579,10 +578,21 @@ impl TermKeys {
     ) -> TermKeys {
         let mut keys: Vec<Vec<String>> = Vec::new();
         let mut loanwords: Vec<(usize, String)> = Vec::new();
-        let found_in_dictionary = match (dictionary, lexicon) {
-            (Some(dictionary), Some(lexicon)) => dictionary_words(term, dictionary, lexicon),
-            _ => Vec::new(),
-        };
+        // Each as its byte span, the word the rendering uses and the forms that count as present.
+        let found_in_dictionary: Vec<(usize, usize, String, Vec<String>)> =
+            match (dictionary, lexicon) {
+                (Some(dictionary), Some(lexicon)) => {
+                    dictionary::in_project(term, dictionary, lexicon.vocabulary(), MAX_RENDERINGS)
+                        .into_iter()
+                        .map(|word| {
+                            let rendered = word.english[0].0.clone();
+                            let forms = word.english.into_iter().map(|(_, stem)| stem).collect();
+                            (word.at, word.end, rendered, forms)
+                        })
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
         for glossary::Unread { at, word, script } in glossary::unread(term) {
             let end = at + word.len();
             let in_dictionary: Vec<&(usize, usize, String, Vec<String>)> = found_in_dictionary
@@ -695,41 +705,6 @@ impl TermKeys {
             .count();
         hit as f32 / self.keys.len() as f32
     }
-}
-
-/// The words of `term` the glossary does not read that `dictionary` knows and whose senses the
-/// project's names use: each as its byte span, the English word the rendering uses and the forms
-/// that count as the word being present (the first [`MAX_RENDERINGS`] of its English words the
-/// project's names hold, in the dictionary's order). A word none of whose English words any name
-/// holds is left out: the dictionary cannot tell which of its meanings the request has, and the
-/// other bridges may still find it.
-fn dictionary_words(
-    term: &str,
-    dictionary: &Dictionary,
-    lexicon: &Lexicon,
-) -> Vec<(usize, usize, String, Vec<String>)> {
-    let read = glossary::read(term);
-    let vocabulary = lexicon.vocabulary();
-    dictionary
-        .words(term, |at| !read[at])
-        .into_iter()
-        .filter(|entry| !glossary::is_light(entry.word))
-        .filter_map(|entry| {
-            let held: Vec<(String, String)> = entry
-                .english_words()
-                .into_iter()
-                .map(|word| {
-                    let stem = lexical::stem(&word);
-                    (word, stem)
-                })
-                .filter(|(_, stem)| vocabulary.count(stem) > 0)
-                .take(MAX_RENDERINGS)
-                .collect();
-            let (rendered, _) = held.first()?.clone();
-            let forms = held.into_iter().map(|(_, stem)| stem).collect();
-            Some((entry.at, entry.at + entry.word.len(), rendered, forms))
-        })
-        .collect()
 }
 
 /// The term's words that name one of the project's entities ([`Lexicon`]), with the project's
@@ -1301,10 +1276,7 @@ impl CallCache {
                 let search = project.search;
                 let field = search.and_then(|search| search.field(term));
                 let meaning = |word: &str| search?.meaning(term, word, field.as_ref()?);
-                let dictionary =
-                    ModelDir::resolve(project.ws.config.model_dir.as_deref(), project.ws.root())
-                        .ok()
-                        .and_then(|dir| Dictionary::installed(&dir.path));
+                let dictionary = Dictionary::of_project(project.ws);
                 let keys = TermKeys::bridged(term, Some(lexicon), dictionary.as_deref(), meaning);
                 Arc::new(TermGround {
                     field,

@@ -14,6 +14,9 @@
 //! holding that sense's glosses separated by `; `. Without the file the judge reads what it read
 //! before: the glossary, loanwords and the model's bridge.
 
+use crate::search::glossary;
+use crate::search::loanword::Vocabulary;
+use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -180,6 +183,14 @@ impl Dictionary {
             .clone()
     }
 
+    /// The dictionary next to the model the project uses (its `model_dir` setting, the
+    /// environment, the default location: [`crate::embed::ModelDir::resolve`]).
+    pub fn of_project(ws: &Workspace) -> Option<Arc<Dictionary>> {
+        let dir =
+            crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()).ok()?;
+        Dictionary::installed(&dir.path)
+    }
+
     /// Number of written forms.
     pub fn len(&self) -> usize {
         self.lines.len()
@@ -237,6 +248,54 @@ impl Dictionary {
         }
         out
     }
+}
+
+/// A word of a request the glossary does not read, found in the dictionary and in the
+/// project's names ([`in_project`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectWord {
+    /// Byte span of the word in the request.
+    pub at: usize,
+    pub end: usize,
+    /// The English words of its senses that the project's names hold, in the dictionary's order
+    /// (at most `limit` of [`in_project`]), each as written and as its stem.
+    pub english: Vec<(String, String)>,
+}
+
+/// The words of `request` that the glossary does not read ([`crate::search::glossary::read`]),
+/// that `dictionary` knows, and some of whose English the project's names hold (`vocabulary`,
+/// by stem): each with the first `limit` such English words. A word none of whose English words
+/// any name holds is left out: the dictionary cannot tell which of its meanings the request
+/// has (飼い主 is "owner" and "keeper"), and the project can.
+pub fn in_project(
+    request: &str,
+    dictionary: &Dictionary,
+    vocabulary: &Vocabulary,
+    limit: usize,
+) -> Vec<ProjectWord> {
+    let read = glossary::read(request);
+    dictionary
+        .words(request, |at| !read[at])
+        .into_iter()
+        .filter(|entry| !glossary::is_light(entry.word))
+        .filter_map(|entry| {
+            let english: Vec<(String, String)> = entry
+                .english_words()
+                .into_iter()
+                .map(|word| {
+                    let stem = crate::lexical::stem(&word);
+                    (word, stem)
+                })
+                .filter(|(_, stem)| vocabulary.count(stem) > 0)
+                .take(limit)
+                .collect();
+            (!english.is_empty()).then(|| ProjectWord {
+                at: entry.at,
+                end: entry.at + entry.word.len(),
+                english,
+            })
+        })
+        .collect()
 }
 
 impl<'d> Entry<'d, '_> {

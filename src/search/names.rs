@@ -9,6 +9,7 @@
 
 use crate::analysis::SymbolKind;
 use crate::lexical::{split_identifier, stem};
+use crate::search::dictionary::Dictionary;
 use std::collections::{HashMap, HashSet};
 
 /// Request terms as stems, with weights (1 for the request's own words, less for terms the
@@ -79,9 +80,9 @@ pub struct SymbolTerms {
     by_stem: HashMap<String, Vec<u32>>,
     by_name: HashMap<String, Vec<u32>>,
     idf: HashMap<String, f32>,
-    /// The words of the names with how many names hold each, where a request's katakana
-    /// loanwords are looked for ([`SymbolTerms::loanwords`]); built the first time a request has
-    /// a katakana word the glossary lacks.
+    /// The words of the names with how many names hold each, where a request's loanwords and
+    /// dictionary words are looked for ([`SymbolTerms::bridged_words`]); built the first time a
+    /// request has a word the glossary lacks.
     vocabulary: std::sync::OnceLock<crate::search::loanword::Vocabulary>,
 }
 
@@ -161,10 +162,13 @@ impl SymbolTerms {
         out
     }
 
-    /// The project's words for the katakana words of `query` the glossary does not read
-    /// ([`crate::search::glossary::unread`], [`crate::search::loanword::find`]): the best-known
-    /// word of each, so 「ペット一覧」 also looks for `pet` in a clinic's code.
-    pub fn loanwords(&self, query: &str) -> Vec<String> {
+    /// The project's words for the words of `query` the glossary does not read
+    /// ([`crate::search::glossary::unread`]): for a katakana word, the best-known word that
+    /// sounds like it ([`crate::search::loanword::find`]), so 「ペット一覧」 also looks for `pet` in
+    /// a clinic's code; for a word of `dictionary`, the first English word of its senses the
+    /// project's names hold ([`crate::search::dictionary::in_project`]), so 「飼い主の検索」 looks
+    /// for `owner`. A katakana word the loanwords find is not looked up again.
+    pub fn bridged_words(&self, query: &str, dictionary: Option<&Dictionary>) -> Vec<String> {
         use crate::search::glossary::{Script, unread};
         let mut out: Vec<String> = Vec::new();
         let vocabulary = || {
@@ -173,16 +177,30 @@ impl SymbolTerms {
                 crate::search::loanword::Vocabulary::new(words)
             })
         };
+        let mut found: Vec<(usize, usize)> = Vec::new();
         for word in unread(query) {
             if word.script != Script::Katakana {
                 continue;
             }
             for forms in crate::search::loanword::find(word.word, vocabulary()) {
+                found.push((word.at, word.at + word.word.len()));
                 if let Some(best) = forms.first()
                     && !out.iter().any(|w| w == best)
                 {
                     out.push(best.to_string());
                 }
+            }
+        }
+        let Some(dictionary) = dictionary else {
+            return out;
+        };
+        for word in crate::search::dictionary::in_project(query, dictionary, vocabulary(), 1) {
+            let by_loanword = found
+                .iter()
+                .any(|&(at, end)| at <= word.at && word.end <= end);
+            let (english, _) = &word.english[0];
+            if !by_loanword && !out.iter().any(|w| w == english) {
+                out.push(english.clone());
             }
         }
         out
@@ -423,6 +441,30 @@ mod tests {
         assert_eq!(
             index.definitions_of("App\\Orders\\OrderRepository")[0].file,
             "orders/repo.py"
+        );
+    }
+
+    #[test]
+    fn a_requests_words_the_glossary_lacks_are_looked_for_as_the_projects_words() {
+        let owner = [
+            sym("Owner", SymbolKind::Class, 1),
+            sym("findOwners", SymbolKind::Method, 10),
+        ];
+        let pet = [sym("PetController", SymbolKind::Class, 1)];
+        let index = SymbolTerms::build([
+            ("owner/Owner.java", &owner[..]),
+            ("owner/Pet.java", &pet[..]),
+        ]);
+        let dictionary =
+            Dictionary::parse("飼い主\t(pet) owner; keeper\nペット\tpet\n".to_string()).unwrap();
+        // ペット by its sound, 飼い主 through the dictionary; the glossary reads 検索 itself.
+        assert_eq!(
+            index.bridged_words("ペットと飼い主の検索", Some(&dictionary)),
+            vec!["pet".to_string(), "owner".to_string()]
+        );
+        assert_eq!(
+            index.bridged_words("飼い主の検索", None),
+            Vec::<String>::new()
         );
     }
 

@@ -18,6 +18,7 @@ use crate::index::IndexResult;
 use crate::index::semantic::{IndexStatus, SemanticIndex};
 use crate::index::{Snapshot, SymbolIndex};
 use crate::lexical;
+use crate::search::dictionary::Dictionary;
 use crate::store::{Agreement, ChunkHit};
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
@@ -252,10 +253,12 @@ pub fn search(
     phase.done("query vector");
     let symbol_terms = cache.symbol_terms(ws, symbols);
     phase.done("symbol terms");
-    // The glossary's renderings, and the project's words for the loanwords it does not list.
-    let loanwords = symbol_terms.loanwords(&req.query);
+    // The glossary's renderings, and the project's words for the words it does not list
+    // (loanwords by their sound, other words through the dictionary).
+    let dictionary = Dictionary::of_project(ws);
+    let bridged = symbol_terms.bridged_words(&req.query, dictionary.as_deref());
     let mut expansions: Vec<&str> = glossary::expand(&req.query);
-    expansions.extend(loanwords.iter().map(String::as_str));
+    expansions.extend(bridged.iter().map(String::as_str));
     let q = QueryStems::new(&req.query, &expansions, EXPANSION_WEIGHT);
     let mut signals_used: Vec<String> = Vec::new();
 
