@@ -19,11 +19,11 @@ directory):
   ja-en.json         where the file came from and its sha256; a second run that finds the file
                      matching it does nothing.
 
-Only the standard library is needed (sqlite3, lzma, tarfile); pip fetches the archive.
+Only the standard library is needed (sqlite3, lzma, tarfile) besides the helpers it shares with
+provision.py next to it; pip fetches the archive.
 """
 import argparse
 import collections
-import hashlib
 import json
 import lzma
 import os
@@ -35,6 +35,9 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+# The model's provisioner, next to this file: the same directory, cache and hashing.
+from provision import default_cache_dir, default_out_dir, sha256_file
 
 REQUIREMENT = "jamdict-data==1.5"
 ARCHIVE = "jamdict_data-1.5.tar.gz"
@@ -66,28 +69,6 @@ class DictionaryError(Exception):
 
 def log(msg: str) -> None:
     print(f"[dictionary] {msg}", file=sys.stderr, flush=True)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(4 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def default_out_dir() -> Path:
-    env = os.environ.get("CODE_INTEL_MODEL_DIR")
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".cache" / "code-intel" / "models" / "multilingual-e5-small"
-
-
-def default_cache_dir() -> Path:
-    env = os.environ.get("CODE_INTEL_PROVISION_CACHE")
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".cache" / "code-intel" / "provision"
 
 
 def is_current(out: Path) -> bool:
