@@ -19,8 +19,10 @@
 //!   show it among its best [`FIELD_SIZE`]; and the best standing there of the definitions that
 //!   call it (a helper whose name says little belongs to the feature whose code calls it);
 //! - **lexical**: which of the term's words — for a Japanese term, the English renderings of its
-//!   words from [`glossary`], the project's words for its loanwords ([`loanword`]) and for its
-//!   other kanji words the word of the field the model reads them as ([`bridge`]) — occur in
+//!   words from [`glossary`], the project's words for its loanwords ([`loanword`]), for its
+//!   other kanji words the word of the field the model reads them as ([`bridge`]), and for the
+//!   rest the English of their senses in the dictionary that the project's names hold
+//!   ([`crate::search::dictionary`]) — occur in
 //!   the symbol's name, its path, its doc and its body, whether another definition's name holds
 //!   more of them ([`Lexicon`]), and how many the names of its callers hold ([`Caller`]: a
 //!   helper belongs to the feature whose code calls it).
@@ -562,14 +564,13 @@ impl TermKeys {
         TermKeys::bridged(term, lexicon, None, |_| None)
     }
 
-    /// [`TermKeys::in_project`], with the words the glossary does not read also looked up in
-    /// `dictionary` and kept as the English words of their senses that the project's names use
-    /// (飼い主 is `owner` in a clinic's code: [`dictionary::in_project`]), and a kanji word of two or
-    /// more characters the dictionary does not bridge looked up by `meaning` (the model's bridge
-    /// to the words of the term's field, [`FieldSearch::meaning`]): 体重 is `weight` in a baby
-    /// tracker whose search shows weight code for the term. A katakana word is looked up by its
-    /// sound first ([`loanword::find`]), since the project's own spelling is surer than a
-    /// dictionary's senses.
+    /// [`TermKeys::in_project`], with more bridges for the words the glossary does not read, in
+    /// this order: a katakana word by its sound ([`loanword::find`]); a kanji word of two or
+    /// more characters by `meaning`, the model's bridge to the words of the term's field
+    /// ([`FieldSearch::meaning`]: 体重 is `weight` in a baby tracker whose search shows weight
+    /// code for the term); then any word through `dictionary`, as the English words of its
+    /// senses that the project's names use ([`dictionary::in_project`]: 飼い主 is `owner` in a
+    /// clinic's code). The first two come first because each has read the project itself.
     pub fn bridged(
         term: &str,
         lexicon: Option<&Lexicon>,
@@ -578,27 +579,14 @@ impl TermKeys {
     ) -> TermKeys {
         let mut keys: Vec<Vec<String>> = Vec::new();
         let mut loanwords: Vec<(usize, String)> = Vec::new();
-        // Each as its byte span, the word the rendering uses and the forms that count as present.
-        let found_in_dictionary: Vec<(usize, usize, String, Vec<String>)> =
-            match (dictionary, lexicon) {
-                (Some(dictionary), Some(lexicon)) => {
-                    dictionary::in_project(term, dictionary, lexicon.vocabulary(), MAX_RENDERINGS)
-                        .into_iter()
-                        .map(|word| {
-                            let rendered = word.english[0].0.clone();
-                            let forms = word.english.into_iter().map(|(_, stem)| stem).collect();
-                            (word.at, word.end, rendered, forms)
-                        })
-                        .collect()
-                }
-                _ => Vec::new(),
-            };
+        let in_dictionary = match (dictionary, lexicon) {
+            (Some(dictionary), Some(lexicon)) => {
+                dictionary::in_project(term, dictionary, lexicon.vocabulary(), MAX_RENDERINGS)
+            }
+            _ => Vec::new(),
+        };
         for glossary::Unread { at, word, script } in glossary::unread(term) {
             let end = at + word.len();
-            let in_dictionary: Vec<&(usize, usize, String, Vec<String>)> = found_in_dictionary
-                .iter()
-                .filter(|(s, e, _, _)| *s < end && at < *e)
-                .collect();
             // Each find as the word the rendering uses and the forms that count as present.
             let mut found: Vec<(usize, String, Vec<String>)> = match (script, lexicon) {
                 (glossary::Script::Katakana, Some(lexicon)) => {
@@ -627,9 +615,14 @@ impl TermKeys {
                     .collect();
             }
             if found.is_empty() {
+                // The dictionary's words that overlap this run (飼い主 overlaps 飼 and 主).
                 found = in_dictionary
                     .iter()
-                    .map(|(s, _, rendered, forms)| (*s, rendered.clone(), forms.clone()))
+                    .filter(|w| w.at < end && at < w.end)
+                    .map(|w| {
+                        let stems = w.english.iter().map(|(_, stem)| stem.clone()).collect();
+                        (w.at, w.english[0].0.clone(), stems)
+                    })
                     .collect();
             }
             // A word the dictionary found is not a lone kanji, whatever run it starts in
