@@ -313,15 +313,17 @@ async def test_a_domain_word_the_glossary_lacks_is_read_through_the_dictionary(
     print(f"validate_symbol_relevance, with the dictionary: {tiers}")
     for symbol in OWNER_SEARCH:
         assert tiers[symbol][0] != "REJECTED", tiers
-    # The vets' listing is about another of the project's entities than the request's.
-    assert tiers[VETS][0] == "REJECTED", tiers
+    # The vets' listing is about another of the project's entities than the request's: on this
+    # machine it is rejected (0.28). The assertions keep a margin for another machine's kernels.
+    assert tiers[VETS][0] != "FACT", tiers
     assert all(tiers[VETS][1] < tiers[symbol][1] for symbol in OWNER_SEARCH), tiers
 
     # The same project and calls with a model directory that has no dictionary: 飼い主 is then
-    # a word the server cannot read, and the vets' listing is not refused.
+    # a word the server cannot read, and the vets' listing is not refused (a FACT at 0.60 here).
     without = fresh_fixture("spring-petclinic")
     env = {**os.environ, "CODE_INTEL_MODEL_DIR": model_dir_without_dictionary(tmp_path)}
     async with open_client(without, env=env) as client:
         bare = await owner_search_tiers(client)
     print(f"validate_symbol_relevance, without the dictionary: {bare}")
     assert bare[VETS][0] != "REJECTED", bare
+    assert bare[VETS][1] - tiers[VETS][1] > 0.15, (bare, tiers)
