@@ -589,6 +589,13 @@ impl TermKeys {
             let end = at + word.len();
             // Each find as the word the rendering uses and the forms that count as present.
             let mut found: Vec<(usize, String, Vec<String>)> = match (script, lexicon) {
+                // A katakana run inside a longer word of the dictionary is part of a native
+                // compound (ゴミ箱, "trash can"), not a loanword: by its sound ゴミ is `dummy`.
+                (glossary::Script::Katakana, _)
+                    if in_dictionary.iter().any(|w| w.contains(at, end)) =>
+                {
+                    Vec::new()
+                }
                 (glossary::Script::Katakana, Some(lexicon)) => {
                     loanword::find(word, lexicon.vocabulary())
                         .into_iter()
@@ -1746,6 +1753,22 @@ mod tests {
         });
         assert_eq!(*asked.borrow(), vec!["通報".to_string()]);
         assert_eq!(keys.keys, vec![Vec::<String>::new()]);
+        // A katakana run inside a longer dictionary word is no loanword: ゴミ (in ゴミ箱, "trash
+        // can") is not the project's `dummy`, which it sounds like.
+        let vault = Lexicon::new(vec![Arc::new(FileNames {
+            bags: ["purge_trash api/ciphers", "dummy_user tests/util"]
+                .iter()
+                .map(|t| Bag::of(t))
+                .collect(),
+            entities: Vec::new(),
+        })]);
+        let bin = Dictionary::parse("ゴミ箱\trubbish bin; trash can\n".to_string()).unwrap();
+        let keys = TermKeys::bridged("ゴミ箱の自動削除", Some(&vault), Some(&bin), |_| {
+            None
+        });
+        assert_eq!(keys.loanwords, vec![(0, "trash".to_string())]);
+        let keys = TermKeys::bridged("ゴミ箱の自動削除", Some(&vault), None, |_| None);
+        assert_eq!(keys.loanwords, vec![(0, "dummy".to_string())]);
         // Without the dictionary, 飼い主 is two lone kanji and reads as nothing.
         let keys = TermKeys::bridged("飼い主の検索", Some(&lexicon), None, |_| None);
         assert!(keys.loanwords.is_empty());

@@ -298,6 +298,13 @@ pub fn in_project(
         .collect()
 }
 
+impl ProjectWord {
+    /// Whether this word holds the span `at..end` of the request and more besides.
+    pub fn contains(&self, at: usize, end: usize) -> bool {
+        self.at <= at && end <= self.end && self.end - self.at > end - at
+    }
+}
+
 impl<'d> Entry<'d, '_> {
     /// The English words of the word's first senses, in the dictionary's order, without
     /// repeats: each gloss without its parenthesised notes ("(pet) owner" → owner), split into

@@ -167,7 +167,8 @@ impl SymbolTerms {
     /// sounds like it ([`crate::search::loanword::find`]), so 「ペット一覧」 also looks for `pet` in
     /// a clinic's code; for a word of `dictionary`, the first English word of its senses the
     /// project's names hold ([`crate::search::dictionary::in_project`]), so 「飼い主の検索」 looks
-    /// for `owner`. A katakana word the loanwords find is not looked up again.
+    /// for `owner`. A katakana word the loanwords find is not looked up again, and one inside a
+    /// longer dictionary word is not taken for a loanword.
     pub fn bridged_words(&self, query: &str, dictionary: Option<&Dictionary>) -> Vec<String> {
         use crate::search::glossary::{Script, unread};
         let mut out: Vec<String> = Vec::new();
@@ -177,13 +178,23 @@ impl SymbolTerms {
                 crate::search::loanword::Vocabulary::new(words)
             })
         };
+        let in_dictionary = match dictionary {
+            Some(dictionary) => {
+                crate::search::dictionary::in_project(query, dictionary, vocabulary(), 1)
+            }
+            None => Vec::new(),
+        };
         let mut found: Vec<(usize, usize)> = Vec::new();
         for word in unread(query) {
-            if word.script != Script::Katakana {
+            let (at, end) = (word.at, word.at + word.word.len());
+            // A katakana run inside a longer dictionary word is part of a native compound
+            // (ゴミ箱), not a loanword.
+            if word.script != Script::Katakana || in_dictionary.iter().any(|w| w.contains(at, end))
+            {
                 continue;
             }
             for forms in crate::search::loanword::find(word.word, vocabulary()) {
-                found.push((word.at, word.at + word.word.len()));
+                found.push((at, end));
                 if let Some(best) = forms.first()
                     && !out.iter().any(|w| w == best)
                 {
@@ -191,10 +202,7 @@ impl SymbolTerms {
                 }
             }
         }
-        let Some(dictionary) = dictionary else {
-            return out;
-        };
-        for word in crate::search::dictionary::in_project(query, dictionary, vocabulary(), 1) {
+        for word in in_dictionary {
             let by_loanword = found
                 .iter()
                 .any(|&(at, end)| at <= word.at && word.end <= end);
@@ -465,6 +473,12 @@ mod tests {
         assert_eq!(
             index.bridged_words("飼い主の検索", None),
             Vec::<String>::new()
+        );
+        // ペット inside a longer dictionary word is that word, not the loanword.
+        let compound = Dictionary::parse("ペット飼い主\towner of a pet\n".to_string()).unwrap();
+        assert_eq!(
+            index.bridged_words("ペット飼い主の検索", Some(&compound)),
+            vec!["owner".to_string()]
         );
     }
 
