@@ -3,7 +3,7 @@
 
 The judge bridges a request's Japanese words to the English of a project's names. The glossary
 in `src/search/glossary.rs` holds the vocabulary every project shares; a domain's own words
-(飼い主, 購読者, 体重) come from JMdict, the Electronic Dictionary Research and Development
+(飼い主, 保管庫, 昼寝) come from JMdict, the Electronic Dictionary Research and Development
 Group's Japanese-multilingual dictionary (CC BY-SA 4.0), as the registry package
 `jamdict-data==1.5` ships it (a SQLite database, xz-compressed, inside the source archive).
 

@@ -2,7 +2,7 @@
 //! glossary does not list.
 //!
 //! The glossary holds the vocabulary every project shares (ログイン, 注文, 権限). A project's own
-//! domain words — 飼い主 in a veterinary clinic, 購読者 in a newsletter manager, 体重 in a baby
+//! domain words — 飼い主 in a veterinary clinic, 保管庫 in a password vault, 昼寝 in a baby
 //! tracker — no hand-written list can hold, and a word the server cannot read is a word whose
 //! absence nobody notices. The dictionary gives such a word its English senses; the caller then
 //! keeps the ones the project's own names use ([`Entry::english_words`] lists the candidates in
