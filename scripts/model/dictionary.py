@@ -197,6 +197,11 @@ def main(argv=None) -> int:
     if not args.force and is_current(out):
         log(f"already written: {out / TSV}")
         return 0
+    if out.is_dir() and not os.access(out, os.W_OK):
+        # A read-only model directory (a shared or air-gapped copy) stays as it is; the server
+        # runs without the dictionary there.
+        log(f"warning: {out} is read-only: no dictionary written (copy one in to use it)")
+        return 0
     try:
         write(out, cache)
         return 0
