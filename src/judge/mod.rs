@@ -1276,7 +1276,7 @@ impl CallCache {
                 let search = project.search;
                 let field = search.and_then(|search| search.field(term));
                 let meaning = |word: &str| search?.meaning(term, word, field.as_ref()?);
-                let dictionary = Dictionary::of_project(project.ws);
+                let dictionary = Dictionary::for_request(project.ws, term);
                 let keys = TermKeys::bridged(term, Some(lexicon), dictionary.as_deref(), meaning);
                 Arc::new(TermGround {
                     field,

@@ -184,8 +184,15 @@ impl Dictionary {
     }
 
     /// The dictionary next to the model the project uses (its `model_dir` setting, the
-    /// environment, the default location: [`crate::embed::ModelDir::resolve`]).
-    pub fn of_project(ws: &Workspace) -> Option<Arc<Dictionary>> {
+    /// environment, the default location: [`crate::embed::ModelDir::resolve`]), for looking up
+    /// `request`'s words. `None` also when no word of the dictionary could start in the request
+    /// (a kanji or katakana character the glossary does not read, as [`Dictionary::words`]
+    /// asks): an English request, or a Japanese one the glossary reads whole, neither reads the
+    /// file nor makes the caller build what it looks words up in.
+    pub fn for_request(ws: &Workspace, request: &str) -> Option<Arc<Dictionary>> {
+        if !may_hold_words(request) {
+            return None;
+        }
         let dir =
             crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()).ok()?;
         Dictionary::installed(&dir.path)
@@ -216,8 +223,7 @@ impl Dictionary {
         let mut i = 0;
         while i < chars.len() {
             let (at, c) = chars[i];
-            let starts_word = crate::lexical::is_kanji(c) || crate::lexical::is_katakana(c);
-            if !starts_word || !readable(at) {
+            if !starts_word(c) || !readable(at) {
                 i += 1;
                 continue;
             }
@@ -358,6 +364,20 @@ const GRAMMAR_WORDS: &[&str] = &[
     "things",
 ];
 
+/// Whether a word of the dictionary could start anywhere in `request`: at a kanji or katakana
+/// character the glossary does not read.
+fn may_hold_words(request: &str) -> bool {
+    let read = glossary::read(request);
+    request
+        .char_indices()
+        .any(|(at, c)| !read[at] && starts_word(c))
+}
+
+/// Whether a word of the dictionary may start with `c` ([`Dictionary::words`]).
+fn starts_word(c: char) -> bool {
+    crate::lexical::is_kanji(c) || crate::lexical::is_katakana(c)
+}
+
 /// Whether a form found in the dictionary reads as a word of a request: two kanji or katakana at
 /// least (飼い主, 獣医), or one kanji with the ending of a verb or an adjective (変える, 開く,
 /// 新しい). One kanji with any other ending is the same suffix a lone kanji is (済み, 時の).
@@ -481,6 +501,15 @@ mod tests {
         assert_eq!(d.senses("医"), None);
         let missing = Dictionary::load(Path::new("/nonexistent/ja-en.tsv")).unwrap_err();
         assert!(missing.to_string().contains("/nonexistent/ja-en.tsv"));
+    }
+
+    #[test]
+    fn only_a_request_with_a_word_the_glossary_leaves_unread_needs_the_dictionary() {
+        assert!(!may_hold_words("search owners by last name"));
+        // The glossary reads ログイン and パスワード; の is hiragana.
+        assert!(!may_hold_words("ログインのパスワード"));
+        assert!(may_hold_words("飼い主の検索"));
+        assert!(may_hold_words("ゴミ箱"));
     }
 
     #[test]

@@ -16,6 +16,8 @@
 //! A katakana word is then looked up among the project's own identifier words ([`find`]):
 //! the bridge is the project's vocabulary, not a word list.
 
+use std::collections::HashMap;
+
 /// A word as the consonants and first vowel katakana would write it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sound {
@@ -363,6 +365,9 @@ pub fn english(word: &str) -> Option<Sound> {
 #[derive(Debug, Default)]
 pub struct Vocabulary {
     words: Vec<(String, usize, Sound)>,
+    /// Each word's place in `words`: the dictionary asks for a dozen words at a time, on the
+    /// search's path ([`Vocabulary::count`]).
+    places: HashMap<String, usize>,
 }
 
 impl Vocabulary {
@@ -376,15 +381,17 @@ impl Vocabulary {
             .collect();
         // Most frequent first (then by word, so ties do not depend on the caller's order).
         words.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        Vocabulary { words }
+        let places = words
+            .iter()
+            .enumerate()
+            .map(|(i, (word, _, _))| (word.clone(), i))
+            .collect();
+        Vocabulary { words, places }
     }
 
     /// How many names hold `word` (0 for a word of fewer than three letters: see [`Vocabulary::new`]).
     pub fn count(&self, word: &str) -> usize {
-        self.words
-            .iter()
-            .find(|(w, _, _)| w == word)
-            .map_or(0, |(_, n, _)| *n)
+        self.places.get(word).map_or(0, |&i| self.words[i].1)
     }
 }
 

@@ -255,7 +255,7 @@ pub fn search(
     phase.done("symbol terms");
     // The glossary's renderings, and the project's words for the words it does not list
     // (loanwords by their sound, other words through the dictionary).
-    let dictionary = Dictionary::of_project(ws);
+    let dictionary = Dictionary::for_request(ws, &req.query);
     let bridged = symbol_terms.bridged_words(&req.query, dictionary.as_deref());
     let mut expansions: Vec<&str> = glossary::expand(&req.query);
     expansions.extend(bridged.iter().map(String::as_str));
