@@ -267,6 +267,13 @@ impl Field {
         counts.into_iter().map(|(w, _)| w).collect()
     }
 
+    /// The files and line ranges of the hits, best first.
+    pub fn spans(&self) -> impl Iterator<Item = (&str, std::ops::RangeInclusive<usize>)> {
+        self.hits
+            .iter()
+            .map(|h| (h.file.as_str(), h.line_start..=h.line_end))
+    }
+
     /// The fused score of the best hit covering the definition line `line` of `file`, `None`
     /// when no hit does. The hits' lines come from the index and the definition's from the
     /// symbol snapshot: after an edit they can disagree until the next sync, and a definition

@@ -831,6 +831,13 @@ pub struct Signals {
     pub other_entity: bool,
     /// Whether the definition is [`TINY_LINES`] lines or fewer.
     pub tiny: bool,
+    /// How far (log-odds) its described score, or its rendering's, stands above the best of the
+    /// field's leaders ([`Ground::leaders`]); `None` without leaders. The neighbour that shares
+    /// a word with the term stands below the definition the project's search puts first.
+    pub leader_gap: Option<f32>,
+    /// The best share of the term's words in a leader's name and scope (`None` without
+    /// leaders): what [`Signals::lex_name`] is measured against.
+    pub leader_named: Option<f32>,
 }
 
 /// A definition this short (a getter, a constant, a call passed on) is seldom what a request's
@@ -1035,6 +1042,8 @@ impl Signals {
             flag(self.tiny),
             self.caller_field.unwrap_or(0.0),
             flag(self.caller_field.is_some_and(|s| s > 0.0)),
+            self.leader_gap.unwrap_or(0.0),
+            self.leader_named.map_or(0.0, |top| self.lex_name - top),
         ]
     }
 
@@ -1057,20 +1066,22 @@ impl Signals {
 }
 
 /// Number of features in [`Signals::features`].
-pub const FEATURES: usize = 22;
+pub const FEATURES: usize = 24;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.1741, 0.1553, 0.1799, -0.1603, 0.3190, -0.2336, 0.0465, 0.8784, 0.0000, 0.1418, -0.0084,
-    -0.1293, -0.0078, 0.0514, 0.8523, 0.2952, -0.4435, 0.4536, -0.6948, -0.2796, 0.4738, -0.2420,
+    -0.2277, 0.1900, 0.1496, -0.1793, 0.0158, -0.2527, 0.0453, 0.9307, 0.0000, 0.0825, -0.0458,
+    -0.1484, 0.0133, 0.0183, 0.8284, 0.2918, -0.3786, 0.5353, -0.6335, -0.2823, 0.4584, -0.2490,
+    0.1170, 0.3832,
 ];
-const BIAS: f32 = -0.9723;
+const BIAS: f32 = -0.5770;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1793, 0.1782, 0.1994, -0.1389, 0.4229, -0.1664, 0.0659, 0.8728, 0.0000, 0.1571, 0.0392,
-    -0.0371, -0.0059, 0.0763, 0.0000, 0.0000, -0.4872, 0.5781, -0.7113, -0.2526, 0.0000, 0.0000,
+    -0.1797, 0.1775, 0.2009, -0.1379, 0.4152, -0.1602, 0.0613, 0.8696, 0.0000, 0.1560, 0.0386,
+    -0.0365, -0.0039, 0.0755, 0.0000, 0.0000, -0.4870, 0.5794, -0.7086, -0.2516, 0.0000, 0.0000,
+    0.0000, 0.0000,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.6306;
+const BIAS_WITHOUT_FIELD: f32 = -0.6298;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
@@ -1094,6 +1105,8 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "tiny",
     "field_caller",
     "field_caller_found",
+    "field_leader_gap",
+    "field_leader_named",
 ];
 
 /// A verdict on one claimed symbol: the best of its definitions.
@@ -1167,6 +1180,8 @@ pub struct CallCache {
 /// What a term is judged against in one call.
 struct TermGround {
     field: Option<Field>,
+    /// The definitions of the field's best hits ([`field_leaders`]).
+    leaders: Vec<Candidate>,
     keys: TermKeys,
     rival: f32,
     entities: TermEntities,
@@ -1183,6 +1198,7 @@ impl Grounds {
         Ground {
             background: &self.background,
             field: self.term.field.as_ref(),
+            leaders: &self.term.leaders,
             keys: Some(&self.term.keys),
             rival: Some(self.term.rival),
             entities: Some(&self.term.entities),
@@ -1278,8 +1294,12 @@ impl CallCache {
                 let meaning = |word: &str| search?.meaning(term, word, field.as_ref()?);
                 let dictionary = Dictionary::for_request(project.ws, term);
                 let keys = TermKeys::bridged(term, Some(lexicon), dictionary.as_deref(), meaning);
+                let leaders = field.as_ref().map_or_else(Vec::new, |field| {
+                    field_leaders(project.ws, project.snapshot, field)
+                });
                 Arc::new(TermGround {
                     field,
+                    leaders,
                     rival: lexicon.best(&keys),
                     entities: TermEntities::new(&keys, lexicon),
                     keys,
@@ -1290,6 +1310,41 @@ impl CallCache {
     }
 }
 
+/// Definitions taken from the top of a term's field ([`field_leaders`]).
+const FIELD_LEADERS: usize = 8;
+
+/// The definitions (classes and callables outside tests) of the best hits of `field`, up to
+/// [`FIELD_LEADERS`], each once: for each hit, the first definition that starts in it, or else
+/// the innermost one that encloses it.
+fn field_leaders(ws: &Workspace, snapshot: &Snapshot, field: &Field) -> Vec<Candidate> {
+    let mut defs: Vec<(&str, &Symbol)> = Vec::new();
+    for (file, lines) in field.spans() {
+        if defs.len() >= FIELD_LEADERS {
+            break;
+        }
+        if crate::search::roles::is_test_path(file) {
+            continue;
+        }
+        let Some((file, entry)) = snapshot.files.get_key_value(file) else {
+            continue;
+        };
+        let judged = || entry.symbols.symbols.iter().filter(|s| is_judged(s));
+        let def = judged().find(|s| lines.contains(&s.line)).or_else(|| {
+            judged()
+                .filter(|s| s.line <= *lines.start() && *lines.end() <= s.end_line)
+                .max_by_key(|s| s.line)
+        });
+        if let Some(def) = def
+            && !defs
+                .iter()
+                .any(|(f, d)| *f == file.as_str() && d.line == def.line)
+        {
+            defs.push((file.as_str(), def));
+        }
+    }
+    candidates(ws, snapshot, &defs)
+}
+
 /// What a symbol is judged against besides the term: the project's background sample
 /// ([`project_background`]), when the index can rank by meaning the term's [`Field`], and the
 /// best share of the term's words any definition of the project holds in its name ([`Lexicon`]).
@@ -1297,6 +1352,9 @@ impl CallCache {
 pub struct Ground<'g> {
     pub background: &'g [Candidate],
     pub field: Option<&'g Field>,
+    /// The definitions of the field's best hits: what the project holds closest to the term,
+    /// which a symbol is measured against ([`Signals::leader_top`]).
+    pub leaders: &'g [Candidate],
     /// The term's words as looked up in the project ([`TermKeys::in_project`]; without a
     /// project, [`TermKeys::of`]).
     pub keys: Option<&'g TermKeys>,
@@ -1447,7 +1505,7 @@ impl<'a> Judge<'a> {
         candidates: &[Candidate],
         ground: Ground,
     ) -> Result<Vec<Signals>, RelevanceError> {
-        let texts = DenseTexts::of(candidates, ground.background);
+        let texts = DenseTexts::of(candidates, ground.leaders, ground.background);
         let refs: Vec<&str> = texts.texts.iter().map(String::as_str).collect();
         let scores = self.relevance.score_many(term, &refs)?;
         let (own, bg) = scores.split_at(texts.own_end);
@@ -1467,6 +1525,22 @@ impl<'a> Judge<'a> {
             ),
             None => None,
         };
+        // The leaders' described scores, each the better of the term's and its rendering's.
+        let mut leader_scores = own[texts.leaders.clone()].to_vec();
+        if let Some(r) = self.rendered(term, &keys) {
+            let scores = self
+                .relevance
+                .score_many(&r, &refs[texts.leaders.clone()])?;
+            for (l, s) in leader_scores.iter_mut().zip(scores) {
+                *l = l.max(s);
+            }
+        }
+        let leader_top = leader_scores.into_iter().reduce(f32::max);
+        let leader_named = ground
+            .leaders
+            .iter()
+            .map(|l| keys.coverage(&Bag::of(&name_text(&l.context))))
+            .reduce(f32::max);
         let japanese = term.chars().any(lexical::is_cjk);
         Ok(candidates
             .iter()
@@ -1523,6 +1597,11 @@ impl<'a> Judge<'a> {
                         .entities
                         .is_some_and(|e| e.other_in(&name_bag, &named_bag)),
                     tiny: c.code.lines().count() <= TINY_LINES,
+                    leader_gap: leader_top.map(|top| {
+                        let own = rendered.as_ref().map_or(dense, |r| dense.max(r[2 * i]));
+                        logit(own) - logit(top)
+                    }),
+                    leader_named,
                 }
             })
             .collect())
@@ -1535,12 +1614,14 @@ struct DenseTexts {
     texts: Vec<String>,
     /// Where each candidate's siblings lie in `texts`.
     siblings: Vec<std::ops::Range<usize>>,
+    /// Where the field's leaders lie in `texts`.
+    leaders: std::ops::Range<usize>,
     /// Where the background starts.
     own_end: usize,
 }
 
 impl DenseTexts {
-    fn of(candidates: &[Candidate], background: &[Candidate]) -> DenseTexts {
+    fn of(candidates: &[Candidate], leaders: &[Candidate], background: &[Candidate]) -> DenseTexts {
         let mut texts: Vec<String> = Vec::new();
         for c in candidates {
             texts.push(c.context.text());
@@ -1552,11 +1633,15 @@ impl DenseTexts {
             texts.extend(c.siblings.iter().map(SymbolContext::text));
             siblings.push(start..texts.len());
         }
+        let start = texts.len();
+        texts.extend(leaders.iter().map(|l| l.context.text()));
+        let leaders = start..texts.len();
         let own_end = texts.len();
         texts.extend(background.iter().map(|b| b.context.text()));
         DenseTexts {
             texts,
             siblings,
+            leaders,
             own_end,
         }
     }
@@ -1931,6 +2016,69 @@ mod tests {
         helper.callers[0].line = 7;
         assert_eq!(standing(&helper, ground()), Some(0.0));
         assert_eq!(standing(&helper, Ground::default()), None);
+    }
+
+    #[test]
+    fn the_fields_leaders_are_the_definitions_of_its_best_hits() {
+        let project = crate::index::test_support::Indexed::new(&[
+            (
+                "app/links.py",
+                "class Links:\n    def ban(self, link):\n        pass\n\n    def unban(self, link):\n        pass\n",
+            ),
+            ("app/users.py", "def ban(user):\n    pass\n"),
+            ("tests/test_links.py", "def test_ban():\n    pass\n"),
+        ]);
+        let (ws, snapshot) = (&project.ws, project.snapshot());
+        let field = Field::of_hits(&[
+            // A test's hit is no leader; a hit inside a method stands for the method.
+            field::hit("tests/test_links.py", 1, 2, 1.0),
+            field::hit("app/links.py", 3, 3, 0.9),
+            field::hit("app/users.py", 1, 2, 0.8),
+            // The same definition again, and a file the snapshot does not hold.
+            field::hit("app/links.py", 2, 3, 0.7),
+            field::hit("app/gone.py", 1, 2, 0.6),
+        ]);
+        let leaders: Vec<(String, String)> = field_leaders(ws, &snapshot, &field)
+            .into_iter()
+            .map(|c| (c.context.file, c.context.name))
+            .collect();
+        assert_eq!(
+            leaders,
+            [
+                ("app/links.py".to_string(), "ban".to_string()),
+                ("app/users.py".to_string(), "ban".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_symbol_is_measured_against_the_fields_leaders() {
+        let fake = crate::relevance::FakeRelevance::new()
+            .with("login", "def login", 0.8)
+            .with("login", "def load_config", 0.2);
+        let judge = Judge::new(&fake);
+        let login = candidate("auth.py", SOURCE, "login");
+        let config = candidate("auth.py", SOURCE, "load_config");
+        let leaders = [login.clone()];
+        let ground = Ground {
+            leaders: &leaders,
+            ..Ground::default()
+        };
+        let signals = |c: &Candidate, ground: Ground| {
+            judge.signals("login", std::slice::from_ref(c), ground).unwrap()[0].clone()
+        };
+        // The leader itself stands level with the best; another falls behind, by its
+        // described score and by the term's words in its name.
+        let own = signals(&login, ground);
+        assert_eq!(own.leader_gap, Some(0.0));
+        assert_eq!(own.leader_named, Some(1.0));
+        let other = signals(&config, ground);
+        assert!(other.leader_gap.unwrap() < -2.0, "{:?}", other.leader_gap);
+        assert_eq!(other.features()[FEATURES - 1], -1.0);
+        // Without leaders (no field), nothing is measured.
+        let alone = signals(&config, Ground::default());
+        assert_eq!((alone.leader_gap, alone.leader_named), (None, None));
+        assert_eq!(alone.features()[FEATURES - 2..], [0.0, 0.0]);
     }
 
     #[test]
