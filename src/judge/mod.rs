@@ -18,6 +18,11 @@
 //!   the fused score of the hit that covers the definition, or none when the search does not
 //!   show it among its best [`FIELD_SIZE`]; and the best standing there of the definitions that
 //!   call it (a helper whose name says little belongs to the feature whose code calls it);
+//! - **the field's leaders**: the definitions of the field's best hits ([`field_leaders`]), what
+//!   the project holds closest to the term. How far the symbol's described score falls below
+//!   theirs, and its name's share of the term's words below theirs: the neighbour that shares a
+//!   word (`CommentsController.upvote` for "upvote a story") stands behind the definition the
+//!   search puts first, where the right one stands level with it;
 //! - **lexical**: which of the term's words — for a Japanese term, the English renderings of its
 //!   words from [`glossary`], the project's words for its loanwords ([`loanword`]), for its
 //!   other kanji words the word of the field the model reads them as ([`bridge`]), and for the
