@@ -2070,7 +2070,10 @@ mod tests {
             ..Ground::default()
         };
         let signals = |c: &Candidate, ground: Ground| {
-            judge.signals("login", std::slice::from_ref(c), ground).unwrap()[0].clone()
+            judge
+                .signals("login", std::slice::from_ref(c), ground)
+                .unwrap()[0]
+                .clone()
         };
         // The leader itself stands level with the best; another falls behind, by its
         // described score and by the term's words in its name.
