@@ -339,7 +339,9 @@ mod tests {
 
         drop(writing);
         let ended = Instant::now();
-        wait_for("the idle run", Duration::from_secs(30), || m.runs().0 == 2);
+        // Generous: maintenance runs at the lowest CPU priority, and the tests running beside it
+        // on a two-core machine can hold it off for many seconds.
+        wait_for("the idle run", Duration::from_secs(120), || m.runs().0 == 2);
         assert!(
             ended.elapsed() >= Duration::from_millis(400),
             "did not wait for the idle period"
