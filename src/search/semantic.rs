@@ -196,19 +196,35 @@ impl SearchCache {
 
     /// The request centers of the loaded model, computed on first use (`None` when that
     /// failed: the search then goes uncorrected).
+    ///
+    /// Computed without holding the cache: the warm-up computes them on a background thread at
+    /// the lowest CPU priority, and a search waiting for it behind the index's embedding took
+    /// 42 s on a fresh project. A search that finds none computes them itself, at its own
+    /// priority (the model gives it the spare session while a background batch holds the
+    /// shared one); whichever finishes first is kept.
     fn request_centers(&self, sem: &SemanticIndex) -> Option<Arc<RequestCenters>> {
         let model = sem.embedder_if_ready()?;
-        let mut cached = self.centers.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(centers) = cached.as_ref()
-            && centers.model_id == model.model_id()
-        {
-            return Some(centers.clone());
+        let kept = || {
+            let cached = self.centers.lock().unwrap_or_else(|p| p.into_inner());
+            cached
+                .as_ref()
+                .filter(|centers| centers.model_id == model.model_id())
+                .cloned()
+        };
+        if let Some(centers) = kept() {
+            return Some(centers);
         }
         match RequestCenters::compute(model.as_ref()) {
             Ok(centers) => {
-                let centers = Arc::new(centers);
-                *cached = Some(centers.clone());
-                Some(centers)
+                let mut cached = self.centers.lock().unwrap_or_else(|p| p.into_inner());
+                match cached.as_ref() {
+                    Some(first) if first.model_id == centers.model_id => Some(first.clone()),
+                    _ => {
+                        let centers = Arc::new(centers);
+                        *cached = Some(centers.clone());
+                        Some(centers)
+                    }
+                }
             }
             Err(err) => {
                 tracing::warn!("hubness correction unavailable: {err:#}");
