@@ -1358,7 +1358,7 @@ pub struct Ground<'g> {
     pub background: &'g [Candidate],
     pub field: Option<&'g Field>,
     /// The definitions of the field's best hits: what the project holds closest to the term,
-    /// which a symbol is measured against ([`Signals::leader_top`]).
+    /// which a symbol is measured against ([`Signals::leader_gap`], [`Signals::leader_named`]).
     pub leaders: &'g [Candidate],
     /// The term's words as looked up in the project ([`TermKeys::in_project`]; without a
     /// project, [`TermKeys::of`]).
@@ -1520,24 +1520,24 @@ impl<'a> Judge<'a> {
         let names: Vec<String> = candidates.iter().map(name_words).collect();
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let name_scores = self.relevance.score_nl_many(term, &name_refs)?;
-        // The rendering against each candidate's description and evidence (the first
-        // `2 * candidates` texts; their vectors are cached by now).
         let keys = ground.term_keys(term);
+        // The rendering against each candidate's description and evidence (the first
+        // `2 * candidates` texts) and against the leaders' descriptions, in one call (their
+        // vectors are cached by now).
+        let own_texts = 2 * candidates.len();
         let rendered = match self.rendered(term, &keys) {
-            Some(r) => Some(
-                self.relevance
-                    .score_many(&r, &refs[..2 * candidates.len()])?,
-            ),
+            Some(r) => {
+                let mut scored = refs[..own_texts].to_vec();
+                scored.extend_from_slice(&refs[texts.leaders.clone()]);
+                Some(self.relevance.score_many(&r, &scored)?)
+            }
             None => None,
         };
         // The leaders' described scores, each the better of the term's and its rendering's.
         let mut leader_scores = own[texts.leaders.clone()].to_vec();
-        if let Some(r) = self.rendered(term, &keys) {
-            let scores = self
-                .relevance
-                .score_many(&r, &refs[texts.leaders.clone()])?;
-            for (l, s) in leader_scores.iter_mut().zip(scores) {
-                *l = l.max(s);
+        if let Some(r) = &rendered {
+            for (l, s) in leader_scores.iter_mut().zip(&r[own_texts..]) {
+                *l = l.max(*s);
             }
         }
         let leader_top = leader_scores.into_iter().reduce(f32::max);
