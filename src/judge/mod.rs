@@ -1333,12 +1333,15 @@ fn field_leaders(ws: &Workspace, snapshot: &Snapshot, field: &Field) -> Vec<Cand
         let Some((file, entry)) = snapshot.files.get_key_value(file) else {
             continue;
         };
-        let judged = || entry.symbols.symbols.iter().filter(|s| is_judged(s));
-        let def = judged().find(|s| lines.contains(&s.line)).or_else(|| {
-            judged()
-                .filter(|s| s.line <= *lines.start() && *lines.end() <= s.end_line)
-                .max_by_key(|s| s.line)
-        });
+        let symbols = &entry.symbols.symbols;
+        let def = symbols
+            .iter()
+            .find(|s| is_judged(s) && lines.contains(&s.line))
+            .or_else(|| {
+                crate::analysis::innermost_at(symbols, *lines.start(), |s| {
+                    is_judged(s) && *lines.end() <= s.end_line
+                })
+            });
         if let Some(def) = def
             && !defs
                 .iter()
