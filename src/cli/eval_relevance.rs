@@ -429,6 +429,10 @@ impl Project {
             .symbols
             .refresh(&ctx.ws, ctx.ws.root())
             .map_err(|e| anyhow::anyhow!("indexing {}: {e}", root.display()))?;
+        // What the server embeds at start, beside the sync.
+        if let Some(model) = ctx.semantic.embedder_if_ready() {
+            judge::warm_bridges(model.as_ref(), &snapshot);
+        }
         Ok(Project { ctx, snapshot })
     }
 

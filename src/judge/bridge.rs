@@ -19,6 +19,8 @@
 //! as `username`); the rest stay words no name holds, as before.
 
 use crate::embed::{Embedder, Vector};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 /// Least standard score of the best candidate's similarity among all candidates' (see the
 /// module doc for how it was chosen).
@@ -27,9 +29,11 @@ pub const MIN_STANDING: f32 = 3.2;
 /// Fewer candidates than this give no meaningful standard score.
 pub const MIN_CANDIDATES: usize = 20;
 
-/// Candidates embedded per batch. Each call embeds the same words in the same batches, so a
-/// word's vector (which the int8 model quantises with its batch) is the same for the same field.
+/// Words embedded per batch.
 const BATCH: usize = 32;
+
+/// Words whose vectors are kept before the store starts over (384 floats each: about 24 MB).
+const MAX_KEPT_WORDS: usize = 16_384;
 
 /// The candidate among `candidates` (English words) that `word` (a Japanese word) means, if one
 /// stands out; `None` with too few candidates or when the model fails.
@@ -38,17 +42,99 @@ pub fn bridge(embedder: &dyn Embedder, word: &str, candidates: &[String]) -> Opt
         return None;
     }
     let query = embedder.embed_query(word).ok()?;
-    let mut vectors: Vec<Vector> = Vec::with_capacity(candidates.len());
-    for batch in candidates.chunks(BATCH) {
-        let texts: Vec<&str> = batch.iter().map(String::as_str).collect();
-        vectors.extend(embedder.embed_queries(&texts).ok()?);
-    }
+    let vectors = word_vectors(embedder, candidates)?;
     let similarities: Vec<f32> = vectors
         .iter()
         .map(|v| crate::embed::cosine(&query, v))
         .collect();
     let best = standing_out(&similarities)?;
     Some(candidates[best].clone())
+}
+
+/// The vectors of the project's words (the candidates of every bridge), by model, kept for the
+/// process. A field holds a few hundred words and embedding them took most of a new Japanese
+/// term's verdict (about 130 ms of 200); the fields of one project's terms share most of their
+/// words, and [`warm`] embeds the project's vocabulary before the first term asks.
+///
+/// A word is embedded once, in a batch with other words missing at the time; the int8 model
+/// quantises a batch's activations together, so its vector can differ in the last digits from
+/// one process to the next. That is far below what moves a word's standing among a field's
+/// candidates ([`MIN_STANDING`]).
+#[derive(Default)]
+struct KeptWords {
+    model: String,
+    by_word: HashMap<String, Vector>,
+}
+
+fn kept_words() -> std::sync::MutexGuard<'static, KeptWords> {
+    static KEPT: OnceLock<Mutex<KeptWords>> = OnceLock::new();
+    KEPT.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// The vectors of `words` (request side), embedding those not kept yet; `None` when the model
+/// fails.
+fn word_vectors(embedder: &dyn Embedder, words: &[String]) -> Option<Vec<Vector>> {
+    let missing: Vec<&str> = {
+        let mut kept = kept_words();
+        if kept.model != embedder.model_id() {
+            *kept = KeptWords {
+                model: embedder.model_id().to_string(),
+                by_word: HashMap::new(),
+            };
+        }
+        let mut missing: Vec<&str> = words
+            .iter()
+            .map(String::as_str)
+            .filter(|w| !kept.by_word.contains_key(*w))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        missing
+    };
+    // Embedded without holding the store: the warm-up embeds thousands of words at the lowest
+    // priority while a verdict may need a few.
+    let mut fresh: HashMap<&str, Vector> = HashMap::with_capacity(missing.len());
+    for batch in missing.chunks(BATCH) {
+        let vectors = embedder.embed_queries(batch).ok()?;
+        fresh.extend(batch.iter().copied().zip(vectors));
+    }
+    let mut kept = kept_words();
+    if kept.model != embedder.model_id() {
+        // Another model was loaded meanwhile; these vectors are still this model's.
+        return words
+            .iter()
+            .map(|w| fresh.get(w.as_str()).cloned())
+            .collect();
+    }
+    if kept.by_word.len() + fresh.len() > MAX_KEPT_WORDS {
+        kept.by_word.clear();
+    }
+    let mut out = Vec::with_capacity(words.len());
+    for word in words {
+        let vector = match kept.by_word.get(word) {
+            Some(v) => v.clone(),
+            // Dropped by another thread's clearing since the first look: this call's own.
+            None => fresh.get(word.as_str())?.clone(),
+        };
+        out.push(vector);
+    }
+    for (word, vector) in fresh {
+        kept.by_word.entry(word.to_string()).or_insert(vector);
+    }
+    Some(out)
+}
+
+/// Embeds `words`, the project's vocabulary, so that a term's first bridge finds its field's
+/// words embedded; at most [`MAX_KEPT_WORDS`] / 2 of them, the first first.
+pub fn warm(embedder: &dyn Embedder, words: &[String]) {
+    let words = &words[..words.len().min(MAX_KEPT_WORDS / 2)];
+    for chunk in words.chunks(BATCH * 8) {
+        if word_vectors(embedder, chunk).is_none() {
+            return;
+        }
+    }
 }
 
 /// The index of the highest of `values` when its standard score among them reaches
@@ -83,6 +169,24 @@ mod tests {
         values[14] = 0.95;
         assert_eq!(standing_out(&values), None);
         assert_eq!(standing_out(&[0.5; 25]), None);
+    }
+
+    #[test]
+    fn a_words_vector_is_embedded_once_and_kept() {
+        let fake = crate::embed::FakeEmbedder::new();
+        let words: Vec<String> = ["dose", "weight", "dose"].map(String::from).into();
+        let vectors = word_vectors(&fake, &words).unwrap();
+        assert_eq!(vectors.len(), 3);
+        assert_eq!(vectors[0], vectors[2]);
+        assert_eq!(vectors[1], fake.embed_query("weight").unwrap());
+        {
+            let kept = kept_words();
+            assert_eq!(kept.model, fake.model_id());
+            assert!(kept.by_word.contains_key("dose"));
+        }
+        // Kept: the same vectors again, in the order asked.
+        let again = word_vectors(&fake, &words[..2]).unwrap();
+        assert_eq!(again[..], vectors[..2]);
     }
 
     #[test]

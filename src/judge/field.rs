@@ -210,6 +210,43 @@ impl KeptFields {
     }
 }
 
+/// The words of `names` (identifiers and paths) a Japanese word can be bridged to: three
+/// letters or more, lower-case, each once, the most frequent first (equal counts in the order
+/// of first appearance).
+fn bridged_words<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for name in names {
+        for word in crate::relevance::identifier_words(name) {
+            let word = word.to_ascii_lowercase();
+            if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_alphabetic()) {
+                continue;
+            }
+            match at.get(&word) {
+                Some(&i) => counts[i].1 += 1,
+                None => {
+                    at.insert(word.clone(), counts.len());
+                    counts.push((word, 1));
+                }
+            }
+        }
+    }
+    counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    counts.into_iter().map(|(w, _)| w).collect()
+}
+
+/// The words of every definition's name and every file's path in `snapshot` that a bridge can
+/// take ([`Field::words`] takes them from its hits), the most frequent first.
+pub fn vocabulary(snapshot: &Snapshot) -> Vec<String> {
+    let mut files: Vec<(&String, &Arc<crate::index::FileEntry>)> = snapshot.files.iter().collect();
+    // The snapshot's map has no order; the counts' ties keep the first appearance.
+    files.sort_unstable_by_key(|(f, _)| f.as_str());
+    let names = files.into_iter().flat_map(|(file, entry)| {
+        std::iter::once(file.as_str()).chain(entry.symbols.symbols.iter().map(|s| s.name.as_str()))
+    });
+    bridged_words(names)
+}
+
 /// One hit of the field.
 #[derive(Debug, Clone, PartialEq)]
 struct FieldHit {
@@ -247,24 +284,13 @@ impl Field {
     /// The words of the hits' symbols and files (three letters or more, lower-case), each once,
     /// the most frequent first: what the term's code is called in this project.
     pub fn words(&self) -> Vec<String> {
-        let mut counts: Vec<(String, usize)> = Vec::new();
-        for hit in &self.hits {
-            let named = hit.symbol.iter().chain(std::iter::once(&hit.file));
-            let words = named.flat_map(|text| crate::relevance::identifier_words(text));
-            for word in words.map(|w| w.to_ascii_lowercase()) {
-                if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_alphabetic()) {
-                    continue;
-                }
-                match counts.iter_mut().find(|(w, _)| *w == word) {
-                    Some((_, n)) => *n += 1,
-                    None => counts.push((word, 1)),
-                }
-            }
-        }
-        // Stable: equal counts keep the order of first appearance, best hit first.
-        counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
-        counts.truncate(MAX_WORDS);
-        counts.into_iter().map(|(w, _)| w).collect()
+        let named = self
+            .hits
+            .iter()
+            .flat_map(|hit| hit.symbol.iter().chain(std::iter::once(&hit.file)));
+        let mut words = bridged_words(named.map(String::as_str));
+        words.truncate(MAX_WORDS);
+        words
     }
 
     /// The files and line ranges of the hits, best first.
@@ -328,6 +354,25 @@ mod tests {
         let words = Field::of_hits(&[first, second]).words();
         assert_eq!(words[0], "medication");
         for word in ["app", "add", "models", "next", "dose"] {
+            assert!(words.contains(&word.to_string()), "{word} in {words:?}");
+        }
+        assert!(!words.contains(&"py".to_string()));
+    }
+
+    #[test]
+    fn the_vocabulary_is_every_name_and_path_most_frequent_first() {
+        let project = crate::index::test_support::Indexed::new(&[
+            (
+                "app/medication.py",
+                "class Medication:\n    def next_dose(self):\n        pass\n",
+            ),
+            ("app/weight.py", "def add_weight(value):\n    pass\n"),
+        ]);
+        let words = vocabulary(&project.snapshot());
+        // `app` is in both paths, `medication` and `weight` in a path and a name.
+        assert_eq!(words[0], "app");
+        assert_eq!(words[1..3], ["medication", "weight"]);
+        for word in ["next", "dose", "add"] {
             assert!(words.contains(&word.to_string()), "{word} in {words:?}");
         }
         assert!(!words.contains(&"py".to_string()));

@@ -1291,17 +1291,23 @@ impl CallCache {
         let term = terms
             .entry(term.to_string())
             .or_insert_with(|| {
+                let mut phases = crate::timing::Phases::start("term ground");
                 let lexicon = self
                     .lexicon
                     .get_or_init(|| project_lexicon(project.ws.root(), project.snapshot));
+                phases.done("lexicon");
                 let search = project.search;
                 let field = search.and_then(|search| search.field(term));
+                phases.done("field");
                 let meaning = |word: &str| search?.meaning(term, word, field.as_ref()?);
                 let dictionary = Dictionary::for_request(project.ws, term);
+                phases.done("dictionary");
                 let keys = TermKeys::bridged(term, Some(lexicon), dictionary.as_deref(), meaning);
+                phases.done("keys");
                 let leaders = field.as_ref().map_or_else(Vec::new, |field| {
                     field_leaders(project.ws, project.snapshot, field)
                 });
+                phases.done("leaders");
                 Arc::new(TermGround {
                     field,
                     leaders,
@@ -1312,6 +1318,15 @@ impl CallCache {
             })
             .clone();
         Grounds { background, term }
+    }
+}
+
+/// Embeds the words of `snapshot`'s names and paths for the model's bridges from a term's
+/// Japanese words to its field's words ([`bridge`]), so that a term's first verdict does not
+/// (server start, in the background). The real model only, as the bridges.
+pub fn warm_bridges(embedder: &dyn crate::embed::Embedder, snapshot: &Snapshot) {
+    if embedder.model_id().starts_with(crate::embed::MODEL_ID) {
+        bridge::warm(embedder, &field::vocabulary(snapshot));
     }
 }
 

@@ -71,12 +71,24 @@ const MODEL_WAIT: Duration = Duration::from_secs(600);
 /// the background (the first searches answer lexically meanwhile).
 pub fn start_background(ctx: Arc<Context>) {
     ctx.semantic.warm_up();
-    // The request centers of the hubness correction take the model about a second to embed:
-    // compute them as soon as it is loaded, not inside the first search.
+    // The request centers of the hubness correction take the model about a second to embed,
+    // the project's words for the judge's bridges a few more: compute them as soon as it is
+    // loaded, not inside the first search or verdict.
     let centers = ctx.clone();
     let _ = crate::background::spawn("code-intel-centers", move || {
-        if centers.embedder.wait(MODEL_WAIT).is_ok() {
+        if let Ok(model) = centers.embedder.wait(MODEL_WAIT) {
             centers.search_cache.warm_model(&centers.semantic);
+            let started = std::time::Instant::now();
+            match centers.symbols.refresh(&centers.ws, centers.ws.root()) {
+                Ok((snapshot, _)) => {
+                    crate::judge::warm_bridges(model.as_ref(), &snapshot);
+                    tracing::debug!(
+                        "bridge words embedded in {} ms",
+                        started.elapsed().as_millis()
+                    );
+                }
+                Err(err) => tracing::debug!("no bridge words embedded: {err}"),
+            }
         }
     });
     if !ctx.ws.config.sync_on_start || !ctx.semantic.needs_sync() {
