@@ -636,13 +636,20 @@ fn resolve_scopes(lang: &LanguageDef, raws: Vec<Raw>) -> Vec<Symbol> {
                 exported: raw.exported,
             });
         }
-        // Only things that can contain definitions become scopes.
+        // Only things that can contain definitions become scopes: a variable does when its
+        // value holds them (a JavaScript object literal's functions are its methods).
         let is_scope = match kind {
             None => true,
             Some(k) => {
                 k.is_type_like()
                     || k.is_callable()
-                    || matches!(k, SymbolKind::Namespace | SymbolKind::Module)
+                    || matches!(
+                        k,
+                        SymbolKind::Namespace
+                            | SymbolKind::Module
+                            | SymbolKind::Variable
+                            | SymbolKind::Constant
+                    )
             }
         };
         if is_scope {
@@ -858,6 +865,40 @@ enum Color { Red }
             property base @9-9 in ApiClient
             method get @10-10 in ApiClient
             enum Color @12-12
+            ",
+        );
+    }
+
+    /// Functions an object literal holds are methods of the name it is bound to, also inside
+    /// a module pattern's wrapping function; an object passed as an argument defines nothing.
+    #[test]
+    fn javascript_object_literal_methods() {
+        check(
+            "javascript",
+            r#"
+App.Dashboard = (function ($) {
+  var Dashboard = {
+    watch: function (id) { $(id).on("focus", Dashboard.update); },
+    update: () => location.reload(),
+  };
+  $.ajax({ success: function (data) {} });
+  return Dashboard;
+})(jQuery);
+const api = {
+  fetchUser: async (id) => id,
+  saveUser(user) { return user; },
+  limit: 3,
+};
+module.exports = { helper: function () {} };
+"#,
+            "
+            variable Dashboard @3-6
+            method watch @4-4 in Dashboard
+            method update @5-5 in Dashboard
+            variable api @10-14
+            method fetchUser @11-11 in api
+            method saveUser @12-12 in api
+            method helper @15-15
             ",
         );
     }

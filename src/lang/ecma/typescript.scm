@@ -23,3 +23,37 @@
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable))
 (program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)))
+
+; Functions an object literal holds under a name, when the object is bound to a name, assigned,
+; exported or held by another such object (`const api = { get: function () {…}, save: async () =>
+; {…} }`, `module.exports = { … }`, Vue's `methods: { … }`): methods, scoped by the name the object
+; is bound to. An object passed as an argument (`$.ajax({ success: function … })`) defines nothing.
+(variable_declarator
+  value: (object
+    (pair
+      key: (property_identifier) @name
+      value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))
+(assignment_expression
+  right: (object
+    (pair
+      key: (property_identifier) @name
+      value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))
+(export_statement
+  value: (object
+    (pair
+      key: (property_identifier) @name
+      value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))
+(pair
+  value: (object
+    (pair
+      key: (property_identifier) @name
+      value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))
+
+; An object literal bound to a name anywhere (a module pattern's `var Dashboard = { … }` inside
+; its wrapping function) when it holds functions: the scope of its methods.
+(variable_declarator
+  name: (identifier) @name
+  value: (object
+    [(pair
+      value: [(arrow_function) (function_expression) (generator_function)])
+     (method_definition)])) @definition.variable
