@@ -1,8 +1,10 @@
 //! Symbol extraction driven by each language's tags query.
 //!
 //! The query says *what* is a definition; the rules that are the same for every language live
-//! here: scopes come from nesting, a function directly inside a class-like is a method, an
-//! UPPER_CASE variable is a constant, a PHP `namespace X;` statement scopes the rest of its file.
+//! here: scopes come from nesting (a variable whose value holds definitions, as a JavaScript
+//! object literal holds its methods, scopes them too), a function directly inside a class-like
+//! is a method, an UPPER_CASE variable is a constant, a PHP `namespace X;` statement scopes the
+//! rest of its file.
 
 use crate::lang::{LanguageDef, Parsing};
 use crate::syntax::{self, SyntaxError, node_text};
