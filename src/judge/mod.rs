@@ -590,31 +590,22 @@ impl TermKeys {
             }
             _ => Vec::new(),
         };
-        for glossary::Unread { at, word, script } in glossary::unread(term) {
+        let runs = dictionary::unread_runs(term, &in_dictionary, lexicon.map(Lexicon::vocabulary));
+        for run in runs {
+            let glossary::Unread { at, word, script } = run.unread;
             let end = at + word.len();
             // Each find as the word the rendering uses and the forms that count as present.
-            let mut found: Vec<(usize, String, Vec<String>)> = match (script, lexicon) {
-                // A katakana run inside a longer word of the dictionary is part of a native
-                // compound (ゴミ箱, "trash can"), not a loanword: by its sound ゴミ is `dummy`.
-                (glossary::Script::Katakana, _)
-                    if in_dictionary.iter().any(|w| w.contains(at, end)) =>
-                {
-                    Vec::new()
-                }
-                (glossary::Script::Katakana, Some(lexicon)) => {
-                    loanword::find(word, lexicon.vocabulary())
-                        .into_iter()
-                        .map(|forms| {
-                            (
-                                at,
-                                forms[0].to_string(),
-                                forms.into_iter().map(str::to_string).collect(),
-                            )
-                        })
-                        .collect()
-                }
-                _ => Vec::new(),
-            };
+            let mut found: Vec<(usize, String, Vec<String>)> = run
+                .loanwords
+                .into_iter()
+                .map(|forms| {
+                    (
+                        at,
+                        forms[0].to_string(),
+                        forms.into_iter().map(str::to_string).collect(),
+                    )
+                })
+                .collect();
             // Not for a katakana word the loanwords miss: by its sound the model bridges it
             // wrongly more often than not (デモ as `theme`, ホット as `hats` on the development
             // split). Before the dictionary: the model answers only when one of the field's

@@ -311,6 +311,52 @@ impl ProjectWord {
     }
 }
 
+/// A run of a request that the glossary does not read ([`glossary::unread`]), with the
+/// project's words that sound like it when it is a loanword.
+#[derive(Debug)]
+pub struct UnreadRun<'q, 'v> {
+    pub unread: glossary::Unread<'q>,
+    /// [`crate::search::loanword::find`]'s answer for a katakana run that is a word of its own;
+    /// empty for any other run.
+    pub loanwords: Vec<Vec<&'v str>>,
+}
+
+impl UnreadRun<'_, '_> {
+    /// The byte span of the run in the request.
+    pub fn span(&self) -> (usize, usize) {
+        (self.unread.at, self.unread.at + self.unread.word.len())
+    }
+}
+
+/// The runs of `request` that the glossary does not read, each with its loanwords: the words of
+/// `vocabulary` (the project's names; none without one) that a katakana run sounds like. The
+/// search and the judge read the rest of a run through `in_dictionary` ([`in_project`]'s words
+/// of the same request), and both take a run's loanwords before its dictionary words: the
+/// loanwords are the project's own. A katakana run inside a longer dictionary word is part of a
+/// native compound, not a loanword (ゴミ箱 is "trash can"; by its sound ゴミ is `dummy`).
+pub fn unread_runs<'q, 'v>(
+    request: &'q str,
+    in_dictionary: &[ProjectWord],
+    vocabulary: Option<&'v Vocabulary>,
+) -> Vec<UnreadRun<'q, 'v>> {
+    glossary::unread(request)
+        .into_iter()
+        .map(|unread| {
+            let (at, end) = (unread.at, unread.at + unread.word.len());
+            let loanwords = match vocabulary {
+                Some(vocabulary)
+                    if unread.script == glossary::Script::Katakana
+                        && !in_dictionary.iter().any(|w| w.contains(at, end)) =>
+                {
+                    crate::search::loanword::find(unread.word, vocabulary)
+                }
+                _ => Vec::new(),
+            };
+            UnreadRun { unread, loanwords }
+        })
+        .collect()
+}
+
 impl<'d> Entry<'d, '_> {
     /// The English words of the word's first senses, in the dictionary's order, without
     /// repeats: each gloss without its parenthesised notes ("(pet) owner" → owner), split into
@@ -486,6 +532,29 @@ mod tests {
         assert_eq!(campaign[..3], ["promotion", "marketing", "campaign"]);
         assert!(campaign.contains(&"military".to_string()));
         assert!(!campaign.contains(&"fourth".to_string()));
+    }
+
+    #[test]
+    fn a_katakana_run_is_a_loanword_unless_a_dictionary_word_holds_it() {
+        let d = Dictionary::parse("ゴミ箱\ttrash can\n飼い主\t(pet) owner\n".to_string()).unwrap();
+        let vocabulary = Vocabulary::new(
+            [("pet", 3), ("dummy", 2), ("trash", 1), ("owner", 1)].map(|(w, n)| (w.to_string(), n)),
+        );
+        let request = "ゴミ箱とペットの飼い主";
+        let in_dictionary = in_project(request, &d, &vocabulary, 1);
+        let runs = unread_runs(request, &in_dictionary, Some(&vocabulary));
+        let loanwords = |word: &str| {
+            let run = runs.iter().find(|r| r.unread.word == word).unwrap();
+            run.loanwords.clone()
+        };
+        // ゴミ is part of ゴミ箱 ("trash can"), not `dummy`; ペット is the project's `pet`.
+        assert!(loanwords("ゴミ").is_empty());
+        assert_eq!(loanwords("ペット"), vec![vec!["pet"]]);
+        assert!(loanwords("箱").is_empty());
+        // Without the project's names there are no loanwords.
+        let alone = unread_runs(request, &in_dictionary, None);
+        assert!(alone.iter().all(|r| r.loanwords.is_empty()));
+        assert_eq!(alone.len(), runs.len());
     }
 
     #[test]

@@ -170,42 +170,33 @@ impl SymbolTerms {
     /// for `owner`. A katakana word the loanwords find is not looked up again, and one inside a
     /// longer dictionary word is not taken for a loanword.
     pub fn bridged_words(&self, query: &str, dictionary: Option<&Dictionary>) -> Vec<String> {
-        use crate::search::glossary::{Script, unread};
-        let mut out: Vec<String> = Vec::new();
-        let vocabulary = || {
-            self.vocabulary.get_or_init(|| {
-                let words = self.by_stem.iter().map(|(s, ids)| (s.clone(), ids.len()));
-                crate::search::loanword::Vocabulary::new(words)
-            })
-        };
+        use crate::search::dictionary::{in_project, unread_runs};
+        if dictionary.is_none() && crate::search::glossary::unread(query).is_empty() {
+            // Nothing to look up: the vocabulary need not be built.
+            return Vec::new();
+        }
+        let vocabulary = self.vocabulary.get_or_init(|| {
+            let words = self.by_stem.iter().map(|(s, ids)| (s.clone(), ids.len()));
+            crate::search::loanword::Vocabulary::new(words)
+        });
         let in_dictionary = match dictionary {
-            Some(dictionary) => {
-                crate::search::dictionary::in_project(query, dictionary, vocabulary(), 1)
-            }
+            Some(dictionary) => in_project(query, dictionary, vocabulary, 1),
             None => Vec::new(),
         };
-        let mut found: Vec<(usize, usize)> = Vec::new();
-        for word in unread(query) {
-            let (at, end) = (word.at, word.at + word.word.len());
-            // A katakana run inside a longer dictionary word is part of a native compound
-            // (ゴミ箱), not a loanword.
-            if word.script != Script::Katakana || in_dictionary.iter().any(|w| w.contains(at, end))
+        let runs = unread_runs(query, &in_dictionary, Some(vocabulary));
+        let mut out: Vec<String> = Vec::new();
+        for forms in runs.iter().flat_map(|run| &run.loanwords) {
+            if let Some(best) = forms.first()
+                && !out.iter().any(|w| w == best)
             {
-                continue;
-            }
-            for forms in crate::search::loanword::find(word.word, vocabulary()) {
-                found.push((at, end));
-                if let Some(best) = forms.first()
-                    && !out.iter().any(|w| w == best)
-                {
-                    out.push(best.to_string());
-                }
+                out.push(best.to_string());
             }
         }
         for word in in_dictionary {
-            let by_loanword = found
-                .iter()
-                .any(|&(at, end)| at <= word.at && word.end <= end);
+            let by_loanword = runs.iter().any(|run| {
+                let (at, end) = run.span();
+                !run.loanwords.is_empty() && at <= word.at && word.end <= end
+            });
             let (english, _) = &word.english[0];
             if !by_loanword && !out.iter().any(|w| w == english) {
                 out.push(english.clone());
