@@ -905,6 +905,32 @@ module.exports = { helper: function () {} };
         );
     }
 
+    /// A constructor function's prototype members are its methods, its own properties its
+    /// functions; a module's exports are no one's members.
+    #[test]
+    fn javascript_prototype_members() {
+        check(
+            "javascript",
+            r#"
+function Widget(el) { this.el = el; }
+Widget.prototype.render = function () { return this.el; };
+Widget.prototype = { show: function () {}, hide() {} };
+Widget.create = (el) => new Widget(el);
+exports.helper = () => 1;
+module.exports.other = function () {};
+"#,
+            "
+            function Widget @2-2
+            method render @3-3 in Widget
+            method show @4-4 in Widget
+            method hide @4-4 in Widget
+            function create @5-5 in Widget
+            function helper @6-6
+            function other @7-7
+            ",
+        );
+    }
+
     #[test]
     fn go_rust_java() {
         check(

@@ -57,3 +57,27 @@
     [(pair
       value: [(arrow_function) (function_expression) (generator_function)])
      (method_definition)])) @definition.variable
+
+; A constructor function's members, as the class they make: `Widget.prototype.render = function …`
+; and `Widget.prototype = { show: function … }` are methods of `Widget`; `Widget.create =
+; function …` is a function in `Widget` (not so for `exports.f = …`, which names a module's export).
+(assignment_expression
+  left: (member_expression
+    object: (member_expression
+      object: (identifier) @scope
+      property: (property_identifier) @_prototype)
+    property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression) (generator_function)]
+  (#eq? @_prototype "prototype")) @definition.method
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @name
+    property: (property_identifier) @_prototype)
+  right: (object)
+  (#eq? @_prototype "prototype")) @container
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @scope
+    property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression) (generator_function)]
+  (#not-eq? @scope "exports")) @definition.function
