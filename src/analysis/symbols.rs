@@ -854,7 +854,6 @@ export const useCart = () => {
 };
 export default class ApiClient {
   private base = "/api";
-  refresh = async () => this.get("/");
   async get<T>(path: string): Promise<T> { return fetch(path) as any; }
 }
 enum Color { Red }
@@ -864,18 +863,16 @@ enum Color { Red }
             property id @2-2 in User
             type Id @3-3 pub
             function useCart @4-7 pub
-            class ApiClient @8-12 pub
+            class ApiClient @8-11 pub
             property base @9-9 in ApiClient
-            method refresh @10-10 in ApiClient
-            method get @11-11 in ApiClient
-            enum Color @13-13
+            method get @10-10 in ApiClient
+            enum Color @12-12
             ",
         );
     }
 
     /// Functions an object literal holds are methods of the name it is bound to, also inside
-    /// a module pattern's wrapping function; an object passed as an argument defines nothing. A
-    /// class field holding a function is a method.
+    /// a module pattern's wrapping function; an object passed as an argument defines nothing.
     #[test]
     fn javascript_object_literal_methods() {
         check(
@@ -889,10 +886,6 @@ App.Dashboard = (function ($) {
   $.ajax({ success: function (data) {} });
   return Dashboard;
 })(jQuery);
-class Cart {
-  total = 0;
-  onClick = () => this.total;
-}
 const api = {
   fetchUser: async (id) => id,
   saveUser(user) { return user; },
@@ -904,13 +897,10 @@ module.exports = { helper: function () {} };
             variable Dashboard @3-6
             method watch @4-4 in Dashboard
             method update @5-5 in Dashboard
-            class Cart @10-13
-            property total @11-11 in Cart
-            method onClick @12-12 in Cart
-            variable api @14-18
-            method fetchUser @15-15 in api
-            method saveUser @16-16 in api
-            method helper @19-19
+            variable api @10-14
+            method fetchUser @11-11 in api
+            method saveUser @12-12 in api
+            method helper @15-15
             ",
         );
     }

@@ -3,10 +3,6 @@
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_declaration name: (identifier) @name) @definition.class
 (method_definition name: (_) @name) @definition.method
-; A class field holding a function (`handleClick = () => {…}` in a React component) is a method.
-(field_definition
-  property: (_) @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.method
 (field_definition property: (_) @name) @definition.property
 
 ; Functions bound to names: `const f = () => {…}`, `const f = function () {…}`.
