@@ -102,7 +102,8 @@ fn word_vectors(embedder: &dyn Embedder, words: &[String]) -> Option<Vec<Vector>
     }
     let mut kept = kept_words();
     if kept.model != embedder.model_id() {
-        // Another model was loaded meanwhile; these vectors are still this model's.
+        // Another model was loaded meanwhile and started the store over: keep nothing, and
+        // answer only if this call embedded every word itself.
         return words
             .iter()
             .map(|w| fresh.get(w.as_str()).cloned())

@@ -213,7 +213,7 @@ impl KeptFields {
 /// The words of `names` (identifiers and paths) a Japanese word can be bridged to: three
 /// letters or more, lower-case, each once, the most frequent first (equal counts in the order
 /// of first appearance).
-fn bridged_words<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+fn bridgeable_words<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut counts: Vec<(String, usize)> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
     for name in names {
@@ -244,7 +244,7 @@ pub fn vocabulary(snapshot: &Snapshot) -> Vec<String> {
     let names = files.into_iter().flat_map(|(file, entry)| {
         std::iter::once(file.as_str()).chain(entry.symbols.symbols.iter().map(|s| s.name.as_str()))
     });
-    bridged_words(names)
+    bridgeable_words(names)
 }
 
 /// One hit of the field.
@@ -288,7 +288,7 @@ impl Field {
             .hits
             .iter()
             .flat_map(|hit| hit.symbol.iter().chain(std::iter::once(&hit.file)));
-        let mut words = bridged_words(named.map(String::as_str));
+        let mut words = bridgeable_words(named.map(String::as_str));
         words.truncate(MAX_WORDS);
         words
     }
