@@ -109,6 +109,11 @@ impl LazySymbols {
         memchr::memmem::find(self.names.as_bytes(), needle.as_bytes()).is_some()
     }
 
+    /// The file's symbol names, in order, without decoding the file.
+    pub fn name_list(&self) -> impl Iterator<Item = &str> {
+        self.names.split('\n').filter(|name| !name.is_empty())
+    }
+
     /// The name list as stored.
     pub(super) fn names(&self) -> &str {
         &self.names
@@ -200,6 +205,10 @@ mod tests {
         let back: LazySymbols = bincode::deserialize(&bytes).unwrap();
         assert!(back.has_name("login") && back.has_name("AuthService"));
         assert!(!back.has_name("log") && !back.has_name("AuthServic"));
+        assert_eq!(
+            back.name_list().collect::<Vec<_>>(),
+            ["AuthService", "login"]
+        );
         assert!(back.decoded.get().is_none());
         assert_eq!(back.symbols, symbols.symbols);
     }

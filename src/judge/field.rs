@@ -241,9 +241,11 @@ pub fn vocabulary(snapshot: &Snapshot) -> Vec<String> {
     let mut files: Vec<(&String, &Arc<crate::index::FileEntry>)> = snapshot.files.iter().collect();
     // The snapshot's map has no order; the counts' ties keep the first appearance.
     files.sort_unstable_by_key(|(f, _)| f.as_str());
-    let names = files.into_iter().flat_map(|(file, entry)| {
-        std::iter::once(file.as_str()).chain(entry.symbols.symbols.iter().map(|s| s.name.as_str()))
-    });
+    // The name lists, not the symbols: a store loaded from disk decodes a file's symbols only
+    // when a question touches the file, and this one touches them all.
+    let names = files
+        .into_iter()
+        .flat_map(|(file, entry)| std::iter::once(file.as_str()).chain(entry.symbols.name_list()));
     bridgeable_words(names)
 }
 
