@@ -347,8 +347,9 @@ impl Format for SymbolStore {
     const KIND: Kind = Kind {
         name: "symbol index",
         tag: *b"SYMB",
-        // Bumped whenever the stored layout or the extraction rules change.
-        version: 4,
+        // Bumped whenever the stored layout or the extraction rules change (5: a variable whose
+        // value holds definitions scopes them).
+        version: 5,
         // Versions 1 and 2 began with their version; 3 with the header's length before it.
         legacy: |bytes| {
             let v3 = bytes
