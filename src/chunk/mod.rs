@@ -39,6 +39,11 @@ pub mod vue;
 
 pub use text::embedding_text;
 
+/// The chunker's rules, as a number: raise it with any change that gives a file other chunks
+/// (units, elisions, splits, headers). An index cut under other rules is cut again on its next
+/// sync; the vectors of chunks whose content stays the same are kept (see `index::sync`).
+pub const RULES_VERSION: u32 = 1;
+
 /// Why a chunking run over a directory or a file could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {

@@ -63,8 +63,8 @@ pub struct ForestReport {
     pub rebuilt: bool,
     /// `max_chunks` or `max_index_size_mb` stopped the sync before every file was indexed.
     pub truncated: bool,
-    /// `chunk_strategy` or `chunk_max_tokens` changed since the last sync, so every file was
-    /// chunked again.
+    /// The chunking settings or rules changed since the last sync (`chunk_strategy`,
+    /// `chunk_max_tokens`, another release), so every file was chunked again.
     pub rechunked: bool,
     pub skipped: Vec<Skipped>,
     pub lexical_ms: u128,
@@ -89,13 +89,21 @@ struct Candidate {
     hash: Option<String>,
 }
 
-/// The chunking settings that decide what a file's chunks are; a change re-chunks everything.
+/// What decides a file's chunks: the strategy and size settings, the chunker's rules, and the
+/// language registry (its tags queries name the units) of this release. A change re-chunks
+/// every file.
 fn chunking_stamp(cfg: &crate::config::Config) -> String {
     let strategy = match cfg.chunk_strategy {
         crate::config::ChunkStrategy::Ast => "ast",
         crate::config::ChunkStrategy::Lines => "lines",
     };
-    format!("{strategy}/{}", cfg.chunk_max_tokens)
+    format!(
+        "{strategy}/{}/rules {}/{}+{:08x}",
+        cfg.chunk_max_tokens,
+        crate::chunk::RULES_VERSION,
+        env!("CARGO_PKG_VERSION"),
+        crate::lang::fingerprint()
+    )
 }
 
 /// Files per store commit: bounded so a commit stays small and progress stays fine-grained.
@@ -103,8 +111,10 @@ fn batch_files(memory_limit_mb: u64) -> usize {
     ((memory_limit_mb / 8) as usize).clamp(16, 256)
 }
 
-/// The sync state to start from: the saved one, emptied (with the forest table) when `force`
-/// asks for it or the chunking settings changed since the chunks were made.
+/// The sync state to start from: the saved one, or none when `force` asks for it (with the
+/// forest table emptied) or the chunks were cut under another [`chunking_stamp`]. Then every
+/// file is chunked again; without `force` the table is kept, so a chunk whose content did not
+/// change keeps its vector (an upgrade of the chunker does not embed the project again).
 fn starting_state(
     ws: &Workspace,
     store: &Store,
@@ -117,8 +127,13 @@ fn starting_state(
         .chunking
         .as_ref()
         .is_some_and(|stamp| *stamp != chunking);
-    if force || rechunk {
+    if force {
         store.clear_forest()?;
+    }
+    if force || rechunk {
+        // Files the state does not know are chunked again and replace their rows (`reconcile`
+        // finds the rows of files gone meanwhile). A sync killed half-way has saved the new
+        // stamp with only the files it finished, so the next one does the rest.
         state.files.clear();
         report.rechunked = rechunk;
     }
@@ -794,6 +809,67 @@ pub fn parse_agreement(path: &Path, text: &str) -> Result<Agreement, AgreementEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Chunks cut under other rules (an index written by an older release) are cut again, and
+    /// the vectors of chunks whose content is the same are kept: only what changed is left for
+    /// the model. A file deleted meanwhile leaves the table.
+    #[test]
+    fn other_chunking_rules_rechunk_every_file_and_keep_unchanged_vectors() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            (
+                "app/cart.py",
+                "class Cart:\n    def total(self):\n        return 1\n",
+            ),
+            ("app/user.py", "def login(name):\n    return name\n"),
+            ("app/gone.py", "def gone():\n    return 0\n"),
+        ];
+        for (rel, text) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let ws = Workspace::open(dir.path()).unwrap();
+        std::fs::create_dir_all(ws.state_dir()).unwrap();
+        let uri = ws.state_dir().join("db");
+        let store =
+            Store::open(uri.to_str().unwrap(), crate::store::ModelStamp { dim: 4 }).unwrap();
+        let symbols = SymbolIndex::new(&ws.state_dir());
+        let first = sync_forest(&ws, &symbols, &store, false, &|_| {}).unwrap();
+        assert!(!first.rechunked);
+        let pending = store.pending_chunks(100).unwrap();
+        let total = pending.len();
+        let vectors = pending
+            .into_iter()
+            .map(|p| (p.id, p.fingerprint, vec![0.5; 4]))
+            .collect();
+        assert_eq!(store.set_vectors(vectors).unwrap(), total);
+
+        let mut state = SyncState::load(&ws.state_dir(), store.uri());
+        state.chunking = Some("ast/512".into());
+        state.save(&ws.state_dir()).unwrap();
+        std::fs::write(
+            dir.path().join("app/user.py"),
+            "def login(name):\n    return name.strip()\n",
+        )
+        .unwrap();
+        std::fs::remove_file(dir.path().join("app/gone.py")).unwrap();
+        let again = sync_forest(&ws, &symbols, &store, false, &|_| {}).unwrap();
+        assert!(again.rechunked, "{again:?}");
+        assert_eq!(again.files, 2, "{again:?}");
+        assert_eq!(again.deleted, 1, "{again:?}");
+        // `login` is the one chunk whose content changed (its file's module chunk, if any,
+        // elides the body and stays the same).
+        let counts = store.counts().unwrap();
+        assert_eq!(counts.chunks - counts.embedded, 1, "{again:?}");
+        assert_eq!(again.vectors_reused, again.chunks_written - 1, "{again:?}");
+        let stamp = SyncState::load(&ws.state_dir(), store.uri()).chunking;
+        assert_eq!(stamp, Some(chunking_stamp(&ws.config)));
+
+        let steady = sync_forest(&ws, &symbols, &store, false, &|_| {}).unwrap();
+        assert!(!steady.rechunked);
+        assert_eq!(steady.unchanged, 2, "{steady:?}");
+    }
 
     #[test]
     fn seed_agreements_parse() {

@@ -33,8 +33,8 @@ pub struct SyncState {
     pub store_uri: String,
     /// Unix seconds of the last completed sync.
     pub last_sync: Option<i64>,
-    /// The chunking settings the entries were cut with (`chunk_strategy`, `chunk_max_tokens`);
-    /// other settings re-chunk every file. Absent in states written before it was recorded,
+    /// The chunking settings and rules the entries were cut with (see `sync::chunking_stamp`);
+    /// others re-chunk every file. Absent in states written before it was recorded,
     /// which are taken to match rather than rebuild an index nobody changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chunking: Option<String>,
