@@ -28,7 +28,9 @@ pub struct ChunkRecord {
     pub line_start: u32,
     pub line_end: u32,
     pub content: String,
-    /// Hash of everything the chunk's embedding depends on; equal fingerprints share vectors.
+    /// SHA-256 of `content`; equal fingerprints share vectors. The header the model reads with
+    /// the code (path, name, facts) is left out on purpose: a renamed or re-chunked file keeps
+    /// the vectors of its unchanged code, at the price of a header that may have moved on.
     pub fingerprint: String,
     pub file_sha: String,
     /// JSON object (docstring, signature, strategy fields …).
