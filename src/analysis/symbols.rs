@@ -113,6 +113,19 @@ pub struct FileSymbols {
     pub errors: Vec<SymbolError>,
 }
 
+impl Symbol {
+    /// Whether a name used inside this definition is used by it: a function, a method or a
+    /// type, or a variable whose value spans lines, which holds code the same way
+    /// (`const login = catchAsync(async (req, res) => { … })`, a route table). A one-line
+    /// variable is a value, not a place where code runs.
+    pub fn encloses_uses(&self) -> bool {
+        self.kind.is_callable()
+            || self.kind.is_type_like()
+            || (matches!(self.kind, SymbolKind::Variable | SymbolKind::Constant)
+                && self.end_line > self.line)
+    }
+}
+
 /// The innermost of `symbols` that `keep` accepts and whose lines hold `line`.
 pub fn innermost_at(
     symbols: &[Symbol],

@@ -1,6 +1,6 @@
 //! Uses of names across the code: whole-identifier matches found with ripgrep's engine (fresh
 //! by construction: the files as they are now), definition sites left out, each use with the
-//! function, method or class it sits in from the symbol index. `find_references` answers with
+//! definition it sits in from the symbol index (see `Symbol::encloses_uses`). `find_references` answers with
 //! one name; the relevance judge asks for several at once (what calls each claimed symbol), in
 //! one pass over the files.
 
@@ -22,7 +22,7 @@ pub struct Use {
     pub line: usize,
     pub column: usize,
     pub text: String,
-    /// The innermost function, method or class around the use.
+    /// The innermost definition around the use that holds code ([`Symbol::encloses_uses`]).
     pub enclosing: Option<Symbol>,
 }
 
@@ -99,10 +99,7 @@ pub fn uses(
                 line: hit.line,
                 column,
                 text: hit.text.clone(),
-                enclosing: innermost_at(symbols, hit.line, |s| {
-                    s.kind.is_callable() || s.kind.is_type_like()
-                })
-                .cloned(),
+                enclosing: innermost_at(symbols, hit.line, Symbol::encloses_uses).cloned(),
             });
         }
     }

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 pub const DESCRIPTION: &str = "Find the uses of a symbol across the code: whole-identifier matches (not inside \
 longer names), definitions excluded. Each reference has file, 1-based line and column, the line's \
-text and the enclosing function/method/class. A qualified name (`App\\Models\\Product`, \
+text and the definition around it (function, method, class, or a variable whose value spans lines, \
+such as a wrapped route handler). A qualified name (`App\\Models\\Product`, \
 `CartService::add`) searches for its last part.";
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -152,5 +153,24 @@ mod tests {
         let out = run(&ctx, "find_references", json!({"symbol": "login"})).unwrap();
         assert_eq!(out["total"], 1);
         assert_eq!(out["references"][0]["enclosing"], "handler");
+    }
+
+    /// A handler wrapped in a call (`const login = catchAsync(async … => { … })`) is a variable
+    /// that holds code: a use inside it is its use. A one-line variable is only a value.
+    #[test]
+    fn a_variable_spanning_lines_encloses_its_uses() {
+        let (_dir, ctx) = project(&[(
+            "auth.controller.js",
+            "const check = authService.check;\nconst login = catchAsync(async (req, res) => {\n  await authService.check(req.body);\n  res.send();\n});\n",
+        )]);
+        let out = run(&ctx, "find_references", json!({"symbol": "check"})).unwrap();
+        let enclosing: Vec<&serde_json::Value> = out["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| &r["enclosing"])
+            .collect();
+        assert_eq!(enclosing, [&json!(null), &json!("login")], "{out}");
+        assert_eq!(out["references"][1]["enclosing_kind"], "variable");
     }
 }
