@@ -431,7 +431,7 @@ impl Project {
             .map_err(|e| anyhow::anyhow!("indexing {}: {e}", root.display()))?;
         // What the server embeds at start, beside the sync.
         if let Some(model) = ctx.semantic.embedder_if_ready() {
-            judge::warm_bridges(model.as_ref(), &snapshot);
+            judge::warm_bridges(&ctx.ws, model.as_ref(), &snapshot);
         }
         Ok(Project { ctx, snapshot })
     }

@@ -57,7 +57,7 @@ use crate::analysis::Symbol;
 use crate::index::{SeenEntries, Snapshot};
 use crate::lexical;
 use crate::relevance::{Relevance, RelevanceError, SymbolContext};
-use crate::search::dictionary::{self, Dictionary};
+use crate::search::dictionary::{self, Dictionary, ProjectWord};
 use crate::search::{glossary, loanword, references};
 use crate::workspace::{WalkOptions, Workspace};
 use regex::Regex;
@@ -570,12 +570,14 @@ impl TermKeys {
     }
 
     /// [`TermKeys::in_project`], with more bridges for the words the glossary does not read, in
-    /// this order: a katakana word by its sound ([`loanword::find`]); a kanji word of two or
+    /// this order: the project's own translation of the word, which `dictionary` holds when the
+    /// project has some ([`crate::search::translations`]: 授乳 is `feeding` in a baby tracker
+    /// translated into Japanese); a katakana word by its sound ([`loanword::find`]); a kanji word of two or
     /// more characters by `meaning`, the model's bridge to the words of the term's field
     /// ([`FieldSearch::meaning`]: 体重 is `weight` in a baby tracker whose search shows weight
     /// code for the term); then any word through `dictionary`, as the English words of its
     /// senses that the project's names use ([`dictionary::in_project`]: 飼い主 is `owner` in a
-    /// clinic's code). The first two come first because each has read the project itself.
+    /// clinic's code). The first three come first because each has read the project itself.
     pub fn bridged(
         term: &str,
         lexicon: Option<&Lexicon>,
@@ -594,18 +596,32 @@ impl TermKeys {
         for run in runs {
             let glossary::Unread { at, word, script } = run.unread;
             let end = at + word.len();
-            // Each find as the word the rendering uses and the forms that count as present.
-            let mut found: Vec<(usize, String, Vec<String>)> = run
-                .loanwords
-                .into_iter()
-                .map(|forms| {
-                    (
-                        at,
-                        forms[0].to_string(),
-                        forms.into_iter().map(str::to_string).collect(),
-                    )
-                })
+            let overlapping = |w: &&ProjectWord| w.at < end && at < w.end;
+            let as_found = |w: &ProjectWord| {
+                let stems = w.english.iter().map(|(_, stem)| stem.clone()).collect();
+                (w.at, w.english[0].0.clone(), stems)
+            };
+            // Each find as the word the rendering uses and the forms that count as present. The
+            // project's own translations first: the project has said what the word means.
+            let mut found: Vec<(usize, String, Vec<String>)> = in_dictionary
+                .iter()
+                .filter(|w| w.project)
+                .filter(overlapping)
+                .map(as_found)
                 .collect();
+            if found.is_empty() {
+                found = run
+                    .loanwords
+                    .into_iter()
+                    .map(|forms| {
+                        (
+                            at,
+                            forms[0].to_string(),
+                            forms.into_iter().map(str::to_string).collect(),
+                        )
+                    })
+                    .collect();
+            }
             // Not for a katakana word the loanwords miss: by its sound the model bridges it
             // wrongly more often than not (デモ as `theme`, ホット as `hats` on the development
             // split). Before the dictionary: the model answers only when one of the field's
@@ -621,11 +637,8 @@ impl TermKeys {
                 // The dictionary's words that overlap this run (飼い主 overlaps 飼 and 主).
                 found = in_dictionary
                     .iter()
-                    .filter(|w| w.at < end && at < w.end)
-                    .map(|w| {
-                        let stems = w.english.iter().map(|(_, stem)| stem.clone()).collect();
-                        (w.at, w.english[0].0.clone(), stems)
-                    })
+                    .filter(overlapping)
+                    .map(as_found)
                     .collect();
             }
             // A word the dictionary found is not a lone kanji, whatever run it starts in
@@ -1315,7 +1328,10 @@ impl CallCache {
 /// Embeds the words of `snapshot`'s names and paths for the model's bridges from a term's
 /// Japanese words to its field's words ([`bridge`]), so that a term's first verdict does not
 /// (server start, in the background). The real model only, as the bridges.
-pub fn warm_bridges(embedder: &dyn crate::embed::Embedder, snapshot: &Snapshot) {
+pub fn warm_bridges(ws: &Workspace, embedder: &dyn crate::embed::Embedder, snapshot: &Snapshot) {
+    // The dictionary and the project's translations are read once, here rather than inside the
+    // first verdict on a Japanese term.
+    let _ = Dictionary::for_project(ws);
     if embedder.model_id().starts_with(crate::embed::MODEL_ID) {
         bridge::warm(embedder, &field::vocabulary(snapshot));
     }

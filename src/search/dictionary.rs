@@ -57,6 +57,11 @@ pub struct Dictionary {
     text: String,
     /// Where each line starts, ordered by the line's form, for a binary search.
     lines: Vec<u32>,
+    /// For a project's translations ([`Dictionary::layered`]): the general dictionary, read for
+    /// the forms the translations do not hold.
+    base: Option<Arc<Dictionary>>,
+    /// Whether this dictionary's own forms are a project's translations.
+    project: bool,
 }
 
 /// A word of a request found in the dictionary ([`Dictionary::words`]).
@@ -67,6 +72,8 @@ pub struct Entry<'d, 't> {
     /// The word as the request writes it.
     pub word: &'t str,
     senses: &'d str,
+    /// Whether the project's translations hold the word ([`Dictionary::layered`]).
+    pub project: bool,
 }
 
 impl Dictionary {
@@ -117,7 +124,11 @@ impl Dictionary {
             }
             at = end + 1;
         }
-        let mut dictionary = Dictionary { text, lines };
+        let mut dictionary = Dictionary {
+            text,
+            lines,
+            ..Dictionary::default()
+        };
         // The provisioner writes the forms in order; a file in another order is still read.
         if !sorted {
             let mut lines = std::mem::take(&mut dictionary.lines);
@@ -125,6 +136,38 @@ impl Dictionary {
             dictionary.lines = lines;
         }
         Ok(dictionary)
+    }
+
+    /// A project's translations (`text`, in the file's format: see
+    /// [`crate::search::translations`]) over the general dictionary `base`. A form the
+    /// translations hold has their senses first and then the general one's; any other form is
+    /// looked up in `base`. The error is the 1-based number of the first malformed line.
+    pub fn layered(text: String, base: Option<Arc<Dictionary>>) -> Result<Dictionary, usize> {
+        let own = Dictionary::parse(text)?;
+        let mut merged = String::with_capacity(own.text.len());
+        for &at in &own.lines {
+            let form = own.form_at(at);
+            let line = &own.text[at as usize..];
+            let line = &line[..line.find(['\n', '\r']).unwrap_or(line.len())];
+            merged.push_str(line);
+            if let Some(senses) = base.as_deref().and_then(|b| b.senses(form)) {
+                merged.push('\t');
+                merged.push_str(senses);
+            }
+            merged.push('\n');
+        }
+        let mut dictionary = Dictionary::parse(merged)?;
+        dictionary.base = base;
+        dictionary.project = true;
+        Ok(dictionary)
+    }
+
+    /// The senses of `form` and whether they are the project's: its own, or its base's.
+    fn lookup(&self, form: &str) -> Option<(&str, bool)> {
+        match self.senses(form) {
+            Some(senses) => Some((senses, self.project)),
+            None => self.base.as_deref()?.senses(form).map(|s| (s, false)),
+        }
     }
 
     /// The form of the line starting at `at`.
@@ -184,7 +227,8 @@ impl Dictionary {
     }
 
     /// The dictionary next to the model the project uses (its `model_dir` setting, the
-    /// environment, the default location: [`crate::embed::ModelDir::resolve`]), for looking up
+    /// environment, the default location: [`crate::embed::ModelDir::resolve`]), under the
+    /// project's own translations when it has some ([`crate::search::translations`]), for looking up
     /// `request`'s words. `None` also when no word of the dictionary could start in the request
     /// (a kanji or katakana character the glossary does not read, as [`Dictionary::words`]
     /// asks): an English request, or a Japanese one the glossary reads whole, neither reads the
@@ -193,9 +237,15 @@ impl Dictionary {
         if !may_hold_words(request) {
             return None;
         }
-        let dir =
-            crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()).ok()?;
-        Dictionary::installed(&dir.path)
+        Dictionary::for_project(ws)
+    }
+
+    /// The dictionary for `ws`'s requests: the general one under the project's translations.
+    pub fn for_project(ws: &Workspace) -> Option<Arc<Dictionary>> {
+        let general = crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root())
+            .ok()
+            .and_then(|dir| Dictionary::installed(&dir.path));
+        crate::search::translations::layered(ws, general)
     }
 
     /// Number of written forms.
@@ -242,11 +292,17 @@ impl Dictionary {
                 }
                 let until = chars.get(stop).map_or(text.len(), |&(b, _)| b);
                 let word = &text[at..until];
-                self.senses(word).map(|senses| (stop, word, senses))
+                self.lookup(word)
+                    .map(|(senses, project)| (stop, word, senses, project))
             });
             match found {
-                Some((stop, word, senses)) => {
-                    out.push(Entry { at, word, senses });
+                Some((stop, word, senses, project)) => {
+                    out.push(Entry {
+                        at,
+                        word,
+                        senses,
+                        project,
+                    });
                     i = stop;
                 }
                 None => i += 1,
@@ -266,6 +322,9 @@ pub struct ProjectWord {
     /// The English words of its senses that the project's names hold, in the dictionary's order
     /// (at most `limit` of [`in_project`]), each as written and as its stem.
     pub english: Vec<(String, String)>,
+    /// Whether the project's own translations hold the word: then it is read before any other
+    /// bridge ([`crate::search::translations`]).
+    pub project: bool,
 }
 
 /// The words of `request` that the glossary does not read ([`crate::search::glossary::read`]),
@@ -299,6 +358,7 @@ pub fn in_project(
                 at: entry.at,
                 end: entry.at + entry.word.len(),
                 english,
+                project: entry.project,
             })
         })
         .collect()
@@ -532,6 +592,30 @@ mod tests {
         assert_eq!(campaign[..3], ["promotion", "marketing", "campaign"]);
         assert!(campaign.contains(&"military".to_string()));
         assert!(!campaign.contains(&"fourth".to_string()));
+    }
+
+    /// A project's translations come first for the forms they hold, with the general senses
+    /// after theirs; every other form is the general dictionary's.
+    #[test]
+    fn translations_layer_over_the_general_dictionary() {
+        let general = Arc::new(
+            Dictionary::parse("授乳\tbreastfeeding; nursing\n飼い主\t(pet) owner\n".into())
+                .unwrap(),
+        );
+        let layered = Dictionary::layered("授乳\tFeeding\n".into(), Some(general)).unwrap();
+        let vocabulary = Vocabulary::new(
+            [("feed", 4), ("nurs", 1), ("owner", 2)].map(|(w, n)| (w.to_string(), n)),
+        );
+        let words = in_project("授乳と飼い主", &layered, &vocabulary, 3);
+        let english =
+            |w: &ProjectWord| w.english.iter().map(|(e, _)| e.clone()).collect::<Vec<_>>();
+        assert_eq!(english(&words[0]), ["feeding", "nursing"]);
+        assert!(words[0].project);
+        assert_eq!(english(&words[1]), ["owner"]);
+        assert!(!words[1].project);
+        // Without a general dictionary the translations stand alone.
+        let alone = Dictionary::layered("授乳\tFeeding\n".into(), None).unwrap();
+        assert_eq!(in_project("授乳と飼い主", &alone, &vocabulary, 3).len(), 1);
     }
 
     #[test]

@@ -15,3 +15,4 @@ pub mod roles;
 pub mod semantic;
 pub mod symbol;
 pub mod text;
+pub mod translations;

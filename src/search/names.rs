@@ -167,7 +167,8 @@ impl SymbolTerms {
     /// sounds like it ([`crate::search::loanword::find`]), so 「ペット一覧」 also looks for `pet` in
     /// a clinic's code; for a word of `dictionary`, the first English word of its senses the
     /// project's names hold ([`crate::search::dictionary::in_project`]), so 「飼い主の検索」 looks
-    /// for `owner`. A katakana word the loanwords find is not looked up again, and one inside a
+    /// for `owner`; before both, the project's own translation of a word
+    /// ([`crate::search::translations`]). A katakana word the loanwords find is not looked up again, and one inside a
     /// longer dictionary word is not taken for a loanword.
     pub fn bridged_words(&self, query: &str, dictionary: Option<&Dictionary>) -> Vec<String> {
         use crate::search::dictionary::{in_project, unread_runs};
@@ -185,21 +186,36 @@ impl SymbolTerms {
         };
         let runs = unread_runs(query, &in_dictionary, Some(vocabulary));
         let mut out: Vec<String> = Vec::new();
-        for forms in runs.iter().flat_map(|run| &run.loanwords) {
-            if let Some(best) = forms.first()
-                && !out.iter().any(|w| w == best)
-            {
-                out.push(best.to_string());
+        let mut push = |word: &str| {
+            if !out.iter().any(|w| w == word) {
+                out.push(word.to_string());
+            }
+        };
+        // The project's own translations first: a run they read is not taken by its sound.
+        let translated = |at: usize, end: usize| {
+            in_dictionary
+                .iter()
+                .any(|w| w.project && w.at < end && at < w.end)
+        };
+        for word in in_dictionary.iter().filter(|w| w.project) {
+            push(&word.english[0].0);
+        }
+        for run in &runs {
+            let (at, end) = run.span();
+            if translated(at, end) {
+                continue;
+            }
+            for best in run.loanwords.iter().filter_map(|forms| forms.first()) {
+                push(best);
             }
         }
-        for word in in_dictionary {
+        for word in in_dictionary.iter().filter(|w| !w.project) {
             let by_loanword = runs.iter().any(|run| {
                 let (at, end) = run.span();
                 !run.loanwords.is_empty() && at <= word.at && word.end <= end
             });
-            let (english, _) = &word.english[0];
-            if !by_loanword && !out.iter().any(|w| w == english) {
-                out.push(english.clone());
+            if !by_loanword {
+                push(&word.english[0].0);
             }
         }
         out
@@ -469,6 +485,17 @@ mod tests {
         let compound = Dictionary::parse("ペット飼い主\towner of a pet\n".to_string()).unwrap();
         assert_eq!(
             index.bridged_words("ペット飼い主の検索", Some(&compound)),
+            vec!["owner".to_string()]
+        );
+        // The project's translations come before the word's sound: its UI calls a pet's owner
+        // ペットオーナー, which by sound would be `pet`.
+        let translated = Dictionary::layered(
+            "ペットオーナー\tOwner\n".to_string(),
+            Some(std::sync::Arc::new(dictionary)),
+        )
+        .unwrap();
+        assert_eq!(
+            index.bridged_words("ペットオーナーの検索", Some(&translated)),
             vec!["owner".to_string()]
         );
     }

@@ -81,7 +81,7 @@ pub fn start_background(ctx: Arc<Context>) {
             let started = std::time::Instant::now();
             match centers.symbols.refresh(&centers.ws, centers.ws.root()) {
                 Ok((snapshot, _)) => {
-                    crate::judge::warm_bridges(model.as_ref(), &snapshot);
+                    crate::judge::warm_bridges(&centers.ws, model.as_ref(), &snapshot);
                     tracing::debug!(
                         "bridge words embedded in {} ms",
                         started.elapsed().as_millis()
