@@ -8,10 +8,11 @@
 //! names.
 //!
 //! Read here: gettext catalogues (`…/ja/LC_MESSAGES/*.po`, `ja.po`, `ja_JP.po`: `msgid` is the
-//! English, `msgstr` the Japanese) and JSON message files (`ja.json`, `ja-JP.json`, `ja_JP.json`,
-//! or any JSON under a `ja` directory), paired by key with the English file beside them (`en`,
-//! `en-US`, `en_US`, `en-GB`), or, without one, keyed by the English text itself (Laravel's
-//! `lang/ja.json`). A message may be a string or a list of parts (compiled ICU messages).
+//! English, `msgstr` the Japanese) and JSON or YAML message files (`ja.json`, `ja-JP.json`,
+//! Rails' `devise.ja.yml`, or any under a `ja` directory), paired by key with the English file
+//! beside them (`en`, `en-US`, `en_US`, `en-GB`), or, without one, keyed by the English text
+//! itself (Laravel's `lang/ja.json`). A message may be a string or a list of parts (compiled ICU
+//! messages).
 //!
 //! Only short messages are kept: a Japanese word or phrase of at most [`MAX_JAPANESE_CHARS`]
 //! characters, without markup or placeholders, rendered by at most [`MAX_ENGLISH_WORDS`] English
@@ -234,12 +235,23 @@ fn keep(out: &mut Vec<Translation>, english: &mut String, japanese: &mut String)
 enum Catalogue {
     /// A gettext catalogue.
     Po,
-    /// A JSON message file, with the English files that may pair with it (relative paths).
-    Json { english: Vec<String> },
+    /// A message file (JSON or YAML), with the English files that may pair with it (relative
+    /// paths).
+    Messages {
+        format: Format,
+        english: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Json,
+    Yaml,
 }
 
 /// Whether `rel` is a Japanese translation file, and of which kind: a translation catalogue
-/// as [`role_of`] knows them, in Japanese by its name or directory.
+/// as [`role_of`] knows them, in Japanese by its name (`ja.json`, Rails' `devise.ja.yml`) or
+/// its directory (`locales/ja/common.json`).
 fn catalogue(rel: &str) -> Option<Catalogue> {
     if role_of(rel) != FileRole::Translations {
         return None;
@@ -248,30 +260,44 @@ fn catalogue(rel: &str) -> Option<Catalogue> {
     let (stem, ext) = name.rsplit_once('.')?;
     let is_japanese = |s: &str| JAPANESE.contains(&s);
     let dirs: Vec<&str> = dir.split('/').collect();
-    match ext {
-        "po" => (is_japanese(stem) || dirs.iter().any(|d| is_japanese(d))).then_some(Catalogue::Po),
-        "json" if is_japanese(stem) => Some(Catalogue::Json {
-            english: ENGLISH
-                .iter()
-                .map(|en| join(dir, &format!("{en}.json")))
-                .collect(),
-        }),
-        "json" => {
-            // `locales/ja/common.json` pairs with `locales/en/common.json`.
-            let at = dirs.iter().rposition(|d| is_japanese(d))?;
-            Some(Catalogue::Json {
-                english: ENGLISH
-                    .iter()
-                    .map(|en| {
-                        let mut parts = dirs.clone();
-                        parts[at] = en;
-                        join(&parts.join("/"), name)
-                    })
-                    .collect(),
-            })
+    let format = match ext {
+        "po" => {
+            let japanese = is_japanese(stem) || dirs.iter().any(|d| is_japanese(d));
+            return japanese.then_some(Catalogue::Po);
         }
-        _ => None,
-    }
+        "json" => Format::Json,
+        "yml" | "yaml" => Format::Yaml,
+        _ => return None,
+    };
+    // The locale as the name's last part: `ja`, `devise.ja`.
+    let (prefix, locale) = match stem.rsplit_once('.') {
+        Some((prefix, locale)) => (Some(prefix), locale),
+        None => (None, stem),
+    };
+    let english: Vec<String> = if is_japanese(locale) {
+        ENGLISH
+            .iter()
+            .map(|en| {
+                let name = match prefix {
+                    Some(prefix) => format!("{prefix}.{en}.{ext}"),
+                    None => format!("{en}.{ext}"),
+                };
+                join(dir, &name)
+            })
+            .collect()
+    } else {
+        // `locales/ja/common.json` pairs with `locales/en/common.json`.
+        let at = dirs.iter().rposition(|d| is_japanese(d))?;
+        ENGLISH
+            .iter()
+            .map(|en| {
+                let mut parts = dirs.clone();
+                parts[at] = en;
+                join(&parts.join("/"), name)
+            })
+            .collect()
+    };
+    Some(Catalogue::Messages { format, english })
 }
 
 fn join(dir: &str, name: &str) -> String {
@@ -303,7 +329,10 @@ impl Stamp {
 
 /// The Japanese translation files a walk of the project finds (relative paths, with their kind).
 fn find(ws: &Workspace) -> Vec<(String, Catalogue)> {
-    let globs = ["*.po", "*.json"].iter().map(|g| g.to_string()).collect();
+    let globs = ["*.po", "*.json", "*.yml", "*.yaml"]
+        .iter()
+        .map(|g| g.to_string())
+        .collect();
     let opts = WalkOptions {
         globs,
         ..WalkOptions::default()
@@ -325,11 +354,15 @@ fn find(ws: &Workspace) -> Vec<(String, Catalogue)> {
 fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec<Stamp>) {
     let mut out = Vec::new();
     let mut stamps = Vec::new();
-    let json = |rel: &str, stamps: &mut Vec<Stamp>| -> Option<Value> {
+    let messages = |rel: &str, format: Format, stamps: &mut Vec<Stamp>| -> Option<Value> {
         let path = ws.root().join(rel);
         let text = std::fs::read_to_string(&path).ok()?;
         stamps.push(Stamp::of(path));
-        serde_json::from_str(&text).ok()
+        let value: Value = match format {
+            Format::Json => serde_json::from_str(&text).ok()?,
+            Format::Yaml => serde_yaml_ng::from_str(&text).ok()?,
+        };
+        Some(without_locale_root(value))
     };
     for (rel, kind) in found {
         match kind {
@@ -340,14 +373,14 @@ fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec
                 }
                 stamps.push(Stamp::of(path));
             }
-            Catalogue::Json { english } => {
-                let Some(japanese) = json(rel, &mut stamps) else {
+            Catalogue::Messages { format, english } => {
+                let Some(japanese) = messages(rel, *format, &mut stamps) else {
                     continue;
                 };
                 let english = english
                     .iter()
                     .find(|en| ws.root().join(en).is_file())
-                    .and_then(|en| json(en, &mut stamps));
+                    .and_then(|en| messages(en, *format, &mut stamps));
                 match english {
                     Some(english) => out.extend(from_json_pair(&english, &japanese)),
                     None => out.extend(from_json_keyed_by_english(&japanese)),
@@ -356,6 +389,23 @@ fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec
         }
     }
     (out, stamps)
+}
+
+/// The messages under a file's one top-level key when that key is its locale (Rails' `ja:` and
+/// `en:`), so the two files' keys pair.
+fn without_locale_root(value: Value) -> Value {
+    match value {
+        Value::Object(mut map)
+            if map.len() == 1
+                && map
+                    .keys()
+                    .all(|k| JAPANESE.contains(&k.as_str()) || ENGLISH.contains(&k.as_str())) =>
+        {
+            let key = map.keys().next().cloned().unwrap_or_default();
+            map.remove(&key).unwrap_or(Value::Null)
+        }
+        other => other,
+    }
 }
 
 /// The dictionary's text for `translations`: one line per Japanese message, its English
@@ -548,17 +598,49 @@ msgstr "ログイン"
             Some(Catalogue::Po)
         );
         assert_eq!(catalogue("locale/de/LC_MESSAGES/django.po"), None);
-        let Some(Catalogue::Json { english }) = catalogue("i18n/ja.json") else {
-            panic!("ja.json is a catalogue");
+        let english = |rel: &str| match catalogue(rel) {
+            Some(Catalogue::Messages { english, format }) => (english, format),
+            other => panic!("{rel} is a message file, not {other:?}"),
         };
-        assert_eq!(english[0], "i18n/en.json");
-        assert!(english.contains(&"i18n/en-US.json".to_string()));
-        let Some(Catalogue::Json { english }) = catalogue("src/locales/ja/common.json") else {
-            panic!("a file under ja/ is a catalogue");
-        };
-        assert_eq!(english[0], "src/locales/en/common.json");
+        let (paired, format) = english("i18n/ja.json");
+        assert_eq!((paired[0].as_str(), format), ("i18n/en.json", Format::Json));
+        assert!(paired.contains(&"i18n/en-US.json".to_string()));
+        let (paired, _) = english("src/locales/ja/common.json");
+        assert_eq!(paired[0], "src/locales/en/common.json");
+        let (paired, format) = english("config/locales/devise.ja.yml");
+        assert_eq!(
+            (paired[0].as_str(), format),
+            ("config/locales/devise.en.yml", Format::Yaml)
+        );
+        assert_eq!(catalogue("config/locales/devise.fr.yml"), None);
         assert_eq!(catalogue("package.json"), None);
         assert_eq!(catalogue("src/java/App.json"), None);
+    }
+
+    /// Rails' YAML files pair under their locale keys.
+    #[test]
+    fn rails_yaml_files_pair_under_their_locale_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let locales = dir.path().join("config/locales");
+        std::fs::create_dir_all(&locales).unwrap();
+        std::fs::write(
+            locales.join("en.yml"),
+            "en:\n  stories:\n    hide: Hide\n    flag: \"Flag story\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            locales.join("ja.yml"),
+            "ja:\n  stories:\n    hide: 非表示\n    flag: ストーリーを通報\n",
+        )
+        .unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let found = find(&ws);
+        let (translations, stamps) = read(&ws, &found);
+        assert_eq!(
+            pairs(&translations),
+            [("ストーリーを通報", "Flag story"), ("非表示", "Hide")]
+        );
+        assert_eq!(stamps.len(), 2);
     }
 
     /// A project's catalogue is found by a walk and read again when it changes; a project
