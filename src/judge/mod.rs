@@ -1928,6 +1928,26 @@ mod tests {
         assert!(!other("list vets", "vet_owner_report", "clinic/report"));
     }
 
+    /// The project's translation of a word comes before the model's bridge and the general
+    /// dictionary: a baby tracker's catalogue says 授乳 is "Feeding", JMdict "breastfeeding".
+    #[test]
+    fn a_word_the_project_translates_is_read_as_the_projects_word() {
+        let source = "class Feeding:\n    pass\n\n\ndef breastfeeding_report():\n    pass\n";
+        let lang = crate::lang::detect("core/models.py").unwrap();
+        let symbols = crate::analysis::analyze_source(lang, source).symbols;
+        let lexicon = Lexicon::new(vec![Arc::new(Lexicon::of_file("core/models.py", &symbols))]);
+        let general = Arc::new(Dictionary::parse("授乳\tbreastfeeding\n".into()).unwrap());
+        let bridge = |_: &str| Some("nursing".to_string());
+        let keys = |dictionary: &Dictionary| {
+            TermKeys::bridged("授乳の記録", Some(&lexicon), Some(dictionary), bridge).keys
+        };
+        assert!(keys(&general).contains(&vec!["nurs".to_string()]));
+        let translated = Dictionary::layered("授乳\tFeeding\n".into(), Some(general)).unwrap();
+        let keys = keys(&translated);
+        assert!(keys.iter().any(|k| k[0] == "feed"), "{keys:?}");
+        assert!(!keys.iter().flatten().any(|f| f == "nurs"), "{keys:?}");
+    }
+
     #[test]
     fn a_name_that_reverses_the_terms_action_is_found() {
         let reversed = |term: &str, name: &str| reverses(&TermKeys::of(term), name);
