@@ -350,14 +350,23 @@ fn find(ws: &Workspace) -> Vec<(String, Catalogue)> {
     found
 }
 
-/// Reads the messages of the files `found`, with the stamps of every file read.
+/// Reads the messages of the files `found`, with the stamps of every file read. A file is read
+/// only inside the project (an English partner may be a symlink to anywhere) and up to
+/// [`MAX_FILE_BYTES`]; one that cannot be read or parsed gives nothing, and its stamp still
+/// makes an edit that mends it read again.
 fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec<Stamp>) {
     let mut out = Vec::new();
     let mut stamps = Vec::new();
+    let text = |rel: &str, stamps: &mut Vec<Stamp>| -> Option<String> {
+        let resolved = ws.resolve(rel).ok().filter(|r| !r.is_dir)?;
+        let stamp = Stamp::of(resolved.abs);
+        let fits = stamp.size <= MAX_FILE_BYTES;
+        let path = stamp.path.clone();
+        stamps.push(stamp);
+        fits.then(|| std::fs::read_to_string(path).ok()).flatten()
+    };
     let messages = |rel: &str, format: Format, stamps: &mut Vec<Stamp>| -> Option<Value> {
-        let path = ws.root().join(rel);
-        let text = std::fs::read_to_string(&path).ok()?;
-        stamps.push(Stamp::of(path));
+        let text = text(rel, stamps)?;
         let value: Value = match format {
             Format::Json => serde_json::from_str(&text).ok()?,
             Format::Yaml => serde_yaml_ng::from_str(&text).ok()?,
@@ -367,11 +376,9 @@ fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec
     for (rel, kind) in found {
         match kind {
             Catalogue::Po => {
-                let path = ws.root().join(rel);
-                if let Ok(text) = std::fs::read_to_string(&path) {
+                if let Some(text) = text(rel, &mut stamps) {
                     out.extend(from_po(&text));
                 }
-                stamps.push(Stamp::of(path));
             }
             Catalogue::Messages { format, english } => {
                 let Some(japanese) = messages(rel, *format, &mut stamps) else {
@@ -379,7 +386,7 @@ fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec
                 };
                 let english = english
                     .iter()
-                    .find(|en| ws.root().join(en).is_file())
+                    .find(|en| ws.resolve(en).is_ok_and(|r| !r.is_dir))
                     .and_then(|en| messages(en, *format, &mut stamps));
                 match english {
                     Some(english) => out.extend(from_json_pair(&english, &japanese)),
@@ -641,6 +648,30 @@ msgstr "ログイン"
             [("ストーリーを通報", "Flag story"), ("非表示", "Hide")]
         );
         assert_eq!(stamps.len(), 2);
+    }
+
+    /// An English partner that leads outside the project is not read (the Japanese file is
+    /// then read by its keys), and a file that does not parse gives nothing.
+    #[cfg(unix)]
+    #[test]
+    fn files_outside_the_project_or_broken_give_nothing() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(
+            outside.path().join("en.json"),
+            r#"{"nav": {"home": "Home"}}"#,
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let i18n = dir.path().join("i18n");
+        std::fs::create_dir_all(&i18n).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("en.json"), i18n.join("en.json")).unwrap();
+        std::fs::write(i18n.join("ja.json"), r#"{"nav": {"home": "ホーム"}}"#).unwrap();
+        std::fs::write(i18n.join("ja-JP.json"), "{ not json").unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let found = find(&ws);
+        assert_eq!(found.len(), 2, "{found:?}");
+        let (translations, _) = read(&ws, &found);
+        assert!(translations.is_empty(), "{translations:?}");
     }
 
     /// A project's catalogue is found by a walk and read again when it changes; a project
