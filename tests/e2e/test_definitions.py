@@ -12,6 +12,13 @@ from oracle import PHP, PY, TS_JS, file_lines, grep, line_count, line_of, word_u
 pytestmark = pytest.mark.anyio
 
 CONTAINERS = {"function", "method", "class", "interface", "trait", "enum", "struct"}
+# A variable or constant holds the uses inside it when its value spans lines (a wrapped handler,
+# `__all__`, a route table); on one line it is only a value.
+VALUES = {"variable", "constant"}
+
+
+def encloses(s: dict) -> bool:
+    return s["kind"] in CONTAINERS or (s["kind"] in VALUES and s["end_line"] > s["line"])
 
 
 # --- find_definitions ----------------------------------------------------------------------
@@ -147,10 +154,11 @@ async def test_find_references_are_the_identifier_uses_minus_definitions(
     assert refs["total"] == len(got) and refs["truncated"] is False
     for r in refs["references"]:
         assert r["text"] == file_lines(root / r["file"])[r["line"] - 1].strip()
-        # The enclosing name is the innermost function/class around the use, per get_symbols.
+        # The enclosing name is the innermost definition holding code around the use, per
+        # get_symbols.
         around = [
             s for s in symbols_by_file[r["file"]]
-            if s["kind"] in CONTAINERS and s["line"] <= r["line"] <= s["end_line"]
+            if encloses(s) and s["line"] <= r["line"] <= s["end_line"]
         ]
         if not around:
             assert "enclosing" not in r, r
@@ -158,7 +166,7 @@ async def test_find_references_are_the_identifier_uses_minus_definitions(
         tightest = min(s["end_line"] - s["line"] for s in around)
         allowed = {s["qualified_name"] for s in around if s["end_line"] - s["line"] == tightest}
         assert r.get("enclosing") in allowed, (r, allowed)
-        assert r["enclosing_kind"] in CONTAINERS
+        assert r["enclosing_kind"] in CONTAINERS | VALUES
 
 
 async def test_find_references_names_the_enclosing_function(open_client, fixture_root):
