@@ -860,6 +860,9 @@ mod tests {
         })
         .unwrap();
         holding.recv().unwrap();
+        // The model is shared by the tests of this process: another one may have loaded the
+        // spare already, and then the first call takes it at once too.
+        let spare_before = model.passages.spare.get().is_some_and(Option::is_some);
         let started = Instant::now();
         let around = model.embed_query("ログイン機能").unwrap();
         let waited = started.elapsed();
@@ -869,7 +872,11 @@ mod tests {
         let next = started.elapsed();
         release.send(()).unwrap();
         batch.join().unwrap();
-        assert!(waited >= PATIENCE, "{waited:?}");
+        if spare_before {
+            assert!(waited < PATIENCE, "{waited:?}");
+        } else {
+            assert!(waited >= PATIENCE, "{waited:?}");
+        }
         assert!(next < PATIENCE, "{next:?}");
         assert!(model.passages.spare.get().is_some_and(Option::is_some));
         let shared = model.embed_query("ログイン機能").unwrap();
