@@ -28,8 +28,9 @@ const MAGIC: &[u8; 8] = b"CODEINTC";
 /// Magic, tag, version, the two lengths, the checksum and the tool version's length.
 const FIXED_LEN: usize = 8 + 4 + 4 + 8 + 8 + 4 + 2;
 /// The tool's version and the language registry's fingerprint: a store written by another
-/// release, or by a build that knew other languages, is rebuilt.
-static TOOL_VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+/// release, or by a build that knew other languages, is rebuilt (and chunks cut by one are cut
+/// again, see `sync::chunking_stamp`).
+pub(super) static TOOL_VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "{}+{:08x}",
         env!("CARGO_PKG_VERSION"),

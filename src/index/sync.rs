@@ -98,11 +98,10 @@ fn chunking_stamp(cfg: &crate::config::Config) -> String {
         crate::config::ChunkStrategy::Lines => "lines",
     };
     format!(
-        "{strategy}/{}/rules {}/{}+{:08x}",
+        "{strategy}/{}/rules {}/{}",
         cfg.chunk_max_tokens,
         crate::chunk::RULES_VERSION,
-        env!("CARGO_PKG_VERSION"),
-        crate::lang::fingerprint()
+        *super::cache_file::TOOL_VERSION
     )
 }
 
