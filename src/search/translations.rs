@@ -19,17 +19,17 @@
 //! words. Sentences say too much to stand for one word of a request.
 //!
 //! The files are found by a walk when a project first needs them, and read again when one of
-//! them changes (size or modification time). A translation file added later is found when the
+//! them changes (size or modification time, as settled as the index's directory stamps take it). A translation file added later is found when the
 //! server starts again.
 
 use super::dictionary::Dictionary;
 use super::roles::{FileRole, role_of};
+use crate::index::dir_stamps::stable_nanos;
 use crate::workspace::{WalkOptions, Workspace, walk_files};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::SystemTime;
 
 /// Longest Japanese message kept, in characters: as long as the dictionary's longest form.
 pub const MAX_JAPANESE_CHARS: usize = 12;
@@ -308,12 +308,13 @@ fn join(dir: &str, name: &str) -> String {
     }
 }
 
-/// A file read, as it was when read.
+/// A file read, as it was when read: its size and its settled mtime
+/// ([`stable_nanos`]: 0 while a second edit within the same timestamp tick cannot be ruled out).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Stamp {
     path: PathBuf,
     size: u64,
-    mtime: Option<SystemTime>,
+    mtime: u128,
 }
 
 impl Stamp {
@@ -321,9 +322,14 @@ impl Stamp {
         let meta = std::fs::metadata(&path).ok();
         Stamp {
             size: meta.as_ref().map_or(0, |m| m.len()),
-            mtime: meta.and_then(|m| m.modified().ok()),
+            mtime: stable_nanos(meta.and_then(|m| m.modified().ok())),
             path,
         }
+    }
+
+    /// Whether the file is still as it was read; an unsettled mtime never is.
+    fn unchanged(&self) -> bool {
+        self.mtime != 0 && *self == Stamp::of(self.path.clone())
     }
 }
 
@@ -359,11 +365,13 @@ fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec
     let mut stamps = Vec::new();
     let text = |rel: &str, stamps: &mut Vec<Stamp>| -> Option<String> {
         let resolved = ws.resolve(rel).ok().filter(|r| !r.is_dir)?;
-        let stamp = Stamp::of(resolved.abs);
+        let stamp = Stamp::of(resolved.abs.clone());
         let fits = stamp.size <= MAX_FILE_BYTES;
-        let path = stamp.path.clone();
         stamps.push(stamp);
-        fits.then(|| std::fs::read_to_string(path).ok()).flatten()
+        if !fits {
+            return None;
+        }
+        std::fs::read_to_string(&resolved.abs).ok()
     };
     let messages = |rel: &str, format: Format, stamps: &mut Vec<Stamp>| -> Option<Value> {
         let text = text(rel, stamps)?;
@@ -384,10 +392,10 @@ fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec
                 let Some(japanese) = messages(rel, *format, &mut stamps) else {
                     continue;
                 };
+                // The first partner that is there and reads.
                 let english = english
                     .iter()
-                    .find(|en| ws.resolve(en).is_ok_and(|r| !r.is_dir))
-                    .and_then(|en| messages(en, *format, &mut stamps));
+                    .find_map(|en| messages(en, *format, &mut stamps));
                 match english {
                     Some(english) => out.extend(from_json_pair(&english, &japanese)),
                     None => out.extend(from_json_keyed_by_english(&japanese)),
@@ -461,7 +469,7 @@ pub fn layered(ws: &Workspace, general: Option<Arc<Dictionary>>) -> Option<Arc<D
         match store.get(&root) {
             Some(k)
                 if same_dictionary(&k.general, &general)
-                    && k.stamps.iter().all(|s| *s == Stamp::of(s.path.clone())) =>
+                    && k.stamps.iter().all(Stamp::unchanged) =>
             {
                 return k.dictionary.clone().or(general);
             }
