@@ -19,8 +19,8 @@
 //! words. Sentences say too much to stand for one word of a request.
 //!
 //! The files are found by a walk when a project first needs them, and read again when one of
-//! them changes (size or modification time, as settled as the index's directory stamps take it). A translation file added later is found when the
-//! server starts again.
+//! them changes (size, or a settled modification time as the index's directory stamps take
+//! it). A translation file added later is found when the server starts again.
 
 use super::dictionary::Dictionary;
 use super::roles::{FileRole, role_of};
