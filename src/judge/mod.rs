@@ -596,7 +596,7 @@ impl TermKeys {
         for run in runs {
             let glossary::Unread { at, word, script } = run.unread;
             let end = at + word.len();
-            let overlapping = |w: &&ProjectWord| w.at < end && at < w.end;
+            let overlapping = |w: &&ProjectWord| w.overlaps(at, end);
             let as_found = |w: &ProjectWord| {
                 let stems = w.english.iter().map(|(_, stem)| stem.clone()).collect();
                 (w.at, w.english[0].0.clone(), stems)

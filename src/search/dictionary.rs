@@ -143,14 +143,12 @@ impl Dictionary {
     /// translations hold has their senses first and then the general one's; any other form is
     /// looked up in `base`. The error is the 1-based number of the first malformed line.
     pub fn layered(text: String, base: Option<Arc<Dictionary>>) -> Result<Dictionary, usize> {
-        let own = Dictionary::parse(text)?;
-        let mut merged = String::with_capacity(own.text.len());
-        for &at in &own.lines {
-            let form = own.form_at(at);
-            let line = &own.text[at as usize..];
-            let line = &line[..line.find(['\n', '\r']).unwrap_or(line.len())];
+        let mut merged = String::with_capacity(text.len());
+        for line in text.lines() {
             merged.push_str(line);
-            if let Some(senses) = base.as_deref().and_then(|b| b.senses(form)) {
+            // A line without senses stays malformed: `parse` reports it.
+            let form = line.split_once('\t').map(|(form, _)| form);
+            if let Some(senses) = form.zip(base.as_deref()).and_then(|(f, b)| b.senses(f)) {
                 merged.push('\t');
                 merged.push_str(senses);
             }
@@ -368,6 +366,12 @@ impl ProjectWord {
     /// Whether this word holds the span `at..end` of the request and more besides.
     pub fn contains(&self, at: usize, end: usize) -> bool {
         self.at <= at && end <= self.end && self.end - self.at > end - at
+    }
+
+    /// Whether this word shares any of the span `at..end` of the request (飼い主 overlaps the
+    /// runs 飼 and 主).
+    pub fn overlaps(&self, at: usize, end: usize) -> bool {
+        self.at < end && at < self.end
     }
 }
 

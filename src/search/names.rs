@@ -195,7 +195,7 @@ impl SymbolTerms {
         let translated = |at: usize, end: usize| {
             in_dictionary
                 .iter()
-                .any(|w| w.project && w.at < end && at < w.end)
+                .any(|w| w.project && w.overlaps(at, end))
         };
         for word in in_dictionary.iter().filter(|w| w.project) {
             push(&word.english[0].0);
