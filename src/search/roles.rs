@@ -182,6 +182,9 @@ pub fn role_of(path: &str) -> FileRole {
         return FileRole::Docs;
     }
     let in_translation_dir = parents.iter().any(|d| TRANSLATION_DIRS.contains(d));
+    if is_bundle(stem, ext) || is_android_strings(parents, stem, ext) {
+        return FileRole::Translations;
+    }
     if CATALOGUE_EXTENSIONS.contains(&ext) && (in_translation_dir || is_locale_code(stem)) {
         // `lang/en/auth.php` (Laravel) or `translations/ja_JP.json`; but a PHP or TOML file
         // outside such a directory needs a locale-code name to count.
@@ -191,6 +194,40 @@ pub fn role_of(path: &str) -> FileRole {
         }
     }
     FileRole::Code
+}
+
+/// A Java resource bundle or a Flutter ARB file of one locale, wherever it lives:
+/// `messages_ja.properties`, `messages_pt_BR.properties`, `app_en.arb`. The locale is the
+/// two-letter kind bundles use, so `application_dev.properties` stays configuration.
+fn is_bundle(stem: &str, ext: &str) -> bool {
+    if !matches!(ext, "properties" | "arb") {
+        return false;
+    }
+    // Lowercased by the caller: `pt_br`.
+    let two_letters = |s: &str| s.len() == 2 && s.bytes().all(|b| b.is_ascii_lowercase());
+    let parts: Vec<&str> = stem.split('_').collect();
+    match parts[..] {
+        [.., lang, region] if parts.len() >= 3 && two_letters(lang) && two_letters(region) => true,
+        [_, .., lang] => two_letters(lang),
+        _ => false,
+    }
+}
+
+/// Android's string resources of one locale: `res/values-ja/strings.xml`, `values-pt-rBR`.
+fn is_android_strings(parents: &[&str], stem: &str, ext: &str) -> bool {
+    ext == "xml"
+        && stem.starts_with("strings")
+        && parents.last().is_some_and(|d| {
+            d.strip_prefix("values-").is_some_and(|locale| {
+                let mut parts = locale.split('-');
+                let lang = parts.next().unwrap_or("");
+                let region = parts.next();
+                parts.next().is_none()
+                    && lang.len() == 2
+                    && lang.bytes().all(|b| b.is_ascii_lowercase())
+                    && region.is_none_or(|r| r.len() == 3 && r.starts_with('r'))
+            })
+        })
 }
 
 /// `ja`, `en-US`, `zh_TW`, `pt-br`: a language code, optionally with a region.
@@ -256,6 +293,32 @@ mod tests {
             ("public/locales/de/common.json", FileRole::Translations),
             ("src/i18n/fr.yml", FileRole::Translations),
             ("src/ja.php", FileRole::Code),
+            (
+                "src/main/resources/messages_ja.properties",
+                FileRole::Translations,
+            ),
+            (
+                "src/main/resources/messages_pt_BR.properties",
+                FileRole::Translations,
+            ),
+            ("src/main/resources/application.properties", FileRole::Code),
+            (
+                "src/main/resources/application_dev.properties",
+                FileRole::Code,
+            ),
+            ("lib/intl_ja.arb", FileRole::Translations),
+            ("lib/l10n/intl_messages_ja.arb", FileRole::Translations),
+            (
+                "app/src/main/res/values-ja/strings.xml",
+                FileRole::Translations,
+            ),
+            (
+                "app/src/main/res/values-pt-rBR/strings.xml",
+                FileRole::Translations,
+            ),
+            ("app/src/main/res/values-v21/styles.xml", FileRole::Code),
+            ("app/src/main/res/values/strings.xml", FileRole::Code),
+            ("pom.xml", FileRole::Code),
             (
                 "migrations/2023-06-07-105918_add_hot_rank/down.sql",
                 FileRole::ReverseMigration,

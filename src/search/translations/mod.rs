@@ -7,12 +7,15 @@
 //! so the project's translations are the surest bridge from a Japanese request to the project's
 //! names.
 //!
-//! Read here: gettext catalogues (`…/ja/LC_MESSAGES/*.po`, `ja.po`, `ja_JP.po`: `msgid` is the
-//! English, `msgstr` the Japanese) and JSON or YAML message files (`ja.json`, `ja-JP.json`,
-//! Rails' `devise.ja.yml`, or any under a `ja` directory), paired by key with the English file
-//! beside them (`en`, `en-US`, `en_US`, `en-GB`), or, without one, keyed by the English text
-//! itself (Laravel's `lang/ja.json`). A message may be a string or a list of parts (compiled ICU
-//! messages).
+//! Read here ([`formats`]): gettext and XLIFF catalogues, which hold both languages
+//! (`…/ja/LC_MESSAGES/*.po`, `ja.po`, `messages.ja.xlf`); and files of one language by key, each
+//! Japanese one paired by key with the English file beside it (`en`, `en-US`, `en_US`, `en-GB`;
+//! for Java the default bundle; for Android the default resources): JSON (`ja.json`,
+//! `locales/ja/*.json`, compiled ICU messages), Flutter's ARB (`app_ja.arb`), YAML (Rails'
+//! `config/locales/ja.yml`, `devise.ja.yml`), Java's properties (`messages_ja.properties`),
+//! Laravel's PHP arrays (`lang/ja/auth.php`) and Android's string resources
+//! (`res/values-ja/strings.xml`). A JSON or YAML file without an English partner is read by its
+//! keys when they are English text (Laravel's `lang/ja.json`).
 //!
 //! Only short messages are kept: a Japanese word or phrase of at most [`MAX_JAPANESE_CHARS`]
 //! characters, without markup or placeholders, rendered by at most [`MAX_ENGLISH_WORDS`] English
@@ -22,10 +25,14 @@
 //! them changes (size, or a settled modification time as the index's directory stamps take
 //! it). A translation file added later is found when the server starts again.
 
+mod formats;
+
 use super::dictionary::Dictionary;
 use super::roles::{FileRole, role_of};
 use crate::index::dir_stamps::stable_nanos;
 use crate::workspace::{WalkOptions, Workspace, walk_files};
+pub use formats::Translation;
+use formats::{Messages, keyed_by_english, pair, value_messages};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -44,250 +51,93 @@ const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 const JAPANESE: &[&str] = &["ja", "ja-JP", "ja_JP"];
 const ENGLISH: &[&str] = &["en", "en-US", "en_US", "en-GB", "en_GB"];
 
-/// One message in both languages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Translation {
-    pub english: String,
-    pub japanese: String,
-}
-
-/// The messages of a gettext catalogue whose translation is Japanese: `msgid` and the first
-/// `msgstr` (`msgstr[0]` for a plural), continuation lines joined, fuzzy ones left out.
-pub fn from_po(text: &str) -> Vec<Translation> {
-    #[derive(PartialEq)]
-    enum Field {
-        None,
-        Id,
-        Str,
-        Other,
-    }
-    let mut out = Vec::new();
-    let (mut id, mut translated) = (String::new(), String::new());
-    let mut field = Field::None;
-    let mut fuzzy = false;
-    let mut flush = |id: &mut String, translated: &mut String, fuzzy: &mut bool| {
-        if !*fuzzy {
-            keep(&mut out, id, translated);
-        }
-        id.clear();
-        translated.clear();
-        *fuzzy = false;
-    };
-    for line in text.lines().map(str::trim) {
-        if line.is_empty() || line.starts_with('#') {
-            // A message's comments and flags come before it: the one before is complete.
-            if field == Field::Str || field == Field::Other {
-                flush(&mut id, &mut translated, &mut fuzzy);
-                field = Field::None;
-            }
-            if line.starts_with("#,") && line.contains("fuzzy") {
-                fuzzy = true;
-            }
-        } else if let Some(rest) = line.strip_prefix("msgid ") {
-            if field == Field::Str || field == Field::Other {
-                flush(&mut id, &mut translated, &mut fuzzy);
-            }
-            id = unquote(rest);
-            field = Field::Id;
-        } else if let Some(rest) = line
-            .strip_prefix("msgstr[0] ")
-            .or_else(|| line.strip_prefix("msgstr "))
-        {
-            translated = unquote(rest);
-            field = Field::Str;
-        } else if line.starts_with("msgid_plural")
-            || line.starts_with("msgstr[")
-            || line.starts_with("msgctxt")
-        {
-            if line.starts_with("msgctxt") && field == Field::Str {
-                flush(&mut id, &mut translated, &mut fuzzy);
-            }
-            field = Field::Other;
-        } else if line.starts_with('"') {
-            match field {
-                Field::Id => id.push_str(&unquote(line)),
-                Field::Str => translated.push_str(&unquote(line)),
-                _ => {}
-            }
-        }
-    }
-    flush(&mut id, &mut translated, &mut fuzzy);
-    out
-}
-
-/// The text of a quoted PO string, escapes read.
-fn unquote(s: &str) -> String {
-    let s = s.trim();
-    let s = s.strip_prefix('"').unwrap_or(s);
-    let s = s.strip_suffix('"').unwrap_or(s);
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('n') | Some('t') => out.push(' '),
-                Some(other) => out.push(other),
-                None => {}
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The messages of two JSON message files, paired by key (nested keys joined with `.`).
-pub fn from_json_pair(english: &Value, japanese: &Value) -> Vec<Translation> {
-    let (mut en, mut ja) = (BTreeMap::new(), BTreeMap::new());
-    flatten(english, String::new(), &mut en);
-    flatten(japanese, String::new(), &mut ja);
-    let mut out = Vec::new();
-    for (key, mut japanese) in ja {
-        if let Some(mut english) = en.remove(&key) {
-            keep(&mut out, &mut english, &mut japanese);
-        }
-    }
-    out
-}
-
-/// The messages of a Japanese JSON file whose keys are the English text (`"Log in": "ログイン"`).
-pub fn from_json_keyed_by_english(japanese: &Value) -> Vec<Translation> {
-    let mut ja = BTreeMap::new();
-    flatten(japanese, String::new(), &mut ja);
-    let mut out = Vec::new();
-    for (mut key, mut japanese) in ja {
-        // A key path (`auth.login`, `nav_home`) is not English text.
-        if key.contains(['.', '_']) {
-            continue;
-        }
-        keep(&mut out, &mut key, &mut japanese);
-    }
-    out
-}
-
-/// Every message of a JSON value by its key path: a string, or a list of parts whose text is
-/// joined (compiled ICU messages: `[{"type": 0, "value": "追加"}]`).
-fn flatten(value: &Value, key: String, out: &mut BTreeMap<String, String>) {
-    match value {
-        Value::String(s) => {
-            out.insert(key, s.clone());
-        }
-        Value::Object(map) => {
-            for (k, v) in map {
-                let path = if key.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{key}.{k}")
-                };
-                flatten(v, path, out);
-            }
-        }
-        Value::Array(parts) => {
-            let text: Option<String> = parts
-                .iter()
-                .map(|p| match p {
-                    Value::String(s) => Some(s.as_str()),
-                    Value::Object(o) => o.get("value").and_then(Value::as_str),
-                    _ => None,
-                })
-                .collect();
-            if let Some(text) = text {
-                out.insert(key, text);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Adds the message when both sides are short and plain (see the module's documentation).
-fn keep(out: &mut Vec<Translation>, english: &mut String, japanese: &mut String) {
-    let japanese = std::mem::take(japanese);
-    let japanese = japanese
-        .trim()
-        .trim_end_matches(['。', '：', ':', '…', '!', '！']);
-    let english = std::mem::take(english);
-    let plain_japanese = !japanese.is_empty()
-        && japanese.chars().count() <= MAX_JAPANESE_CHARS
-        && japanese
-            .chars()
-            .all(|c| crate::lexical::is_cjk(c) || c == 'ー' || c == '・');
-    let words: Vec<&str> = english
-        .trim()
-        .trim_end_matches(['.', ':', '…', '!'])
-        .split([' ', '-'])
-        .filter(|w| !w.is_empty())
-        .collect();
-    let plain_english = !words.is_empty()
-        && words.len() <= MAX_ENGLISH_WORDS
-        && words
-            .iter()
-            .all(|w| w.chars().all(|c| c.is_ascii_alphabetic() || c == '\''));
-    if plain_japanese && plain_english {
-        out.push(Translation {
-            english: words.join(" "),
-            japanese: japanese.to_string(),
-        });
-    }
-}
-
 /// How a file holds Japanese messages, by its path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Catalogue {
-    /// A gettext catalogue.
-    Po,
-    /// A message file (JSON or YAML), with the English files that may pair with it (relative
-    /// paths).
-    Messages {
+    /// Both languages in the one file.
+    Bilingual(Bilingual),
+    /// Japanese messages by key, with the English files of the same keys it may pair with
+    /// (relative paths, the likeliest first).
+    Keyed {
         format: Format,
         english: Vec<String>,
     },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bilingual {
+    /// gettext (`ja.po`, `…/ja/LC_MESSAGES/django.po`).
+    Po,
+    /// XLIFF (`messages.ja.xlf`).
+    Xliff,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
+    /// JSON (`ja.json`, `locales/ja/common.json`) and Flutter's ARB (`app_ja.arb`).
     Json,
+    /// YAML (Rails' `config/locales/ja.yml`).
     Yaml,
+    /// Java's properties (`messages_ja.properties`).
+    Properties,
+    /// Laravel's PHP arrays (`lang/ja/auth.php`).
+    Php,
+    /// Android's string resources (`res/values-ja/strings.xml`).
+    Android,
+}
+
+impl Format {
+    /// Whether a Japanese file of this format without an English partner may be keyed by the
+    /// English text itself (Laravel's `lang/ja.json`). The other formats' keys are identifiers.
+    fn may_key_by_english(self) -> bool {
+        matches!(self, Format::Json | Format::Yaml)
+    }
+}
+
+fn is_japanese(locale: &str) -> bool {
+    JAPANESE.contains(&locale)
 }
 
 /// Whether `rel` is a Japanese translation file, and of which kind: a translation catalogue
-/// as [`role_of`] knows them, in Japanese by its name (`ja.json`, Rails' `devise.ja.yml`) or
-/// its directory (`locales/ja/common.json`).
+/// as [`role_of`] knows them, in Japanese by its name (`ja.json`, Rails' `devise.ja.yml`,
+/// `messages_ja.properties`) or its directory (`locales/ja/common.json`, `lang/ja/auth.php`,
+/// Android's `values-ja`).
 fn catalogue(rel: &str) -> Option<Catalogue> {
     if role_of(rel) != FileRole::Translations {
         return None;
     }
     let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
     let (stem, ext) = name.rsplit_once('.')?;
-    let is_japanese = |s: &str| JAPANESE.contains(&s);
-    let dirs: Vec<&str> = dir.split('/').collect();
+    let dirs: Vec<&str> = dir.split('/').filter(|d| !d.is_empty()).collect();
+    let named = name_locale(stem);
+    let in_japanese_dir = dirs.iter().rposition(|d| is_japanese(d));
+    let bilingual = |kind| (named.is_some() || in_japanese_dir.is_some()).then_some(kind);
     let format = match ext {
-        "po" => {
-            let japanese = is_japanese(stem) || dirs.iter().any(|d| is_japanese(d));
-            return japanese.then_some(Catalogue::Po);
-        }
-        "json" => Format::Json,
+        "po" => return bilingual(Catalogue::Bilingual(Bilingual::Po)),
+        "xlf" | "xliff" => return bilingual(Catalogue::Bilingual(Bilingual::Xliff)),
+        "xml" => return android(&dirs, name),
+        "json" | "arb" => Format::Json,
         "yml" | "yaml" => Format::Yaml,
+        "properties" => Format::Properties,
+        "php" => Format::Php,
         _ => return None,
     };
-    // The locale as the name's last part: `ja`, `devise.ja`.
-    let (prefix, locale) = match stem.rsplit_once('.') {
-        Some((prefix, locale)) => (Some(prefix), locale),
-        None => (None, stem),
-    };
-    let english: Vec<String> = if is_japanese(locale) {
-        ENGLISH
+    let english: Vec<String> = if let Some((prefix, separator)) = named {
+        let mut names: Vec<String> = ENGLISH
             .iter()
-            .map(|en| {
-                let name = match prefix {
-                    Some(prefix) => format!("{prefix}.{en}.{ext}"),
-                    None => format!("{en}.{ext}"),
-                };
-                join(dir, &name)
+            .map(|en| match prefix {
+                Some(prefix) => format!("{prefix}{separator}{en}.{ext}"),
+                None => format!("{en}.{ext}"),
             })
-            .collect()
+            .collect();
+        // Java's default bundle (`messages.properties`) is the English one in most projects.
+        if let (Format::Properties, Some(prefix)) = (format, prefix) {
+            names.push(format!("{prefix}.{ext}"));
+        }
+        names.iter().map(|name| join(dir, name)).collect()
     } else {
         // `locales/ja/common.json` pairs with `locales/en/common.json`.
-        let at = dirs.iter().rposition(|d| is_japanese(d))?;
+        let at = in_japanese_dir?;
         ENGLISH
             .iter()
             .map(|en| {
@@ -297,7 +147,39 @@ fn catalogue(rel: &str) -> Option<Catalogue> {
             })
             .collect()
     };
-    Some(Catalogue::Messages { format, english })
+    Some(Catalogue::Keyed { format, english })
+}
+
+/// The Japanese locale a file's name ends in: the whole stem (`ja`, `ja_JP`), or its last part
+/// after a `.` or `_` (`devise.ja`, `messages_ja_JP`). With the part before it and the separator.
+fn name_locale(stem: &str) -> Option<(Option<&str>, char)> {
+    if is_japanese(stem) {
+        return Some((None, '.'));
+    }
+    JAPANESE.iter().find_map(|locale| {
+        let before = stem.strip_suffix(locale)?;
+        let prefix = before.strip_suffix(['.', '_'])?;
+        let separator = before.chars().next_back()?;
+        (!prefix.is_empty()).then_some((Some(prefix), separator))
+    })
+}
+
+/// Android's string resources in Japanese (`res/values-ja/strings.xml`, `values-ja-rJP`), with
+/// the default resources beside them (`values`, the English in most apps) or `values-en`.
+fn android(dirs: &[&str], name: &str) -> Option<Catalogue> {
+    let (last, parents) = dirs.split_last()?;
+    if !matches!(*last, "values-ja" | "values-ja-rJP") {
+        return None;
+    }
+    let parent = parents.join("/");
+    let english = ["values", "values-en", "values-en-rUS", "values-en-rGB"]
+        .iter()
+        .map(|values| join(&join(&parent, values), name))
+        .collect();
+    Some(Catalogue::Keyed {
+        format: Format::Android,
+        english,
+    })
 }
 
 fn join(dir: &str, name: &str) -> String {
@@ -335,10 +217,21 @@ impl Stamp {
 
 /// The Japanese translation files a walk of the project finds (relative paths, with their kind).
 fn find(ws: &Workspace) -> Vec<(String, Catalogue)> {
-    let globs = ["*.po", "*.json", "*.yml", "*.yaml"]
-        .iter()
-        .map(|g| g.to_string())
-        .collect();
+    let globs = [
+        "*.po",
+        "*.xlf",
+        "*.xliff",
+        "*.json",
+        "*.arb",
+        "*.yml",
+        "*.yaml",
+        "*.properties",
+        "*.php",
+        "*.xml",
+    ]
+    .iter()
+    .map(|g| g.to_string())
+    .collect();
     let opts = WalkOptions {
         globs,
         ..WalkOptions::default()
@@ -371,24 +264,36 @@ fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec
         if !fits {
             return None;
         }
-        std::fs::read_to_string(&resolved.abs).ok()
+        let bytes = std::fs::read(&resolved.abs).ok()?;
+        // Older Java bundles are Latin-1 (their Japanese is in `\u` escapes).
+        Some(
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| e.into_bytes().into_iter().map(char::from).collect()),
+        )
     };
-    let messages = |rel: &str, format: Format, stamps: &mut Vec<Stamp>| -> Option<Value> {
+    let messages = |rel: &str, format: Format, stamps: &mut Vec<Stamp>| -> Option<Messages> {
         let text = text(rel, stamps)?;
-        let value: Value = match format {
-            Format::Json => serde_json::from_str(&text).ok()?,
-            Format::Yaml => serde_yaml_ng::from_str(&text).ok()?,
-        };
-        Some(without_locale_root(value))
+        Some(match format {
+            Format::Json => value_messages(&without_locale_root(serde_json::from_str(&text).ok()?)),
+            Format::Yaml => {
+                value_messages(&without_locale_root(serde_yaml_ng::from_str(&text).ok()?))
+            }
+            Format::Properties => formats::properties(&text),
+            Format::Php => formats::php_array(&text),
+            Format::Android => formats::android_strings(&text),
+        })
     };
     for (rel, kind) in found {
         match kind {
-            Catalogue::Po => {
+            Catalogue::Bilingual(kind) => {
                 if let Some(text) = text(rel, &mut stamps) {
-                    out.extend(from_po(&text));
+                    out.extend(match kind {
+                        Bilingual::Po => formats::from_po(&text),
+                        Bilingual::Xliff => formats::from_xliff(&text),
+                    });
                 }
             }
-            Catalogue::Messages { format, english } => {
+            Catalogue::Keyed { format, english } => {
                 let Some(japanese) = messages(rel, *format, &mut stamps) else {
                     continue;
                 };
@@ -397,8 +302,9 @@ fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec
                     .iter()
                     .find_map(|en| messages(en, *format, &mut stamps));
                 match english {
-                    Some(english) => out.extend(from_json_pair(&english, &japanese)),
-                    None => out.extend(from_json_keyed_by_english(&japanese)),
+                    Some(english) => out.extend(pair(english, japanese)),
+                    None if format.may_key_by_english() => out.extend(keyed_by_english(japanese)),
+                    None => {}
                 }
             }
         }
@@ -532,89 +438,23 @@ mod tests {
             .collect()
     }
 
-    /// Continuation lines join; plurals take their first form; fuzzy messages, sentences,
-    /// placeholders and markup are left out.
-    #[test]
-    fn a_gettext_catalogue_gives_its_short_plain_messages() {
-        let po = r#"
-msgid ""
-msgstr ""
-"Language: ja\n"
-
-#: core/models.py:12
-msgid "Feeding"
-msgstr "授乳"
-
-msgid "Diaper "
-"Change"
-msgstr "おむつ"
-"交換"
-
-msgid "%(count)s feeding"
-msgid_plural "%(count)s feedings"
-msgstr[0] "%(count)s 回の授乳"
-
-#, fuzzy
-msgid "Sleep"
-msgstr "昼寝"
-
-msgid "Tummy Time"
-msgstr "うつぶせ遊び"
-
-msgid "Are you sure you want to delete this child and all of its data?"
-msgstr "この子どもとそのデータをすべて削除してもよろしいですか？"
-
-msgid "<strong>Log</strong> in"
-msgstr "ログイン"
-"#;
-        assert_eq!(
-            pairs(&from_po(po)),
-            [
-                ("授乳", "Feeding"),
-                ("おむつ交換", "Diaper Change"),
-                ("うつぶせ遊び", "Tummy Time"),
-            ]
-        );
-    }
-
-    /// JSON files pair by key path, nested or compiled; a file without an English partner is
-    /// read by its keys when they are English text.
-    #[test]
-    fn json_message_files_pair_by_key() {
-        let en = serde_json::json!({
-            "campaigns": {"new": "New campaign", "title": "Campaigns"},
-            "label.add": [{"type": 0, "value": "Add"}],
-            "only.en": "Lists"
-        });
-        let ja = serde_json::json!({
-            "campaigns": {"new": "新規キャンペーン", "title": "キャンペーン"},
-            "label.add": [{"type": 0, "value": "追加"}],
-            "only.ja": "購読者"
-        });
-        assert_eq!(
-            pairs(&from_json_pair(&en, &ja)),
-            [
-                ("新規キャンペーン", "New campaign"),
-                ("キャンペーン", "Campaigns"),
-                ("追加", "Add"),
-            ]
-        );
-        let laravel = serde_json::json!({"Log in": "ログイン", "auth.failed": "認証失敗"});
-        assert_eq!(
-            pairs(&from_json_keyed_by_english(&laravel)),
-            [("ログイン", "Log in")]
-        );
-    }
-
     #[test]
     fn translation_files_are_known_by_their_paths() {
+        let bilingual = |rel: &str| match catalogue(rel) {
+            Some(Catalogue::Bilingual(kind)) => kind,
+            other => panic!("{rel} holds both languages, not {other:?}"),
+        };
         assert_eq!(
-            catalogue("babybuddy/locale/ja/LC_MESSAGES/django.po"),
-            Some(Catalogue::Po)
+            bilingual("babybuddy/locale/ja/LC_MESSAGES/django.po"),
+            Bilingual::Po
         );
+        assert_eq!(bilingual("locale/ja_JP.po"), Bilingual::Po);
+        assert_eq!(bilingual("translations/messages.ja.xlf"), Bilingual::Xliff);
+        assert_eq!(bilingual("src/locale/messages.ja.xlf"), Bilingual::Xliff);
         assert_eq!(catalogue("locale/de/LC_MESSAGES/django.po"), None);
+        assert_eq!(catalogue("translations/messages.fr.xlf"), None);
         let english = |rel: &str| match catalogue(rel) {
-            Some(Catalogue::Messages { english, format }) => (english, format),
+            Some(Catalogue::Keyed { english, format }) => (english, format),
             other => panic!("{rel} is a message file, not {other:?}"),
         };
         let (paired, format) = english("i18n/ja.json");
@@ -627,9 +467,92 @@ msgstr "ログイン"
             (paired[0].as_str(), format),
             ("config/locales/devise.en.yml", Format::Yaml)
         );
+        let (paired, format) = english("lib/l10n/app_ja.arb");
+        assert_eq!(
+            (paired[0].as_str(), format),
+            ("lib/l10n/app_en.arb", Format::Json)
+        );
+        let (paired, format) = english("src/main/resources/messages/messages_ja.properties");
+        assert_eq!(format, Format::Properties);
+        assert_eq!(
+            paired[0],
+            "src/main/resources/messages/messages_en.properties"
+        );
+        assert!(paired.contains(&"src/main/resources/messages/messages.properties".to_string()));
+        let (paired, _) = english("src/main/resources/i18n/messages_ja_JP.properties");
+        assert!(paired.contains(&"src/main/resources/i18n/messages.properties".to_string()));
+        let (paired, format) = english("resources/lang/ja/auth.php");
+        assert_eq!(
+            (paired[0].as_str(), format),
+            ("resources/lang/en/auth.php", Format::Php)
+        );
+        let (paired, format) = english("app/src/main/res/values-ja/strings.xml");
+        assert_eq!(
+            (paired[0].as_str(), format),
+            ("app/src/main/res/values/strings.xml", Format::Android)
+        );
         assert_eq!(catalogue("config/locales/devise.fr.yml"), None);
+        assert_eq!(catalogue("lang/fr/auth.php"), None);
+        assert_eq!(catalogue("app/src/main/res/values-fr/strings.xml"), None);
+        assert_eq!(catalogue("app/src/main/res/values/strings.xml"), None);
+        assert_eq!(
+            catalogue("src/main/resources/application_dev.properties"),
+            None
+        );
+        assert_eq!(catalogue("pom.xml"), None);
         assert_eq!(catalogue("package.json"), None);
         assert_eq!(catalogue("src/java/App.json"), None);
+    }
+
+    /// Each keyed format pairs with its English file on disk: Java's default bundle, Laravel's
+    /// `lang/en`, Android's default resources; a Laravel file without a partner gives nothing
+    /// (its keys are identifiers, not English).
+    #[test]
+    fn keyed_formats_pair_with_their_english_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "src/main/resources/messages/messages.properties",
+            "owner.find=Find Owner\nwelcome=Welcome\n",
+        );
+        write(
+            "src/main/resources/messages/messages_ja.properties",
+            "owner.find=\\u98FC\\u3044\\u4E3B\\u691C\\u7D22\n",
+        );
+        write("lang/en/orders.php", "<?php return ['title' => 'Orders'];");
+        write("lang/ja/orders.php", "<?php return ['title' => '注文'];");
+        write("lang/ja/alone.php", "<?php return ['Cart' => 'カート'];");
+        write(
+            "app/src/main/res/values/strings.xml",
+            "<resources><string name=\"feed\">Feeding</string></resources>",
+        );
+        write(
+            "app/src/main/res/values-ja/strings.xml",
+            "<resources><string name=\"feed\">授乳</string></resources>",
+        );
+        write(
+            "translations/messages.ja.xlf",
+            "<xliff><file><trans-unit id=\"a\"><source>Invoice</source><target>請求書</target></trans-unit></file></xliff>",
+        );
+        let ws = Workspace::open(dir.path()).unwrap();
+        let found = find(&ws);
+        assert_eq!(found.len(), 5, "{found:?}");
+        let (translations, _) = read(&ws, &found);
+        let mut got = pairs(&translations);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                ("授乳", "Feeding"),
+                ("注文", "Orders"),
+                ("請求書", "Invoice"),
+                ("飼い主検索", "Find Owner"),
+            ]
+        );
     }
 
     /// Rails' YAML files pair under their locale keys.
