@@ -549,6 +549,9 @@ pub struct TermKeys {
     /// The words found for the term's loanwords, each with its byte offset in the term: what
     /// [`glossary::render`] adds to the term's English rendering.
     pub loanwords: Vec<(usize, String)>,
+    /// The byte spans of the compounds the project's translations read instead of the
+    /// glossary's words ([`ProjectWord::compound`]), which the rendering leaves to `loanwords`.
+    pub covered: Vec<(usize, usize)>,
 }
 
 impl TermKeys {
@@ -593,14 +596,14 @@ impl TermKeys {
             _ => Vec::new(),
         };
         let runs = dictionary::unread_runs(term, &in_dictionary, lexicon.map(Lexicon::vocabulary));
+        let as_found = |w: &ProjectWord| {
+            let stems = w.english.iter().map(|(_, stem)| stem.clone()).collect();
+            (w.at, w.english[0].0.clone(), stems)
+        };
         for run in runs {
             let glossary::Unread { at, word, script } = run.unread;
             let end = at + word.len();
             let overlapping = |w: &&ProjectWord| w.overlaps(at, end);
-            let as_found = |w: &ProjectWord| {
-                let stems = w.english.iter().map(|(_, stem)| stem.clone()).collect();
-                (w.at, w.english[0].0.clone(), stems)
-            };
             // Each find as the word the rendering uses and the forms that count as present. The
             // project's own translations first: the project has said what the word means.
             let mut found: Vec<(usize, String, Vec<String>)> = in_dictionary
@@ -659,7 +662,21 @@ impl TermKeys {
                 }
             }
         }
-        for (japanese, english) in glossary::expand_groups(term) {
+        // The project's translations of compounds over the glossary's words, read instead of
+        // those words: 編集履歴 is `revision` in a wiki whose catalogue says "Revisions", where the
+        // glossary reads "edit" and "history", which the wiki's editor and its audit log hold.
+        let mut covered: Vec<(usize, usize)> = Vec::new();
+        for word in in_dictionary.iter().filter(|w| w.compound) {
+            covered.push((word.at, word.end));
+            let (at, rendered, forms) = as_found(word);
+            if !loanwords.contains(&(at, rendered.clone())) {
+                loanwords.push((at, rendered));
+            }
+            if !keys.contains(&forms) {
+                keys.push(forms);
+            }
+        }
+        for (japanese, english) in glossary::expand_groups_outside(term, &covered) {
             if glossary::is_light(japanese) {
                 continue;
             }
@@ -699,7 +716,11 @@ impl TermKeys {
                 keys.push(forms);
             }
         }
-        TermKeys { keys, loanwords }
+        TermKeys {
+            keys,
+            loanwords,
+            covered,
+        }
     }
 
     /// Share of the keys present in `bag` (a key with no form is never present).
@@ -1438,7 +1459,7 @@ impl<'a> Judge<'a> {
     /// The term's loanwords found in the project ([`TermKeys::loanwords`]) are rendered too.
     fn rendered(&self, term: &str, keys: &TermKeys) -> Option<String> {
         self.real_model()
-            .then(|| glossary::render(term, &keys.loanwords))
+            .then(|| glossary::render_outside(term, &keys.loanwords, &keys.covered))
             .flatten()
     }
 
@@ -1946,6 +1967,43 @@ mod tests {
         let keys = keys(&translated);
         assert!(keys.iter().any(|k| k[0] == "feed"), "{keys:?}");
         assert!(!keys.iter().flatten().any(|f| f == "nurs"), "{keys:?}");
+    }
+
+    /// A compound the project translates as one is read as the project's word, not as the
+    /// glossary's words it is made of: 編集履歴 is "Revisions" in a wiki, not "edit history".
+    #[test]
+    fn a_compound_the_project_translates_replaces_the_glossarys_words() {
+        let source = "class PageRevision:\n    pass\n\n\ndef edit_page():\n    pass\n";
+        let lang = crate::lang::detect("entities/models.py").unwrap();
+        let symbols = crate::analysis::analyze_source(lang, source).symbols;
+        let lexicon = Lexicon::new(vec![Arc::new(Lexicon::of_file(
+            "entities/models.py",
+            &symbols,
+        ))]);
+        let translated = Dictionary::layered("編集履歴\tRevisions\n".into(), None).unwrap();
+        let keys = TermKeys::bridged(
+            "編集履歴の一覧",
+            Some(&lexicon),
+            Some(&translated),
+            |_| None,
+        );
+        assert!(
+            keys.keys.contains(&vec!["revision".to_string()]),
+            "{keys:?}"
+        );
+        assert!(!keys.keys.iter().flatten().any(|f| f == "edit"), "{keys:?}");
+        assert!(keys.keys.iter().flatten().any(|f| f == "list"), "{keys:?}");
+        assert_eq!(
+            glossary::render_outside("編集履歴の一覧", &keys.loanwords, &keys.covered).as_deref(),
+            Some("revisions list")
+        );
+        // Without the translation, the glossary's words.
+        let plain = TermKeys::bridged("編集履歴の一覧", Some(&lexicon), None, |_| None);
+        assert!(
+            plain.keys.iter().flatten().any(|f| f == "edit"),
+            "{plain:?}"
+        );
+        assert!(plain.covered.is_empty());
     }
 
     #[test]

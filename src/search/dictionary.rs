@@ -228,9 +228,8 @@ impl Dictionary {
     /// environment, the default location: [`crate::embed::ModelDir::resolve`]), under the
     /// project's own translations when it has some ([`crate::search::translations`]), for looking up
     /// `request`'s words. `None` also when no word of the dictionary could start in the request
-    /// (a kanji or katakana character the glossary does not read, as [`Dictionary::words`]
-    /// asks): an English request, or a Japanese one the glossary reads whole, neither reads the
-    /// file nor makes the caller build what it looks words up in.
+    /// ([`may_hold_words`]): an English request, or a Japanese one the glossary reads word by
+    /// word, neither reads the file nor makes the caller build what it looks words up in.
     pub fn for_request(ws: &Workspace, request: &str) -> Option<Arc<Dictionary>> {
         if !may_hold_words(request) {
             return None;
@@ -323,13 +322,17 @@ pub struct ProjectWord {
     /// Whether the project's own translations hold the word: then it is read before any other
     /// bridge ([`crate::search::translations`]).
     pub project: bool,
+    /// Whether it is the project's translation of a compound over the glossary's words
+    /// ([`glossary::reads_as_compound`]: 編集履歴 as "Revisions"), read instead of them.
+    pub compound: bool,
 }
 
 /// The words of `request` that the glossary does not read ([`crate::search::glossary::read`]),
 /// that `dictionary` knows, and some of whose English the project's names hold (`vocabulary`,
 /// by stem): each with the first `limit` such English words. A word none of whose English words
 /// any name holds is left out: the dictionary cannot tell which of its meanings the request
-/// has (飼い主 is "owner" and "keeper"), and the project can.
+/// has (飼い主 is "owner" and "keeper"), and the project can. Also the compounds over the
+/// glossary's words that the project's own translations hold ([`ProjectWord::compound`]).
 pub fn in_project(
     request: &str,
     dictionary: &Dictionary,
@@ -337,11 +340,29 @@ pub fn in_project(
     limit: usize,
 ) -> Vec<ProjectWord> {
     let read = glossary::read(request);
-    dictionary
-        .words(request, |at| !read[at])
+    let unread = dictionary.words(request, |at| !read[at]);
+    // A second look over the whole request, for the project's compounds only: the first stops
+    // at the glossary's words, so it never sees 編集履歴 whole.
+    let compounds = if read.iter().any(|&r| r) {
+        dictionary
+            .words(request, |_| true)
+            .into_iter()
+            .filter(|entry| {
+                let end = entry.at + entry.word.len();
+                entry.project
+                    && read[entry.at..end].iter().any(|&r| r)
+                    && glossary::reads_as_compound(request, entry.at, end)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    unread
         .into_iter()
-        .filter(|entry| !glossary::is_light(entry.word))
-        .filter_map(|entry| {
+        .map(|entry| (entry, false))
+        .chain(compounds.into_iter().map(|entry| (entry, true)))
+        .filter(|(entry, _)| !glossary::is_light(entry.word))
+        .filter_map(|(entry, compound)| {
             let english: Vec<(String, String)> = entry
                 .english_words()
                 .into_iter()
@@ -357,6 +378,7 @@ pub fn in_project(
                 end: entry.at + entry.word.len(),
                 english,
                 project: entry.project,
+                compound,
             })
         })
         .collect()
@@ -475,12 +497,14 @@ const GRAMMAR_WORDS: &[&str] = &[
 ];
 
 /// Whether a word of the dictionary could start anywhere in `request`: at a kanji or katakana
-/// character the glossary does not read.
+/// character the glossary does not read, or as a compound of two glossary words side by side
+/// that the project's translations may hold ([`ProjectWord::compound`]).
 fn may_hold_words(request: &str) -> bool {
     let read = glossary::read(request);
     request
         .char_indices()
         .any(|(at, c)| !read[at] && starts_word(c))
+        || glossary::has_adjacent_words(request)
 }
 
 /// Whether a word of the dictionary may start with `c` ([`Dictionary::words`]).
@@ -622,6 +646,30 @@ mod tests {
         assert_eq!(in_project("授乳と飼い主", &alone, &vocabulary, 3).len(), 1);
     }
 
+    /// A compound of the glossary's words is found when the project's translations hold it,
+    /// never from the general dictionary, and never for one glossary word with its okurigana.
+    #[test]
+    fn the_projects_compounds_over_glossary_words_are_found() {
+        let general = Arc::new(Dictionary::parse("編集履歴\tedit history\n".into()).unwrap());
+        let vocabulary = Vocabulary::new(
+            [("revision", 3), ("edit", 5), ("history", 1), ("login", 2)]
+                .map(|(w, n)| (w.to_string(), n)),
+        );
+        let words = in_project("編集履歴の一覧", &general, &vocabulary, 2);
+        assert!(words.is_empty(), "{words:?}");
+        let layered = Dictionary::layered(
+            "編集履歴\tRevisions\nログインする\tLog in\n".into(),
+            Some(general),
+        )
+        .unwrap();
+        let words = in_project("編集履歴の一覧", &layered, &vocabulary, 2);
+        assert_eq!(words.len(), 1, "{words:?}");
+        assert_eq!(words[0].english[0].0, "revisions");
+        assert_eq!((words[0].at, words[0].end), (0, "編集履歴".len()));
+        assert!(words[0].project && words[0].compound);
+        assert!(in_project("ログインする", &layered, &vocabulary, 2).is_empty());
+    }
+
     #[test]
     fn a_katakana_run_is_a_loanword_unless_a_dictionary_word_holds_it() {
         let d = Dictionary::parse("ゴミ箱\ttrash can\n飼い主\t(pet) owner\n".to_string()).unwrap();
@@ -666,6 +714,8 @@ mod tests {
         // The glossary reads ログイン and パスワード; の is hiragana.
         assert!(!may_hold_words("ログインのパスワード"));
         assert!(may_hold_words("飼い主の検索"));
+        // 編集 and 履歴 side by side: the project's translations may hold 編集履歴.
+        assert!(may_hold_words("編集履歴の一覧"));
         assert!(may_hold_words("ゴミ箱"));
     }
 

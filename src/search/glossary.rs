@@ -529,13 +529,54 @@ pub fn expand(query: &str) -> Vec<&'static str> {
 /// [`expand`], this keeps which renderings stand for the same word, so a caller can ask how many
 /// of the request's words a text covers rather than how many renderings it happens to contain.
 pub fn expand_groups(query: &str) -> Vec<(&'static str, &'static [&'static str])> {
+    expand_groups_outside(query, &[])
+}
+
+/// [`expand_groups`] without the words lying inside any of the byte spans `covered` (a longer
+/// word the project's own translations read, see [`reads_as_compound`]).
+pub fn expand_groups_outside(
+    query: &str,
+    covered: &[(usize, usize)],
+) -> Vec<(&'static str, &'static [&'static str])> {
     let mut out: Vec<(&'static str, &'static [&'static str])> = Vec::new();
     for m in matches(query) {
+        if inside(covered, m.start, m.end) {
+            continue;
+        }
         if !out.iter().any(|(j, _)| *j == m.japanese) {
             out.push((m.japanese, m.english));
         }
     }
     out
+}
+
+fn inside(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
+    spans.iter().any(|&(s, e)| s <= start && end <= e)
+}
+
+/// Whether the span `at..end` of `query` is a compound over the glossary's words rather than one
+/// of them: it holds two or more of them (編集履歴: 編集 and 履歴), or one and a kanji or katakana
+/// the glossary does not read (ユーザー名). A glossary word with its okurigana (ログインする) is
+/// still that word. A project that translates such a compound as one has said what it means
+/// (編集履歴 is "Revisions" in a wiki), which the glossary's words one by one do not.
+pub fn reads_as_compound(query: &str, at: usize, end: usize) -> bool {
+    let found = matches(query);
+    let within: Vec<&Match> = found
+        .iter()
+        .filter(|m| at <= m.start && m.end <= end)
+        .collect();
+    let read = |i: usize| found.iter().any(|m| m.start <= i && i < m.end);
+    let unread_content = query[at..end].char_indices().any(|(i, c)| {
+        !read(at + i) && (crate::lexical::is_kanji(c) || crate::lexical::is_katakana(c))
+    });
+    within.len() >= 2 || (!within.is_empty() && unread_content)
+}
+
+/// Whether two of the glossary's words in `query` stand side by side (編集履歴), where a compound
+/// of the two may be a word of its own ([`reads_as_compound`]).
+pub fn has_adjacent_words(query: &str) -> bool {
+    let found = matches(query);
+    found.iter().any(|a| found.iter().any(|b| a.end == b.start))
 }
 
 /// One place a glossary word occurs in a query.
@@ -781,13 +822,23 @@ pub fn unread(query: &str) -> Vec<Unread<'_>> {
 /// the query has no Japanese or no word was read, so a rendering never stands for words it
 /// dropped wholesale.
 pub fn render(query: &str, loanwords: &[(usize, String)]) -> Option<String> {
+    render_outside(query, loanwords, &[])
+}
+
+/// [`render`], the glossary's words inside the byte spans `covered` left to `loanwords` (a
+/// compound the project's translations read as one, [`reads_as_compound`]).
+pub fn render_outside(
+    query: &str,
+    loanwords: &[(usize, String)],
+    covered: &[(usize, usize)],
+) -> Option<String> {
     if !query.chars().any(crate::lexical::is_cjk) {
         return None;
     }
     let mut words: Vec<(usize, &str)> = loanwords.iter().map(|(at, w)| (*at, w.as_str())).collect();
-    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut spans: Vec<(usize, usize)> = covered.to_vec();
     for m in matches(query) {
-        if spans.iter().any(|&(s, e)| s <= m.start && m.end <= e) {
+        if inside(&spans, m.start, m.end) {
             continue;
         }
         spans.push((m.start, m.end));
