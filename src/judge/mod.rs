@@ -34,6 +34,8 @@
 //! - **entities**: whether the name is about another of the project's entities than the term's
 //!   ([`TermEntities`]: `VetRepository.findAll` for "search owners" does the term's action on
 //!   something else);
+//! - **actions**: whether the name does another of the common actions on data than the term's
+//!   ([`other_action`]: `create` beside `edit` in the links' handler, for "edit link");
 //! - **size**: whether the definition is a few lines only ([`TINY_LINES`]).
 //!
 //! [`Signals::combine`] weighs them with a logistic model fitted on the development split of
@@ -859,6 +861,9 @@ pub struct Signals {
     /// Whether the name is about another of the project's entities than the term's
     /// ([`TermEntities`]).
     pub other_entity: bool,
+    /// Whether the name does another of the common actions on data than the term's and not the
+    /// term's ([`other_action`]: `create` for "edit link").
+    pub other_action: bool,
     /// Whether the definition is [`TINY_LINES`] lines or fewer.
     pub tiny: bool,
     /// How far (log-odds) its described score, or its rendering's, stands above the best of the
@@ -1004,6 +1009,27 @@ fn action_words(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether the name does another of the common actions on data ([`glossary::action_kinds`]:
+/// create, read, update, delete) than the term names, and none the term names: `create` beside
+/// `edit` in the links' handler for "edit link", `remove` for 「リンクの更新」. A term that names
+/// none of them (「URLを短縮する」, "link click statistics") says nothing here, and neither does a
+/// name without one.
+fn other_action(keys: &TermKeys, name: &str) -> bool {
+    let kinds_of = |stems: &mut dyn Iterator<Item = &String>| {
+        let mut kinds: Vec<usize> = stems.flat_map(|s| glossary::action_kinds(s)).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        kinds
+    };
+    let term = kinds_of(&mut keys.keys.iter().flatten());
+    if term.is_empty() {
+        return false;
+    }
+    let words = action_words(name);
+    let own = kinds_of(&mut words.iter());
+    !own.is_empty() && !own.iter().any(|k| term.contains(k))
+}
+
 /// [`Mode::Agreed`]'s rule.
 ///
 /// - the fitted combination below the rejection line: rejected, at the lower of the two (its
@@ -1074,6 +1100,7 @@ impl Signals {
             flag(self.caller_field.is_some_and(|s| s > 0.0)),
             self.leader_gap.unwrap_or(0.0),
             self.leader_named.map_or(0.0, |top| self.lex_name - top),
+            flag(self.other_action),
         ]
     }
 
@@ -1096,22 +1123,22 @@ impl Signals {
 }
 
 /// Number of features in [`Signals::features`].
-pub const FEATURES: usize = 24;
+pub const FEATURES: usize = 25;
 /// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.2277, 0.1900, 0.1496, -0.1793, 0.0158, -0.2527, 0.0453, 0.9307, 0.0000, 0.0825, -0.0458,
-    -0.1484, 0.0133, 0.0183, 0.8284, 0.2918, -0.3786, 0.5353, -0.6335, -0.2823, 0.4584, -0.2490,
-    0.1170, 0.3832,
+    -0.2243, 0.1806, 0.1700, -0.2498, 0.0341, -0.2450, -0.0040, 0.9205, 0.0000, 0.0888, -0.0551,
+    -0.1521, -0.0043, 0.0239, 0.8523, 0.3126, -0.3482, 0.5356, -0.6118, -0.2629, 0.4885, -0.3023,
+    0.1194, 0.3670, -0.2841,
 ];
-const BIAS: f32 = -0.5770;
+const BIAS: f32 = -0.5435;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1797, 0.1775, 0.2009, -0.1379, 0.4152, -0.1602, 0.0613, 0.8696, 0.0000, 0.1560, 0.0386,
-    -0.0365, -0.0039, 0.0755, 0.0000, 0.0000, -0.4870, 0.5794, -0.7086, -0.2516, 0.0000, 0.0000,
-    0.0000, 0.0000,
+    -0.1775, 0.1695, 0.2308, -0.1969, 0.4362, -0.1551, 0.0026, 0.8753, 0.0000, 0.1699, 0.0272,
+    -0.0470, -0.0233, 0.0797, 0.0000, 0.0000, -0.4675, 0.5787, -0.7005, -0.2366, 0.0000, 0.0000,
+    0.0000, 0.0000, -0.2719,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.6298;
+const BIAS_WITHOUT_FIELD: f32 = -0.6176;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
@@ -1137,6 +1164,7 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "field_caller_found",
     "field_leader_gap",
     "field_leader_named",
+    "other_action",
 ];
 
 /// A verdict on one claimed symbol: the best of its definitions.
@@ -1647,6 +1675,7 @@ impl<'a> Judge<'a> {
                     other_entity: ground
                         .entities
                         .is_some_and(|e| e.other_in(&name_bag, &named_bag)),
+                    other_action: other_action(&keys, &ctx.name),
                     tiny: c.code.lines().count() <= TINY_LINES,
                     leader_gap: leader_top.map(|top| {
                         let own = rendered.as_ref().map_or(dense, |r| dense.max(r[2 * i]));
@@ -2004,6 +2033,27 @@ mod tests {
             "{plain:?}"
         );
         assert!(plain.covered.is_empty());
+    }
+
+    /// The neighbour that does another of the common actions on data is told from the names
+    /// that do the term's, in either language; a term or a name without such an action says
+    /// nothing.
+    #[test]
+    fn a_name_doing_another_action_on_data_is_found() {
+        let other = |term: &str, name: &str| other_action(&TermKeys::of(term), name);
+        assert!(other("edit link", "create"));
+        assert!(other("delete link", "updateLink"));
+        assert!(other("リンクの削除", "edit"));
+        assert!(other("list owners", "removeOwner"));
+        // The term's action in any of its words.
+        assert!(!other("delete link", "remove"));
+        assert!(!other("リンクの編集", "update"));
+        assert!(!other("edit link", "linkEdit"));
+        assert!(!other("add a pet", "createPet"));
+        // No such action on one side.
+        assert!(!other("shorten a URL", "create"));
+        assert!(!other("delete link", "ban"));
+        assert!(!other("link click statistics", "find"));
     }
 
     #[test]

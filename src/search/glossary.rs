@@ -667,6 +667,37 @@ pub fn english_synonyms(word: &str, renderings: usize) -> Vec<&'static str> {
     out
 }
 
+/// The common actions on data, each as the words identifiers name it by: to make a record, to
+/// read one or a list, to change one, to take one away. A request names one of them and its
+/// code's names say it in any of the kind's words (「リンクの編集」 is `edit` or `update`);
+/// the neighbour beside the right definition often does another (`create` beside `edit` in the
+/// same handler).
+const ACTION_KINDS: &[&[&str]] = &[
+    &[
+        "create", "add", "new", "insert", "make", "store", "build", "generate",
+    ],
+    &[
+        "show", "view", "detail", "get", "display", "read", "fetch", "find", "load", "retrieve",
+        "list", "index", "browse",
+    ],
+    &[
+        "update", "edit", "change", "modify", "patch", "rename", "set",
+    ],
+    &[
+        "delete", "remove", "destroy", "erase", "drop", "trash", "purge",
+    ],
+];
+
+/// Which of the common actions on data ([`ACTION_KINDS`]) a stemmed English word names, as the
+/// kinds' indexes (none for any other word).
+pub fn action_kinds(stem: &str) -> impl Iterator<Item = usize> + '_ {
+    ACTION_KINDS
+        .iter()
+        .enumerate()
+        .filter(move |(_, words)| words.iter().any(|w| crate::lexical::stem(w) == stem))
+        .map(|(kind, _)| kind)
+}
+
 /// English actions and their reverses, as identifiers name them. A symbol whose name says the
 /// reverse of the request's action (`logout` for 「ログイン」, `unFollow` for "follow user",
 /// `DisablePlugin` for "enable a plugin") shares the request's words, its file and most of its

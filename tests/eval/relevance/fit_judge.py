@@ -229,6 +229,7 @@ def main():
         "rival names": ["rival_partial"],
         "callers' names": ["caller_named"],
         "another entity": ["other_entity"],
+        "another action": ["other_action"],
         "tiny definition": ["tiny"],
         "callers in the field": ["field_caller", "field_caller_found"],
         "the field's leaders": ["field_leader_gap", "field_leader_named"],
