@@ -2235,11 +2235,13 @@ mod tests {
         assert_eq!(own.leader_named, Some(1.0));
         let other = signals(&config, ground);
         assert!(other.leader_gap.unwrap() < -2.0, "{:?}", other.leader_gap);
-        assert_eq!(other.features()[FEATURES - 1], -1.0);
+        let at = |name: &str| FEATURE_NAMES.iter().position(|n| *n == name).unwrap();
+        let (gap, named) = (at("field_leader_gap"), at("field_leader_named"));
+        assert_eq!(other.features()[named], -1.0);
         // Without leaders (no field), nothing is measured.
         let alone = signals(&config, Ground::default());
         assert_eq!((alone.leader_gap, alone.leader_named), (None, None));
-        assert_eq!(alone.features()[FEATURES - 2..], [0.0, 0.0]);
+        assert_eq!([alone.features()[gap], alone.features()[named]], [0.0, 0.0]);
     }
 
     #[test]
