@@ -119,6 +119,7 @@ fn catalogue(rel: &str) -> Option<Catalogue> {
         "json" | "arb" => Format::Json,
         "yml" | "yaml" => Format::Yaml,
         "properties" => Format::Properties,
+        // Laravel's language arrays' extension: not a language id.
         "php" => Format::Php,
         _ => return None,
     };
