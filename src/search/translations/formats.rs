@@ -594,10 +594,11 @@ fn keep(out: &mut Vec<Translation>, english: &mut String, japanese: &mut String)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn pairs(ts: &[Translation]) -> Vec<(&str, &str)> {
+    /// The messages as (Japanese, English), for comparing.
+    pub(in crate::search::translations) fn pairs(ts: &[Translation]) -> Vec<(&str, &str)> {
         ts.iter()
             .map(|t| (t.japanese.as_str(), t.english.as_str()))
             .collect()

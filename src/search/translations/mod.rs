@@ -431,13 +431,8 @@ fn same_dictionary(a: &Option<Arc<Dictionary>>, b: &Option<Arc<Dictionary>>) -> 
 
 #[cfg(test)]
 mod tests {
+    use super::formats::tests::pairs;
     use super::*;
-
-    fn pairs(ts: &[Translation]) -> Vec<(&str, &str)> {
-        ts.iter()
-            .map(|t| (t.japanese.as_str(), t.english.as_str()))
-            .collect()
-    }
 
     #[test]
     fn translation_files_are_known_by_their_paths() {
