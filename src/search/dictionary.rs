@@ -668,6 +668,11 @@ mod tests {
         assert_eq!((words[0].at, words[0].end), (0, "編集履歴".len()));
         assert!(words[0].project && words[0].compound);
         assert!(in_project("ログインする", &layered, &vocabulary, 2).is_empty());
+        // A phrase of two glossary words is not a compound.
+        let phrase = Dictionary::layered("記事を保存\tSave entry\n".into(), None).unwrap();
+        let vocabulary =
+            Vocabulary::new([("save", 2), ("entry", 3)].map(|(w, n)| (w.to_string(), n)));
+        assert!(in_project("記事を保存する", &phrase, &vocabulary, 2).is_empty());
     }
 
     #[test]

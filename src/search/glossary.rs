@@ -555,11 +555,18 @@ fn inside(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
 }
 
 /// Whether the span `at..end` of `query` is a compound over the glossary's words rather than one
-/// of them: it holds two or more of them (編集履歴: 編集 and 履歴), or one and a kanji or katakana
-/// the glossary does not read (ユーザー名). A glossary word with its okurigana (ログインする) is
-/// still that word. A project that translates such a compound as one has said what it means
-/// (編集履歴 is "Revisions" in a wiki), which the glossary's words one by one do not.
+/// of them: a run of kanji and katakana only that holds two or more of them (編集履歴: 編集 and
+/// 履歴), or one and a kanji or katakana the glossary does not read (ユーザー名). A glossary word
+/// with its okurigana (ログインする) is still that word, and a phrase is not a compound (記事を保存,
+/// "save entry" in a feed reader's catalogue, is the glossary's two words). A project that
+/// translates such a compound as one has said what it means (編集履歴 is "Revisions" in a wiki),
+/// which the glossary's words one by one do not.
 pub fn reads_as_compound(query: &str, at: usize, end: usize) -> bool {
+    let compound_letter =
+        |c: char| crate::lexical::is_kanji(c) || crate::lexical::is_katakana(c) || c == '・';
+    if !query[at..end].chars().all(compound_letter) {
+        return false;
+    }
     let found = matches(query);
     let within: Vec<&Match> = found
         .iter()
