@@ -96,6 +96,12 @@ fn unquote(s: &str) -> String {
     let s = s.trim();
     let s = s.strip_prefix('"').unwrap_or(s);
     let s = s.strip_suffix('"').unwrap_or(s);
+    backslash_escapes(s)
+}
+
+/// `s` with its backslash escapes read, as gettext and Android write them: `\n` and `\t` as a
+/// space (a message's line breaks do not matter here), any other escaped character as itself.
+fn backslash_escapes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars();
     while let Some(c) = chars.next() {
@@ -154,19 +160,7 @@ pub fn android_strings(text: &str) -> Messages {
             .strip_prefix('"')
             .and_then(|v| v.strip_suffix('"'))
             .unwrap_or(&value);
-        let mut read = String::with_capacity(value.len());
-        let mut chars = value.chars();
-        while let Some(ch) = chars.next() {
-            match ch {
-                '\\' => match chars.next() {
-                    Some('n') | Some('t') => read.push(' '),
-                    Some(other) => read.push(other),
-                    None => {}
-                },
-                _ => read.push(ch),
-            }
-        }
-        out.insert(c[1].to_string(), read);
+        out.insert(c[1].to_string(), backslash_escapes(value));
     }
     out
 }
