@@ -1015,18 +1015,19 @@ fn action_words(name: &str) -> Vec<String> {
 /// none of them (「URLを短縮する」, "link click statistics") says nothing here, and neither does a
 /// name without one.
 fn other_action(keys: &TermKeys, name: &str) -> bool {
-    let kinds_of = |stems: &mut dyn Iterator<Item = &String>| {
-        let mut kinds: Vec<usize> = stems.flat_map(|s| glossary::action_kinds(s)).collect();
-        kinds.sort_unstable();
-        kinds.dedup();
-        kinds
-    };
-    let term = kinds_of(&mut keys.keys.iter().flatten());
+    let term: Vec<usize> = keys
+        .keys
+        .iter()
+        .flatten()
+        .flat_map(|stem| glossary::action_kinds(stem))
+        .collect();
     if term.is_empty() {
         return false;
     }
-    let words = action_words(name);
-    let own = kinds_of(&mut words.iter());
+    let own: Vec<usize> = action_words(name)
+        .iter()
+        .flat_map(|stem| glossary::action_kinds(stem))
+        .collect();
     !own.is_empty() && !own.iter().any(|k| term.contains(k))
 }
 

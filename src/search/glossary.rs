@@ -698,10 +698,18 @@ const ACTION_KINDS: &[&[&str]] = &[
 /// Which of the common actions on data ([`ACTION_KINDS`]) a stemmed English word names, as the
 /// kinds' indexes (none for any other word).
 pub fn action_kinds(stem: &str) -> impl Iterator<Item = usize> + '_ {
-    ACTION_KINDS
+    // Stemmed once: the judge asks for every key of every symbol it scores.
+    static STEMMED: std::sync::OnceLock<Vec<Vec<String>>> = std::sync::OnceLock::new();
+    STEMMED
+        .get_or_init(|| {
+            ACTION_KINDS
+                .iter()
+                .map(|words| words.iter().map(|w| crate::lexical::stem(w)).collect())
+                .collect()
+        })
         .iter()
         .enumerate()
-        .filter(move |(_, words)| words.iter().any(|w| crate::lexical::stem(w) == stem))
+        .filter(move |(_, words)| words.iter().any(|w| w == stem))
         .map(|(kind, _)| kind)
 }
 
