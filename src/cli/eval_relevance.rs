@@ -282,6 +282,12 @@ fn score_repo(
                 "feature_names": FEATURE_NAMES,
                 "reversed": best.is_some_and(|s| s.reversed),
                 "shape": shape,
+                // How the term was read: its lexical keys (each the forms that count as the
+                // word present) and its English rendering, for auditing the bridges on dev.
+                "keys": ground.keys.map(|k| &k.keys),
+                "rendering": ground.keys.and_then(|k| {
+                    crate::search::glossary::render_outside(&p.term, &k.loanwords, &k.covered)
+                }),
             });
             writeln!(out, "{line}")?;
         }

@@ -256,10 +256,13 @@ impl Dictionary {
 
     /// The dictionary's words in `text`, left to right, longest form first, where `readable(at)`
     /// allows a word to cover the character at byte `at` (the caller leaves out what it reads
-    /// otherwise). A word starts at a kanji or katakana character ([`is_word`]): hiragana alone
-    /// is a particle or an ending far more often than a word of the request (の, から, による),
-    /// and a lone kanji (時, 数, 用) is usually a suffix. Hiragana inside a word is read with it
-    /// (飼い主, 引き継ぐ).
+    /// otherwise). A word starts at a kanji or katakana character, or at hiragana that is no
+    /// particle when a kanji or katakana follows in the word ([`is_word`]: ごみ箱, "trash can",
+    /// whose kana is its own). Hiragana alone is a particle or an ending far more often than a
+    /// word of the request (の, から, による), a word starting at a particle is one the request
+    /// does not hold (からメール, "blank e-mail", in 「ログイン画面からメールで」), and a lone
+    /// kanji (時, 数, 用) is usually a suffix. Hiragana inside a word is read with it (飼い主,
+    /// 引き継ぐ).
     pub fn words<'d, 't>(
         &'d self,
         text: &'t str,
@@ -270,7 +273,7 @@ impl Dictionary {
         let mut i = 0;
         while i < chars.len() {
             let (at, c) = chars[i];
-            if !starts_word(c) || !readable(at) {
+            if !(starts_word(c) || starts_native_word(&text[at..])) || !readable(at) {
                 i += 1;
                 continue;
             }
@@ -512,15 +515,28 @@ fn starts_word(c: char) -> bool {
     crate::lexical::is_kanji(c) || crate::lexical::is_katakana(c)
 }
 
+/// Whether a word of the dictionary may start at hiragana here: where no particle does (を, に,
+/// の, が, は, で, と, へ, も, や, か and the particles they start, から, まで, より), and a kanji or
+/// katakana follows within the word ([`is_word`]).
+fn starts_native_word(rest: &str) -> bool {
+    const PARTICLES: &[&str] = &[
+        "を", "に", "の", "が", "は", "で", "と", "へ", "も", "や", "か", "まで", "より",
+    ];
+    rest.chars().next().is_some_and(is_hiragana) && !PARTICLES.iter().any(|p| rest.starts_with(p))
+}
+
 /// Whether a form found in the dictionary reads as a word of a request: two kanji or katakana at
-/// least (飼い主, 獣医), or one kanji with the ending of a verb or an adjective (変える, 開く,
-/// 新しい). One kanji with any other ending is the same suffix a lone kanji is (済み, 時の).
+/// least (飼い主, 獣医), one kanji with the ending of a verb or an adjective (変える, 開く,
+/// 新しい), or one kanji or katakana after the word's own kana (ごみ箱; see [`Dictionary::words`]
+/// for where such a word may start). One kanji with any other ending is the same suffix a lone
+/// kanji is (済み, 時の).
 fn is_word(form: &[(usize, char)]) -> bool {
     let strong = form.iter().filter(|&&(_, c)| !is_hiragana(c)).count();
-    match (strong, form.last()) {
-        (0, _) => false,
-        (1, Some(&(_, last))) => {
-            form.len() > 1 && is_hiragana(last) && "うくぐすつぬぶむるい".contains(last)
+    match (strong, form.first(), form.last()) {
+        (0, _, _) => false,
+        (1, Some(&(_, first)), Some(&(_, last))) => {
+            (is_hiragana(first) && !is_hiragana(last))
+                || (form.len() > 1 && is_hiragana(last) && "うくぐすつぬぶむるい".contains(last))
         }
         _ => true,
     }
@@ -558,7 +574,10 @@ mod tests {
         時\ttime; hour\n\
         時の\tcurrent\n\
         済み\tfinished\n\
-        変える\tto change\n";
+        変える\tto change\n\
+        ごみ箱\tgarbage can; rubbish bin; trash can\n\
+        からメール\tblank email\n\
+        メール\temail\n";
 
     fn sample() -> Dictionary {
         Dictionary::parse(SAMPLE.to_string()).unwrap()
@@ -581,6 +600,22 @@ mod tests {
         assert_eq!(
             words(&d, "仕事を引き継ぐ"),
             vec![(9, "引き継ぐ".to_string())]
+        );
+    }
+
+    /// A word may start with its own kana (ごみ箱), never at a particle: からメール is a word of
+    /// the dictionary ("blank e-mail") but 「画面からメールで」 holds メール.
+    #[test]
+    fn a_word_may_start_with_its_own_kana_but_not_at_a_particle() {
+        let d = sample();
+        assert_eq!(words(&d, "ごみ箱から復元"), vec![(0, "ごみ箱".to_string())]);
+        assert_eq!(
+            words(&d, "ページのごみ箱"),
+            vec![(12, "ごみ箱".to_string())]
+        );
+        assert_eq!(
+            words(&d, "画面からメールで"),
+            vec![(12, "メール".to_string())]
         );
     }
 
