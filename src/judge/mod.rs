@@ -667,10 +667,28 @@ impl TermKeys {
         // The project's translations of compounds over the glossary's words, read instead of
         // those words: 編集履歴 is `revision` in a wiki whose catalogue says "Revisions", where the
         // glossary reads "edit" and "history", which the wiki's editor and its audit log hold.
+        // A glossary word the project translates is read both ways, the project's word first
+        // (in the rendering too): 記事 is `entry` in a feed reader, and still `article`.
         let mut covered: Vec<(usize, usize)> = Vec::new();
-        for word in in_dictionary.iter().filter(|w| w.compound) {
+        for word in in_dictionary
+            .iter()
+            .filter(|w| w.compound || w.glossary_word)
+        {
             covered.push((word.at, word.end));
-            let (at, rendered, forms) = as_found(word);
+            let (at, rendered, mut forms) = as_found(word);
+            if word.glossary_word {
+                for (_, english) in glossary::expand_groups(&term[word.at..word.end]) {
+                    for stem in english
+                        .iter()
+                        .take(MAX_RENDERINGS)
+                        .map(|e| lexical::stem(e))
+                    {
+                        if !forms.contains(&stem) {
+                            forms.push(stem);
+                        }
+                    }
+                }
+            }
             if !loanwords.contains(&(at, rendered.clone())) {
                 loanwords.push((at, rendered));
             }
@@ -2034,6 +2052,38 @@ mod tests {
             "{plain:?}"
         );
         assert!(plain.covered.is_empty());
+    }
+
+    /// A glossary word the project translates is read both ways, the project's word first:
+    /// 記事 is `entry` in a feed reader, and a name that says `article` still holds it.
+    #[test]
+    fn a_glossary_word_the_project_translates_is_read_both_ways() {
+        let source = "def list_entries():\n    pass\n\n\ndef article_feed():\n    pass\n";
+        let lang = crate::lang::detect("reader/entries.py").unwrap();
+        let symbols = crate::analysis::analyze_source(lang, source).symbols;
+        let lexicon = Lexicon::new(vec![Arc::new(Lexicon::of_file(
+            "reader/entries.py",
+            &symbols,
+        ))]);
+        let translated = Dictionary::layered("記事\tEntries\n".into(), None).unwrap();
+        let keys = TermKeys::bridged("記事の一覧", Some(&lexicon), Some(&translated), |_| {
+            None
+        });
+        let key = keys
+            .keys
+            .iter()
+            .find(|forms| forms.contains(&"entry".to_string()))
+            .unwrap_or_else(|| panic!("{keys:?}"));
+        assert!(key.contains(&"articl".to_string()), "{keys:?}");
+        assert_eq!(
+            glossary::render_outside("記事の一覧", &keys.loanwords, &keys.covered).as_deref(),
+            Some("entries list")
+        );
+        let plain = TermKeys::bridged("記事の一覧", Some(&lexicon), None, |_| None);
+        assert!(
+            !plain.keys.iter().flatten().any(|f| f == "entry"),
+            "{plain:?}"
+        );
     }
 
     /// The neighbour that does another of the common actions on data is told from the names

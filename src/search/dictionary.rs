@@ -229,12 +229,18 @@ impl Dictionary {
     /// project's own translations when it has some ([`crate::search::translations`]), for looking up
     /// `request`'s words. `None` also when no word of the dictionary could start in the request
     /// ([`may_hold_words`]): an English request, or a Japanese one the glossary reads word by
-    /// word, neither reads the file nor makes the caller build what it looks words up in.
+    /// word, neither reads the file nor makes the caller build what it looks words up in. A
+    /// project's translations may still hold one of the glossary's words
+    /// ([`ProjectWord::glossary_word`]), so for such a request only a project that has some
+    /// gets its dictionary.
     pub fn for_request(ws: &Workspace, request: &str) -> Option<Arc<Dictionary>> {
-        if !may_hold_words(request) {
-            return None;
+        if may_hold_words(request) {
+            Dictionary::for_project(ws)
+        } else if request.chars().any(starts_word) {
+            Dictionary::for_project(ws).filter(|d| d.project)
+        } else {
+            None
         }
-        Dictionary::for_project(ws)
     }
 
     /// The dictionary for `ws`'s requests: the general one under the project's translations.
@@ -328,6 +334,10 @@ pub struct ProjectWord {
     /// Whether it is the project's translation of a compound over the glossary's words
     /// ([`glossary::reads_as_compound`]: 編集履歴 as "Revisions"), read instead of them.
     pub compound: bool,
+    /// Whether it is the project's translation of one of the glossary's words (記事 as "Entry"
+    /// in a feed reader, where the glossary says "post" and "article"), read beside the
+    /// glossary's renderings: the project has said which English its code uses for the word.
+    pub glossary_word: bool,
 }
 
 /// The words of `request` that the glossary does not read ([`crate::search::glossary::read`]),
@@ -335,7 +345,8 @@ pub struct ProjectWord {
 /// by stem): each with the first `limit` such English words. A word none of whose English words
 /// any name holds is left out: the dictionary cannot tell which of its meanings the request
 /// has (飼い主 is "owner" and "keeper"), and the project can. Also the compounds over the
-/// glossary's words that the project's own translations hold ([`ProjectWord::compound`]).
+/// glossary's words that the project's own translations hold ([`ProjectWord::compound`]), and
+/// the glossary's words they hold ([`ProjectWord::glossary_word`]).
 pub fn in_project(
     request: &str,
     dictionary: &Dictionary,
@@ -344,17 +355,24 @@ pub fn in_project(
 ) -> Vec<ProjectWord> {
     let read = glossary::read(request);
     let unread = dictionary.words(request, |at| !read[at]);
-    // A second look over the whole request, for the project's compounds only: the first stops
-    // at the glossary's words, so it never sees 編集履歴 whole.
-    let compounds = if read.iter().any(|&r| r) {
+    // A second look over the whole request, for the project's own words only: the first stops
+    // at the glossary's words, so it never sees 編集履歴 whole, nor the project's 記事.
+    let over_glossary: Vec<(Entry, Over)> = if read.iter().any(|&r| r) {
         dictionary
             .words(request, |_| true)
             .into_iter()
-            .filter(|entry| {
+            .filter(|entry| entry.project)
+            .filter_map(|entry| {
                 let end = entry.at + entry.word.len();
-                entry.project
-                    && read[entry.at..end].iter().any(|&r| r)
-                    && glossary::reads_as_compound(request, entry.at, end)
+                if !read[entry.at..end].iter().any(|&r| r) {
+                    None
+                } else if glossary::reads_as_compound(request, entry.at, end) {
+                    Some((entry, Over::Compound))
+                } else if glossary::is_one_word(request, entry.at, end) {
+                    Some((entry, Over::Word))
+                } else {
+                    None
+                }
             })
             .collect()
     } else {
@@ -362,10 +380,10 @@ pub fn in_project(
     };
     unread
         .into_iter()
-        .map(|entry| (entry, false))
-        .chain(compounds.into_iter().map(|entry| (entry, true)))
+        .map(|entry| (entry, Over::Nothing))
+        .chain(over_glossary)
         .filter(|(entry, _)| !glossary::is_light(entry.word))
-        .filter_map(|(entry, compound)| {
+        .filter_map(|(entry, over)| {
             let english: Vec<(String, String)> = entry
                 .english_words()
                 .into_iter()
@@ -381,10 +399,22 @@ pub fn in_project(
                 end: entry.at + entry.word.len(),
                 english,
                 project: entry.project,
-                compound,
+                compound: over == Over::Compound,
+                glossary_word: over == Over::Word,
             })
         })
         .collect()
+}
+
+/// What of the glossary's reading a word of the request lies over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Over {
+    /// Nothing: the glossary does not read it.
+    Nothing,
+    /// Two or more of its words, or one and more ([`glossary::reads_as_compound`]).
+    Compound,
+    /// Exactly one of its words.
+    Word,
 }
 
 impl ProjectWord {
@@ -708,6 +738,22 @@ mod tests {
         let vocabulary =
             Vocabulary::new([("save", 2), ("entry", 3)].map(|(w, n)| (w.to_string(), n)));
         assert!(in_project("記事を保存する", &phrase, &vocabulary, 2).is_empty());
+    }
+
+    /// One of the glossary's words that the project translates is found with the project's
+    /// English (記事 is "Entry" in a feed reader), marked to be read beside the glossary's; the
+    /// general dictionary's senses of a glossary word are not.
+    #[test]
+    fn a_glossary_word_the_project_translates_is_found() {
+        let vocabulary =
+            Vocabulary::new([("entry", 3), ("articl", 1)].map(|(w, n)| (w.to_string(), n)));
+        let general = Arc::new(Dictionary::parse("記事	article; news story\n".into()).unwrap());
+        assert!(in_project("記事の一覧", &general, &vocabulary, 2).is_empty());
+        let layered = Dictionary::layered("記事\tEntries\n".into(), Some(general)).unwrap();
+        let words = in_project("記事の一覧", &layered, &vocabulary, 2);
+        assert_eq!(words.len(), 1, "{words:?}");
+        assert_eq!(words[0].english[0].0, "entries");
+        assert!(words[0].project && words[0].glossary_word && !words[0].compound);
     }
 
     #[test]

@@ -579,6 +579,11 @@ pub fn reads_as_compound(query: &str, at: usize, end: usize) -> bool {
     within.len() >= 2 || (!within.is_empty() && unread_content)
 }
 
+/// Whether the span `at..end` of `query` is exactly one of the glossary's words.
+pub fn is_one_word(query: &str, at: usize, end: usize) -> bool {
+    matches(query).iter().any(|m| m.start == at && m.end == end)
+}
+
 /// Whether two of the glossary's words in `query` stand side by side (編集履歴), where a compound
 /// of the two may be a word of its own ([`reads_as_compound`]).
 pub fn has_adjacent_words(query: &str) -> bool {
