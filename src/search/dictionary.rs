@@ -384,8 +384,14 @@ pub fn in_project(
         .chain(over_glossary)
         .filter(|(entry, _)| !glossary::is_light(entry.word))
         .filter_map(|(entry, over)| {
-            let english: Vec<(String, String)> = entry
-                .english_words()
+            // One of the glossary's words is read as the word of the project's most frequent
+            // rendering: its other renderings are the word in context (タグ is "Tag" and "Page
+            // Tags"), where the glossary already gives the word's usual senses.
+            let (words, limit) = match over {
+                Over::Word => (entry.first_gloss_words(), 1),
+                _ => (entry.english_words(), limit),
+            };
+            let english: Vec<(String, String)> = words
                 .into_iter()
                 .map(|word| {
                     let stem = crate::lexical::stem(&word);
@@ -484,12 +490,8 @@ impl<'d> Entry<'d, '_> {
         let mut words: Vec<String> = Vec::new();
         for sense in self.senses.split('\t').take(MAX_SENSES) {
             for gloss in sense.split("; ") {
-                for word in without_notes(gloss)
-                    .split(|c: char| !c.is_ascii_alphabetic())
-                    .filter(|w| w.len() >= 3)
-                    .map(str::to_ascii_lowercase)
-                {
-                    if !GRAMMAR_WORDS.contains(&word.as_str()) && !words.contains(&word) {
+                for word in gloss_words(gloss) {
+                    if !words.contains(&word) {
                         words.push(word);
                     }
                 }
@@ -498,6 +500,30 @@ impl<'d> Entry<'d, '_> {
         words.truncate(MAX_WORDS);
         words
     }
+
+    /// The English words of the first gloss alone: for a project's translation, its most
+    /// frequent rendering ([`crate::search::translations::dictionary_text`]).
+    pub fn first_gloss_words(&self) -> Vec<String> {
+        let first = self.senses.split(['\t', ';']).next().unwrap_or("");
+        let mut words: Vec<String> = Vec::new();
+        for word in gloss_words(first) {
+            if !words.contains(&word) {
+                words.push(word);
+            }
+        }
+        words
+    }
+}
+
+/// A gloss's words: without its notes, lower-case, words of grammar left out.
+fn gloss_words(gloss: &str) -> impl Iterator<Item = String> {
+    without_notes(gloss)
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| w.len() >= 3)
+        .map(str::to_ascii_lowercase)
+        .filter(|w| !GRAMMAR_WORDS.contains(&w.as_str()))
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// English words of a gloss that name nothing a program could be about.
@@ -754,6 +780,12 @@ mod tests {
         assert_eq!(words.len(), 1, "{words:?}");
         assert_eq!(words[0].english[0].0, "entries");
         assert!(words[0].project && words[0].glossary_word && !words[0].compound);
+        // Only the most frequent rendering's word: the others name the word in context.
+        let vocabulary = Vocabulary::new([("tag", 3), ("pag", 9)].map(|(w, n)| (w.to_string(), n)));
+        let layered = Dictionary::layered("タグ\tTag; Page Tags\n".into(), None).unwrap();
+        let words = in_project("タグの検索", &layered, &vocabulary, 2);
+        let english: Vec<&str> = words[0].english.iter().map(|(e, _)| e.as_str()).collect();
+        assert_eq!(english, ["tag"]);
     }
 
     #[test]

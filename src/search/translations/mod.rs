@@ -331,7 +331,8 @@ fn without_locale_root(value: Value) -> Value {
 }
 
 /// The dictionary's text for `translations`: one line per Japanese message, its English
-/// renderings as the glosses of one sense, the most frequent first.
+/// renderings as the glosses of one sense, the most frequent first, and of those as frequent the
+/// shortest (タグ is "Tag" before "Page Tags": the longer one names its context too).
 pub fn dictionary_text(translations: &[Translation]) -> String {
     let mut by_japanese: BTreeMap<&str, Vec<(&str, usize)>> = BTreeMap::new();
     for t in translations {
@@ -346,7 +347,9 @@ pub fn dictionary_text(translations: &[Translation]) -> String {
     }
     let mut text = String::new();
     for (japanese, mut renderings) in by_japanese {
-        renderings.sort_by_key(|r| std::cmp::Reverse(r.1));
+        renderings.sort_by_key(|(english, n)| {
+            (std::cmp::Reverse(*n), english.split_whitespace().count())
+        });
         let glosses: Vec<&str> = renderings.iter().map(|(e, _)| *e).collect();
         text.push_str(japanese);
         text.push('\t');
@@ -644,7 +647,13 @@ mod tests {
             t("授乳", "Feeding"),
             t("授乳", "Feeding"),
             t("体重", "Weight"),
+            t("タグ", "Page Tags"),
+            t("タグ", "Tag"),
         ]);
-        assert_eq!(text, "体重\tWeight\n授乳\tFeeding; Feedings\n");
+        // As frequent, the shorter rendering first.
+        assert_eq!(
+            text,
+            "タグ\tTag; Page Tags\n体重\tWeight\n授乳\tFeeding; Feedings\n"
+        );
     }
 }
