@@ -1143,21 +1143,22 @@ impl Signals {
 
 /// Number of features in [`Signals::features`].
 pub const FEATURES: usize = 25;
-/// Fitted on the development split (see the module doc); names in [`FEATURE_NAMES`].
+/// Fitted on the development split (fourteen repositories; see the module doc); names in
+/// [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.2243, 0.1806, 0.1700, -0.2498, 0.0341, -0.2450, -0.0040, 0.9205, 0.0000, 0.0888, -0.0551,
-    -0.1521, -0.0043, 0.0239, 0.8523, 0.3126, -0.3482, 0.5356, -0.6118, -0.2629, 0.4885, -0.3023,
-    0.1194, 0.3670, -0.2841,
+    -0.2316, 0.1560, 0.2189, -0.3089, -0.0122, -0.2327, 0.1165, 0.8872, 0.0000, 0.0926, -0.0639,
+    -0.1320, 0.0006, 0.0265, 0.9103, 0.3755, -0.3375, 0.5925, -0.4043, -0.2808, 0.4389, -0.2418,
+    0.1149, 0.4137, -0.1763,
 ];
-const BIAS: f32 = -0.5435;
+const BIAS: f32 = -0.5579;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1775, 0.1695, 0.2308, -0.1969, 0.4362, -0.1551, 0.0026, 0.8753, 0.0000, 0.1699, 0.0272,
-    -0.0470, -0.0233, 0.0797, 0.0000, 0.0000, -0.4675, 0.5787, -0.7005, -0.2366, 0.0000, 0.0000,
-    0.0000, 0.0000, -0.2719,
+    -0.1888, 0.1627, 0.2365, -0.2014, 0.3916, -0.1477, 0.0692, 0.8169, 0.0000, 0.1646, 0.0209,
+    -0.0217, -0.0061, 0.0802, 0.0000, 0.0000, -0.4622, 0.6099, -0.4903, -0.2438, 0.0000, 0.0000,
+    0.0000, 0.0000, -0.2050,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.6176;
+const BIAS_WITHOUT_FIELD: f32 = -0.5811;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
