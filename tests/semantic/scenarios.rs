@@ -131,6 +131,29 @@ fn a_state_file_lost_or_stale_is_repaired_from_the_table() {
     assert_consistent(&ctx);
 }
 
+/// A project moved or renamed with its `.code-intel` keeps its index: the next sync finds
+/// every file as it was, reads none again, and the table still matches the state.
+#[test]
+fn a_project_moved_with_its_state_keeps_its_index() {
+    let dir = project(&[("a.py", CART), ("b.py", MAIL)]);
+    {
+        let ctx = context(dir.path());
+        let first = sync(&ctx).forest.unwrap();
+        assert_eq!(first.added, 2, "{first:?}");
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    let moved = elsewhere.path().join("renamed-checkout");
+    std::fs::rename(dir.path(), &moved).unwrap();
+    let ctx = context(&moved);
+    let report = sync(&ctx).forest.unwrap();
+    assert_eq!(
+        (report.added, report.modified, report.deleted),
+        (0, 0, 0),
+        "{report:?}"
+    );
+    assert_consistent(&ctx);
+}
+
 #[test]
 fn the_map_short_circuits_only_on_a_relevant_agreement() {
     let dir = project(&[("app/auth.py", AUTH), ("app/cart.py", CART)]);
