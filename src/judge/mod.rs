@@ -1962,9 +1962,7 @@ mod tests {
     #[test]
     fn a_name_about_another_entity_than_the_terms_is_found() {
         let source = "class Owner:\n    pass\n\n\nclass Vet:\n    pass\n\n\nclass VetRepository:\n    def find_all(self):\n        pass\n\n\nclass OwnerRepository:\n    def find_by_last_name(self):\n        pass\n";
-        let lang = crate::lang::detect("clinic/models.py").unwrap();
-        let symbols = crate::analysis::analyze_source(lang, source).symbols;
-        let file = Lexicon::of_file("clinic/models.py", &symbols);
+        let file = file_names("clinic/models.py", source);
         // Only a class named by one word is an entity: `VetRepository` is a role of `Vet`.
         assert_eq!(file.entities, vec!["owner".to_string(), "vet".to_string()]);
         let lexicon = Lexicon::new(vec![Arc::new(file)]);
@@ -2003,9 +2001,7 @@ mod tests {
     #[test]
     fn a_word_the_project_translates_is_read_as_the_projects_word() {
         let source = "class Feeding:\n    pass\n\n\ndef breastfeeding_report():\n    pass\n";
-        let lang = crate::lang::detect("core/models.py").unwrap();
-        let symbols = crate::analysis::analyze_source(lang, source).symbols;
-        let lexicon = Lexicon::new(vec![Arc::new(Lexicon::of_file("core/models.py", &symbols))]);
+        let lexicon = Lexicon::new(vec![Arc::new(file_names("core/models.py", source))]);
         let general = Arc::new(Dictionary::parse("授乳\tbreastfeeding\n".into()).unwrap());
         let bridge = |_: &str| Some("nursing".to_string());
         let keys = |dictionary: &Dictionary| {
@@ -2023,12 +2019,7 @@ mod tests {
     #[test]
     fn a_compound_the_project_translates_replaces_the_glossarys_words() {
         let source = "class PageRevision:\n    pass\n\n\ndef edit_page():\n    pass\n";
-        let lang = crate::lang::detect("entities/models.py").unwrap();
-        let symbols = crate::analysis::analyze_source(lang, source).symbols;
-        let lexicon = Lexicon::new(vec![Arc::new(Lexicon::of_file(
-            "entities/models.py",
-            &symbols,
-        ))]);
+        let lexicon = Lexicon::new(vec![Arc::new(file_names("entities/models.py", source))]);
         let translated = Dictionary::layered("編集履歴\tRevisions\n".into(), None).unwrap();
         let keys = TermKeys::bridged(
             "編集履歴の一覧",
@@ -2060,12 +2051,7 @@ mod tests {
     #[test]
     fn a_glossary_word_the_project_translates_is_read_both_ways() {
         let source = "def list_entries():\n    pass\n\n\ndef article_feed():\n    pass\n";
-        let lang = crate::lang::detect("reader/entries.py").unwrap();
-        let symbols = crate::analysis::analyze_source(lang, source).symbols;
-        let lexicon = Lexicon::new(vec![Arc::new(Lexicon::of_file(
-            "reader/entries.py",
-            &symbols,
-        ))]);
+        let lexicon = Lexicon::new(vec![Arc::new(file_names("reader/entries.py", source))]);
         let translated = Dictionary::layered("記事\tEntries\n".into(), None).unwrap();
         let keys = TermKeys::bridged("記事の一覧", Some(&lexicon), Some(&translated), |_| {
             None
@@ -2165,6 +2151,12 @@ mod tests {
         let keys = TermKeys::of("ログイン");
         assert!(keys.coverage(&Bag::of("login_access_token")) > 0.99);
         assert_eq!(keys.coverage(&Bag::of("read_config")), 0.0);
+    }
+
+    /// The names of one source file, as the project's lexicon keeps them.
+    fn file_names(file: &str, source: &str) -> FileNames {
+        let lang = crate::lang::detect(file).unwrap();
+        Lexicon::of_file(file, &crate::analysis::analyze_source(lang, source).symbols)
     }
 
     fn candidate(file: &str, source: &str, name: &str) -> Candidate {
