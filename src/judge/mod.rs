@@ -787,8 +787,9 @@ impl TermEntities {
         }
     }
 
-    /// Whether a definition whose name and scope are `name` and whose name, scope and path are
-    /// `named` holds none of the term's entities while its name holds another of the project's.
+    /// Whether a definition whose name and scope are `name` (outside any scope, its file's name
+    /// stands in: [`owned_text`]) and whose name, scope and path are `named` holds none of the
+    /// term's entities while `name` holds another of the project's.
     fn other_in(&self, name: &Bag, named: &Bag) -> bool {
         !self.keys.is_empty()
             && !self.keys.iter().flatten().any(|f| named.has(f))
@@ -1694,7 +1695,7 @@ impl<'a> Judge<'a> {
                     }),
                     other_entity: ground
                         .entities
-                        .is_some_and(|e| e.other_in(&name_bag, &named_bag)),
+                        .is_some_and(|e| e.other_in(&Bag::of(&owned_text(ctx)), &named_bag)),
                     other_action: other_action(&keys, &ctx.name),
                     tiny: c.code.lines().count() <= TINY_LINES,
                     leader_gap: leader_top.map(|top| {
@@ -1788,6 +1789,19 @@ fn name_text(ctx: &SymbolContext) -> String {
     match &ctx.scope {
         Some(scope) => format!("{} {scope}", ctx.name),
         None => ctx.name.clone(),
+    }
+}
+
+/// A definition's name with what it belongs to: its scope, or for a definition outside any (a
+/// module's function) its file's name, which stands in for the scope (`ban` in
+/// `users.handler.js` bans users, not links).
+fn owned_text(ctx: &SymbolContext) -> String {
+    match &ctx.scope {
+        Some(_) => name_text(ctx),
+        None => {
+            let file = ctx.file.rsplit('/').next().unwrap_or(&ctx.file);
+            format!("{} {}", ctx.name, file.split('.').next().unwrap_or(file))
+        }
     }
 }
 
@@ -2157,6 +2171,17 @@ mod tests {
     fn file_names(file: &str, source: &str) -> FileNames {
         let lang = crate::lang::detect(file).unwrap();
         Lexicon::of_file(file, &crate::analysis::analyze_source(lang, source).symbols)
+    }
+
+    /// A module's function belongs to its file as a method to its class: `ban` in
+    /// `users_handler.py` is about users.
+    #[test]
+    fn a_function_outside_any_scope_belongs_to_its_file() {
+        let free = candidate("server/users_handler.py", "def ban():\n    pass\n", "ban");
+        assert_eq!(owned_text(&free.context), "ban users_handler");
+        let source = "class Links:\n    def ban(self):\n        pass\n";
+        let member = candidate("server/users_handler.py", source, "ban");
+        assert_eq!(owned_text(&member.context), name_text(&member.context));
     }
 
     fn candidate(file: &str, source: &str, name: &str) -> Candidate {
