@@ -552,7 +552,7 @@ pub struct TermKeys {
     /// [`glossary::render`] adds to the term's English rendering.
     pub loanwords: Vec<(usize, String)>,
     /// The byte spans of the compounds the project's translations read instead of the
-    /// glossary's words ([`ProjectWord::compound`]), which the rendering leaves to `loanwords`.
+    /// glossary's words ([`glossary::Cover`]), which the rendering leaves to `loanwords`.
     pub covered: Vec<(usize, usize)>,
 }
 
@@ -670,13 +670,10 @@ impl TermKeys {
         // A glossary word the project translates is read both ways, the project's word first
         // (in the rendering too): 記事 is `entry` in a feed reader, and still `article`.
         let mut covered: Vec<(usize, usize)> = Vec::new();
-        for word in in_dictionary
-            .iter()
-            .filter(|w| w.compound || w.glossary_word)
-        {
+        for word in in_dictionary.iter().filter(|w| w.over.is_some()) {
             covered.push((word.at, word.end));
             let (at, rendered, mut forms) = as_found(word);
-            if word.glossary_word {
+            if word.over == Some(glossary::Cover::Word) {
                 for (_, english) in glossary::expand_groups(&term[word.at..word.end]) {
                     for stem in english
                         .iter()

@@ -231,7 +231,7 @@ impl Dictionary {
     /// ([`may_hold_words`]): an English request, or a Japanese one the glossary reads word by
     /// word, neither reads the file nor makes the caller build what it looks words up in. A
     /// project's translations may still hold one of the glossary's words
-    /// ([`ProjectWord::glossary_word`]), so for such a request only a project that has some
+    /// ([`ProjectWord::over`]), so for such a request only a project that has some
     /// gets its dictionary.
     pub fn for_request(ws: &Workspace, request: &str) -> Option<Arc<Dictionary>> {
         if may_hold_words(request) {
@@ -331,13 +331,12 @@ pub struct ProjectWord {
     /// Whether the project's own translations hold the word: then it is read before any other
     /// bridge ([`crate::search::translations`]).
     pub project: bool,
-    /// Whether it is the project's translation of a compound over the glossary's words
-    /// ([`glossary::reads_as_compound`]: 編集履歴 as "Revisions"), read instead of them.
-    pub compound: bool,
-    /// Whether it is the project's translation of one of the glossary's words (記事 as "Entry"
-    /// in a feed reader, where the glossary says "post" and "article"), read beside the
-    /// glossary's renderings: the project has said which English its code uses for the word.
-    pub glossary_word: bool,
+    /// Whether it is the project's translation of glossary words it lies over: a compound of
+    /// them (編集履歴 as "Revisions"), read instead of them, or one of them (記事 as "Entry" in a
+    /// feed reader, where the glossary says "post" and "article"), read beside the glossary's
+    /// renderings: the project has said which English its code uses for the word. `None` for a
+    /// word the glossary does not read.
+    pub over: Option<glossary::Cover>,
 }
 
 /// The words of `request` that the glossary does not read ([`crate::search::glossary::read`]),
@@ -345,8 +344,8 @@ pub struct ProjectWord {
 /// by stem): each with the first `limit` such English words. A word none of whose English words
 /// any name holds is left out: the dictionary cannot tell which of its meanings the request
 /// has (飼い主 is "owner" and "keeper"), and the project can. Also the compounds over the
-/// glossary's words that the project's own translations hold ([`ProjectWord::compound`]), and
-/// the glossary's words they hold ([`ProjectWord::glossary_word`]).
+/// glossary's words that the project's own translations hold, and the glossary's words they hold
+/// ([`ProjectWord::over`]).
 pub fn in_project(
     request: &str,
     dictionary: &Dictionary,
@@ -357,22 +356,14 @@ pub fn in_project(
     let unread = dictionary.words(request, |at| !read[at]);
     // A second look over the whole request, for the project's own words only: the first stops
     // at the glossary's words, so it never sees 編集履歴 whole, nor the project's 記事.
-    let over_glossary: Vec<(Entry, Over)> = if read.iter().any(|&r| r) {
+    let over_glossary: Vec<(Entry, Option<glossary::Cover>)> = if read.iter().any(|&r| r) {
         dictionary
             .words(request, |_| true)
             .into_iter()
             .filter(|entry| entry.project)
             .filter_map(|entry| {
-                let end = entry.at + entry.word.len();
-                if !read[entry.at..end].iter().any(|&r| r) {
-                    None
-                } else if glossary::reads_as_compound(request, entry.at, end) {
-                    Some((entry, Over::Compound))
-                } else if glossary::is_one_word(request, entry.at, end) {
-                    Some((entry, Over::Word))
-                } else {
-                    None
-                }
+                let cover = glossary::cover(request, entry.at, entry.at + entry.word.len());
+                cover.map(|c| (entry, Some(c)))
             })
             .collect()
     } else {
@@ -380,7 +371,7 @@ pub fn in_project(
     };
     unread
         .into_iter()
-        .map(|entry| (entry, Over::Nothing))
+        .map(|entry| (entry, None))
         .chain(over_glossary)
         .filter(|(entry, _)| !glossary::is_light(entry.word))
         .filter_map(|(entry, over)| {
@@ -388,7 +379,7 @@ pub fn in_project(
             // rendering: its other renderings are the word in context (タグ is "Tag" and "Page
             // Tags"), where the glossary already gives the word's usual senses.
             let (words, limit) = match over {
-                Over::Word => (entry.first_gloss_words(), 1),
+                Some(glossary::Cover::Word) => (entry.first_gloss_words(), 1),
                 _ => (entry.english_words(), limit),
             };
             let english: Vec<(String, String)> = words
@@ -405,22 +396,10 @@ pub fn in_project(
                 end: entry.at + entry.word.len(),
                 english,
                 project: entry.project,
-                compound: over == Over::Compound,
-                glossary_word: over == Over::Word,
+                over,
             })
         })
         .collect()
-}
-
-/// What of the glossary's reading a word of the request lies over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Over {
-    /// Nothing: the glossary does not read it.
-    Nothing,
-    /// Two or more of its words, or one and more ([`glossary::reads_as_compound`]).
-    Compound,
-    /// Exactly one of its words.
-    Word,
 }
 
 impl ProjectWord {
@@ -487,16 +466,12 @@ impl<'d> Entry<'d, '_> {
     /// repeats: each gloss without its parenthesised notes ("(pet) owner" → owner), split into
     /// words, lower-case, words of grammar left out ("to take over" → take, over).
     pub fn english_words(&self) -> Vec<String> {
-        let mut words: Vec<String> = Vec::new();
-        for sense in self.senses.split('\t').take(MAX_SENSES) {
-            for gloss in sense.split("; ") {
-                for word in gloss_words(gloss) {
-                    if !words.contains(&word) {
-                        words.push(word);
-                    }
-                }
-            }
-        }
+        let glosses = self
+            .senses
+            .split('\t')
+            .take(MAX_SENSES)
+            .flat_map(|sense| sense.split("; "));
+        let mut words = distinct_words(glosses);
         words.truncate(MAX_WORDS);
         words
     }
@@ -504,26 +479,26 @@ impl<'d> Entry<'d, '_> {
     /// The English words of the first gloss alone: for a project's translation, its most
     /// frequent rendering ([`crate::search::translations::dictionary_text`]).
     pub fn first_gloss_words(&self) -> Vec<String> {
-        let first = self.senses.split(['\t', ';']).next().unwrap_or("");
-        let mut words: Vec<String> = Vec::new();
-        for word in gloss_words(first) {
-            if !words.contains(&word) {
-                words.push(word);
-            }
-        }
-        words
+        distinct_words(self.senses.split(['\t', ';']).take(1))
     }
 }
 
-/// A gloss's words: without its notes, lower-case, words of grammar left out.
-fn gloss_words(gloss: &str) -> impl Iterator<Item = String> {
-    without_notes(gloss)
-        .split(|c: char| !c.is_ascii_alphabetic())
-        .filter(|w| w.len() >= 3)
-        .map(str::to_ascii_lowercase)
-        .filter(|w| !GRAMMAR_WORDS.contains(&w.as_str()))
-        .collect::<Vec<_>>()
-        .into_iter()
+/// The words of `glosses` in order, without repeats: each gloss without its notes, split into
+/// words, lower-case, words of grammar left out.
+fn distinct_words<'s>(glosses: impl Iterator<Item = &'s str>) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for gloss in glosses {
+        for word in without_notes(gloss)
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| w.len() >= 3)
+            .map(str::to_ascii_lowercase)
+        {
+            if !GRAMMAR_WORDS.contains(&word.as_str()) && !words.contains(&word) {
+                words.push(word);
+            }
+        }
+    }
+    words
 }
 
 /// English words of a gloss that name nothing a program could be about.
@@ -557,7 +532,7 @@ const GRAMMAR_WORDS: &[&str] = &[
 
 /// Whether a word of the dictionary could start anywhere in `request`: at a kanji or katakana
 /// character the glossary does not read, or as a compound of two glossary words side by side
-/// that the project's translations may hold ([`ProjectWord::compound`]).
+/// that the project's translations may hold ([`glossary::Cover::Compound`]).
 fn may_hold_words(request: &str) -> bool {
     let read = glossary::read(request);
     request
@@ -757,7 +732,7 @@ mod tests {
         assert_eq!(words.len(), 1, "{words:?}");
         assert_eq!(words[0].english[0].0, "revisions");
         assert_eq!((words[0].at, words[0].end), (0, "編集履歴".len()));
-        assert!(words[0].project && words[0].compound);
+        assert!(words[0].project && words[0].over == Some(glossary::Cover::Compound));
         assert!(in_project("ログインする", &layered, &vocabulary, 2).is_empty());
         // A phrase of two glossary words is not a compound.
         let phrase = Dictionary::layered("記事を保存\tSave entry\n".into(), None).unwrap();
@@ -779,7 +754,7 @@ mod tests {
         let words = in_project("記事の一覧", &layered, &vocabulary, 2);
         assert_eq!(words.len(), 1, "{words:?}");
         assert_eq!(words[0].english[0].0, "entries");
-        assert!(words[0].project && words[0].glossary_word && !words[0].compound);
+        assert!(words[0].project && words[0].over == Some(glossary::Cover::Word));
         // Only the most frequent rendering's word: the others name the word in context.
         let vocabulary = Vocabulary::new([("tag", 3), ("pag", 9)].map(|(w, n)| (w.to_string(), n)));
         let layered = Dictionary::layered("タグ\tTag; Page Tags\n".into(), None).unwrap();

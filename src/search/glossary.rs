@@ -533,7 +533,7 @@ pub fn expand_groups(query: &str) -> Vec<(&'static str, &'static [&'static str])
 }
 
 /// [`expand_groups`] without the words lying inside any of the byte spans `covered` (a longer
-/// word the project's own translations read, see [`reads_as_compound`]).
+/// word the project's own translations read, see [`cover`]).
 pub fn expand_groups_outside(
     query: &str,
     covered: &[(usize, usize)],
@@ -554,38 +554,46 @@ fn inside(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
     spans.iter().any(|&(s, e)| s <= start && end <= e)
 }
 
-/// Whether the span `at..end` of `query` is a compound over the glossary's words rather than one
-/// of them: a run of kanji and katakana only that holds two or more of them (編集履歴: 編集 and
-/// 履歴), or one and a kanji or katakana the glossary does not read (ユーザー名). A glossary word
-/// with its okurigana (ログインする) is still that word, and a phrase is not a compound (記事を保存,
-/// "save entry" in a feed reader's catalogue, is the glossary's two words). A project that
-/// translates such a compound as one has said what it means (編集履歴 is "Revisions" in a wiki),
-/// which the glossary's words one by one do not.
-pub fn reads_as_compound(query: &str, at: usize, end: usize) -> bool {
+/// How a word of a project's translations lies over the glossary's words ([`cover`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cover {
+    /// A compound over the glossary's words, read instead of them: a run of kanji and katakana
+    /// only that holds two or more of them (編集履歴: 編集 and 履歴), or one and a kanji or
+    /// katakana the glossary does not read (ユーザー名). A project that translates such a compound
+    /// as one has said what it means (編集履歴 is "Revisions" in a wiki), which the glossary's
+    /// words one by one do not.
+    Compound,
+    /// Exactly one of the glossary's words (記事), read beside the glossary's renderings.
+    Word,
+}
+
+/// How the span `at..end` of `query` lies over the glossary's words, or `None` when it is
+/// neither a compound of them nor one of them: a glossary word with its okurigana (ログインする)
+/// is still that word, and a phrase is no compound (記事を保存, "save entry" in a feed reader's
+/// catalogue, is the glossary's two words).
+pub fn cover(query: &str, at: usize, end: usize) -> Option<Cover> {
+    let found = matches(query);
+    if found.iter().any(|m| m.start == at && m.end == end) {
+        return Some(Cover::Word);
+    }
     let compound_letter =
         |c: char| crate::lexical::is_kanji(c) || crate::lexical::is_katakana(c) || c == '・';
     if !query[at..end].chars().all(compound_letter) {
-        return false;
+        return None;
     }
-    let found = matches(query);
-    let within: Vec<&Match> = found
+    let within = found
         .iter()
         .filter(|m| at <= m.start && m.end <= end)
-        .collect();
+        .count();
     let read = |i: usize| found.iter().any(|m| m.start <= i && i < m.end);
     let unread_content = query[at..end].char_indices().any(|(i, c)| {
         !read(at + i) && (crate::lexical::is_kanji(c) || crate::lexical::is_katakana(c))
     });
-    within.len() >= 2 || (!within.is_empty() && unread_content)
-}
-
-/// Whether the span `at..end` of `query` is exactly one of the glossary's words.
-pub fn is_one_word(query: &str, at: usize, end: usize) -> bool {
-    matches(query).iter().any(|m| m.start == at && m.end == end)
+    (within >= 2 || (within == 1 && unread_content)).then_some(Cover::Compound)
 }
 
 /// Whether two of the glossary's words in `query` stand side by side (編集履歴), where a compound
-/// of the two may be a word of its own ([`reads_as_compound`]).
+/// of the two may be a word of its own ([`Cover::Compound`]).
 pub fn has_adjacent_words(query: &str) -> bool {
     let found = matches(query);
     found.iter().any(|a| found.iter().any(|b| a.end == b.start))
@@ -877,7 +885,7 @@ pub fn render(query: &str, loanwords: &[(usize, String)]) -> Option<String> {
 }
 
 /// [`render`], the glossary's words inside the byte spans `covered` left to `loanwords` (a
-/// compound the project's translations read as one, [`reads_as_compound`]).
+/// word the project's translations read, [`cover`]).
 pub fn render_outside(
     query: &str,
     loanwords: &[(usize, String)],
