@@ -271,9 +271,30 @@ pub struct Lexicon {
 
 impl Lexicon {
     fn new(files: Vec<Arc<FileNames>>) -> Lexicon {
+        // A word names an entity when it plays several of the project's roles, and a role is
+        // one when several words play it. kutt's `link` has a handler, a model, queries and
+        // routes (`links.handler.js`, `link.model.js`, ...); its `validators.handler.js` is one
+        // file of the handlers' role, and node-express-boilerplate's `custom.validation.js`
+        // one of the validations'.
+        let mut players: HashMap<&Role, BTreeSet<&str>> = HashMap::new();
+        for (word, role) in files.iter().flat_map(|file| file.roled.iter()) {
+            players.entry(role).or_default().insert(word);
+        }
+        let mut roles: HashMap<&str, usize> = HashMap::new();
+        for words in players.values().filter(|w| w.len() >= ROLE_PLAYERS) {
+            for word in words {
+                *roles.entry(word).or_default() += 1;
+            }
+        }
         let entities = files
             .iter()
             .flat_map(|file| file.entities.iter().cloned())
+            .chain(
+                roles
+                    .into_iter()
+                    .filter(|(_, n)| *n >= ENTITY_ROLES)
+                    .map(|(word, _)| word.to_string()),
+            )
             .collect();
         Lexicon {
             files,
@@ -304,15 +325,41 @@ impl Lexicon {
             .filter(|s| is_judged(s))
             .map(|s| Bag::of(&named_text(&s.name, s.scope.as_deref(), file)))
             .collect();
-        let entities = symbols
+        let types = symbols
             .iter()
-            .filter(|s| matches!(s.kind, K::Class | K::Struct | K::Interface | K::Type))
+            .filter(|s| matches!(s.kind, K::Class | K::Struct | K::Interface | K::Type));
+        let entities = types
+            .clone()
             .filter_map(|s| match lexical::split_identifier(&s.name).as_slice() {
                 [word] if word.len() >= 3 => Some(lexical::stem(word)),
                 _ => None,
             })
             .collect();
-        FileNames { bags, entities }
+        // An entity with its role: a type named by two words (`ArticleController`), a file
+        // named `<entity>.<role>.<extension>` (kutt's `links.handler.js`).
+        let typed = types.filter_map(|s| match lexical::split_identifier(&s.name).as_slice() {
+            [word, role] if word.len() >= 3 => {
+                Some((lexical::stem(word), Role::Type(role.to_lowercase())))
+            }
+            _ => None,
+        });
+        let name = file.rsplit('/').next().unwrap_or(file);
+        let filed = match name.split('.').collect::<Vec<_>>().as_slice() {
+            [word, role, _extension]
+                if word.len() >= 3 && lexical::split_identifier(word).len() == 1 =>
+            {
+                Some((
+                    lexical::stem(&word.to_lowercase()),
+                    Role::File(role.to_lowercase()),
+                ))
+            }
+            _ => None,
+        };
+        FileNames {
+            bags,
+            entities,
+            roled: typed.chain(filed).collect(),
+        }
     }
 
     /// The best share of the term's words any definition's name, scope and path hold.
@@ -330,7 +377,22 @@ impl Lexicon {
 struct FileNames {
     bags: Vec<Bag>,
     entities: Vec<String>,
+    /// Words with a role they play: entities if they play enough of the project's roles.
+    roled: Vec<(String, Role)>,
 }
+
+/// What a word names an entity in: the second word of a type's name, or the middle part of a
+/// file's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Role {
+    Type(String),
+    File(String),
+}
+
+/// How many words must play a role before it counts as one.
+const ROLE_PLAYERS: usize = 3;
+/// How many roles a word must play before it counts as an entity.
+const ENTITY_ROLES: usize = 2;
 
 /// The project's [`Lexicon`], kept per project root and file: a file's bags are read again only
 /// when its entry in the snapshot is a new one (an edit), since reading every name of a large
@@ -706,7 +768,8 @@ impl TermKeys {
                 keys.push(forms);
             }
         }
-        let words: Vec<String> = lexical::query_terms(term)
+        // Stop words stay until the pairs are read: "log in" is `login`, not a log.
+        let words: Vec<String> = lexical::index_terms(term)
             .into_iter()
             .filter(|w| w.bytes().all(|b| b.is_ascii_alphanumeric()) && w.len() >= 2)
             .filter(|w| !w.bytes().all(|b| b.is_ascii_digit()))
@@ -720,6 +783,9 @@ impl TermKeys {
                 _ => (words[i].clone(), 1),
             };
             i += step;
+            if step == 1 && lexical::is_stop_word(&word) {
+                continue;
+            }
             // An English word counts as present in its glossary synonyms too ("sign up" in
             // `register`, "delete" in `remove`): the same bridge Japanese words get.
             let mut forms = vec![lexical::stem(&word)];
@@ -738,6 +804,27 @@ impl TermKeys {
             loanwords,
             covered,
         }
+    }
+
+    /// Share of a name's words that none of the keys' forms is, leaving out the words that
+    /// say nothing by themselves ([`is_function_word`]); zero for a name without other words.
+    /// The near-miss beside the right definition often holds all of the term's words and one
+    /// more that makes it another thing: `reset_password` for "change password",
+    /// `confirmNewEmail` for "confirm email".
+    pub fn unexplained(&self, name: &str) -> f32 {
+        let words: Vec<String> = lexical::split_identifier(name)
+            .into_iter()
+            .filter(|w| !is_function_word(w))
+            .map(|w| lexical::stem(&w))
+            .collect();
+        if words.is_empty() {
+            return 0.0;
+        }
+        let stray = words
+            .iter()
+            .filter(|w| !self.keys.iter().flatten().any(|f| forms_meet(f, w)))
+            .count();
+        stray as f32 / words.len() as f32
     }
 
     /// Share of the keys present in `bag` (a key with no form is never present).
@@ -807,8 +894,7 @@ impl Bag {
             .collect())
     }
 
-    /// Whether a form occurs: equal, or one a prefix of the other when the shorter has four
-    /// letters or more (`auth` ~ `authenticat`, `user` ~ `usernam`).
+    /// Whether a form occurs ([`forms_meet`]).
     fn has(&self, form: &str) -> bool {
         if self.0.contains(form) {
             return true;
@@ -823,6 +909,23 @@ impl Bag {
             .iter()
             .any(|w| w.len() >= 4 && form.starts_with(w.as_str()))
     }
+}
+
+/// Whether two stemmed words are one: equal, or one a prefix of the other when the shorter has
+/// four letters or more (`auth` ~ `authenticat`, `user` ~ `usernam`).
+fn forms_meet(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.len() >= 4 && long.starts_with(short))
+}
+
+/// Whether a word of a name says nothing by itself: an article, a preposition or a
+/// conjunction, or an accessor's prefix (`get`, `set`, `is`, `has`).
+fn is_function_word(word: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "a", "an", "and", "at", "by", "for", "from", "get", "has", "in", "is", "of", "on", "or",
+        "set", "the", "to", "with",
+    ];
+    WORDS.contains(&word)
 }
 
 /// What the judge measured for one definition.
@@ -880,6 +983,8 @@ pub struct Signals {
     /// Whether the name does another of the common actions on data than the term's and not the
     /// term's ([`other_action`]: `create` for "edit link").
     pub other_action: bool,
+    /// Share of the name's words that are none of the term's ([`TermKeys::unexplained`]).
+    pub unexplained: f32,
     /// Whether the definition is [`TINY_LINES`] lines or fewer.
     pub tiny: bool,
     /// How far (log-odds) its described score, or its rendering's, stands above the best of the
@@ -1118,6 +1223,7 @@ impl Signals {
             self.leader_gap.unwrap_or(0.0),
             self.leader_named.map_or(0.0, |top| self.lex_name - top),
             flag(self.other_action),
+            self.unexplained,
         ]
     }
 
@@ -1140,13 +1246,13 @@ impl Signals {
 }
 
 /// Number of features in [`Signals::features`].
-pub const FEATURES: usize = 25;
+pub const FEATURES: usize = 26;
 /// Fitted on the development split (fourteen repositories; see the module doc); names in
 /// [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
     -0.2316, 0.1560, 0.2189, -0.3089, -0.0122, -0.2327, 0.1165, 0.8872, 0.0000, 0.0926, -0.0639,
     -0.1320, 0.0006, 0.0265, 0.9103, 0.3755, -0.3375, 0.5925, -0.4043, -0.2808, 0.4389, -0.2418,
-    0.1149, 0.4137, -0.1763,
+    0.1149, 0.4137, -0.1763, 0.0,
 ];
 const BIAS: f32 = -0.5579;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
@@ -1154,7 +1260,7 @@ const BIAS: f32 = -0.5579;
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
     -0.1888, 0.1627, 0.2365, -0.2014, 0.3916, -0.1477, 0.0692, 0.8169, 0.0000, 0.1646, 0.0209,
     -0.0217, -0.0061, 0.0802, 0.0000, 0.0000, -0.4622, 0.6099, -0.4903, -0.2438, 0.0000, 0.0000,
-    0.0000, 0.0000, -0.2050,
+    0.0000, 0.0000, -0.2050, 0.0,
 ];
 const BIAS_WITHOUT_FIELD: f32 = -0.5811;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
@@ -1183,6 +1289,7 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "field_leader_gap",
     "field_leader_named",
     "other_action",
+    "unexplained",
 ];
 
 /// A verdict on one claimed symbol: the best of its definitions.
@@ -1694,6 +1801,7 @@ impl<'a> Judge<'a> {
                         .entities
                         .is_some_and(|e| e.other_in(&Bag::of(&owned_text(ctx)), &named_bag)),
                     other_action: other_action(&keys, &ctx.name),
+                    unexplained: keys.unexplained(&ctx.name),
                     tiny: c.code.lines().count() <= TINY_LINES,
                     leader_gap: leader_top.map(|top| {
                         let own = rendered.as_ref().map_or(dense, |r| dense.max(r[2 * i]));
@@ -1824,6 +1932,10 @@ mod tests {
             "{keys:?}"
         );
         assert!(TermKeys::of("delete comment").keys[0].contains(&lexical::stem("remove")));
+        // Even when the second word is one a request's words leave out.
+        let log_in = TermKeys::of("log in");
+        assert_eq!(log_in.keys.len(), 1);
+        assert!(log_in.keys[0].contains(&"login".to_string()), "{log_in:?}");
         assert!(TermKeys::of("ほげ").keys.is_empty());
     }
 
@@ -1839,7 +1951,7 @@ mod tests {
         .collect();
         let lexicon = Lexicon::new(vec![Arc::new(FileNames {
             bags,
-            entities: Vec::new(),
+            ..FileNames::default()
         })]);
         // 「パスワード変更」: the change of one's own password holds both words, the reset flow
         // one of them.
@@ -1861,7 +1973,7 @@ mod tests {
         .collect();
         let lexicon = Lexicon::new(vec![Arc::new(FileNames {
             bags,
-            entities: Vec::new(),
+            ..FileNames::default()
         })]);
         // 「ペットの登録」: ペット is no glossary word but the project's `pet`; the owner's
         // registration holds only the other word.
@@ -1918,7 +2030,7 @@ mod tests {
             .iter()
             .map(|t| Bag::of(t))
             .collect(),
-            entities: Vec::new(),
+            ..FileNames::default()
         })]);
         let dictionary = Dictionary::parse(String::from(
             "飼い主\t(pet) owner; keeper\n\
@@ -1956,7 +2068,7 @@ mod tests {
                 .iter()
                 .map(|t| Bag::of(t))
                 .collect(),
-            entities: Vec::new(),
+            ..FileNames::default()
         })]);
         let bin = Dictionary::parse("ゴミ箱\trubbish bin; trash can\n".to_string()).unwrap();
         let keys = TermKeys::bridged("ゴミ箱の自動削除", Some(&vault), Some(&bin), |_| {
@@ -2179,6 +2291,60 @@ mod tests {
         let source = "class Links:\n    def ban(self):\n        pass\n";
         let member = candidate("server/users_handler.py", source, "ban");
         assert_eq!(owned_text(&member.context), name_text(&member.context));
+    }
+
+    /// A word that plays several of the project's roles is one of its entities: kutt names its
+    /// modules `<entity>.<role>.js`, Laravel its classes `<Entity><Role>`.
+    #[test]
+    fn a_word_playing_several_roles_is_an_entity() {
+        let function = "function ban() {}\n";
+        let files = [
+            "server/handlers/links.handler.js",
+            "server/handlers/users.handler.js",
+            "server/handlers/domains.handler.js",
+            "server/handlers/validators.handler.js",
+            "server/models/link.model.js",
+            "server/models/user.model.js",
+            "server/models/visit.model.js",
+            // Two files are no role: `settings` is not made an entity by them.
+            "server/routes/settings.route.js",
+            "server/views/settings.view.js",
+        ];
+        let classes = "class ArticleController:\n    pass\n\n\nclass ProfileController:\n    pass\n\n\n\
+                       class TagController:\n    pass\n\n\nclass ArticleRequest:\n    pass\n\n\n\
+                       class CommentRequest:\n    pass\n\n\nclass TagRequest:\n    pass\n";
+        let lexicon = Lexicon::new(
+            files
+                .iter()
+                .map(|file| Arc::new(file_names(file, function)))
+                .chain([Arc::new(file_names("app/http.py", classes))])
+                .collect(),
+        );
+        let entities: Vec<&str> = lexicon.entities.iter().map(String::as_str).collect();
+        assert_eq!(entities, vec!["articl", "link", "tag", "user"]);
+        // `ban` in the users' handler bans users, not links.
+        let keys = TermKeys::in_project("ban a link", Some(&lexicon));
+        let users = "ban users";
+        assert!(TermEntities::new(&keys, &lexicon).other_in(
+            &Bag::of(users),
+            &Bag::of("ban server/handlers/users.handler")
+        ));
+        assert!(!TermEntities::new(&keys, &lexicon).other_in(
+            &Bag::of("ban links"),
+            &Bag::of("ban server/handlers/links.handler")
+        ));
+    }
+
+    /// The words of a name that are none of the term's: the reset beside the change of a
+    /// password, nothing for the name that says the term and an accessor's prefix.
+    #[test]
+    fn a_names_words_the_term_does_not_say_are_counted() {
+        let keys = TermKeys::of("change password");
+        assert_eq!(keys.unexplained("reset_password"), 0.5);
+        assert_eq!(keys.unexplained("updatePassword"), 0.0);
+        assert_eq!(keys.unexplained("getPasswordChange"), 0.0);
+        assert_eq!(keys.unexplained("sendWelcomeMail"), 1.0);
+        assert_eq!(keys.unexplained("get"), 0.0);
     }
 
     fn candidate(file: &str, source: &str, name: &str) -> Candidate {

@@ -230,6 +230,7 @@ def main():
         "callers' names": ["caller_named"],
         "another entity": ["other_entity"],
         "another action": ["other_action"],
+        "unexplained name words": ["unexplained"],
         "tiny definition": ["tiny"],
         "callers in the field": ["field_caller", "field_caller_found"],
         "the field's leaders": ["field_leader_gap", "field_leader_named"],
