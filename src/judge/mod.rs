@@ -1066,14 +1066,24 @@ impl Signals {
             .is_some_and(|top| logit(self.dense) - logit(top) < SIBLING_FACT_MARGIN)
     }
 
+    /// Whether the name is about another of the project's entities than the term's
+    /// ([`Signals::other_entity`]) while another definition's name holds more of the term:
+    /// kutt's `ban` of the users' handler for "ban a link", where `banLink` exists.
+    pub fn about_another_entity(&self) -> bool {
+        self.other_entity && self.named > 0.0 && self.rival > self.named
+    }
+
     /// The [`Mode::Agreed`] score after the rules on the name and the file: a reversed action is
-    /// rejected ([`REVERSED_CEILING`]), a symbol its file clearly outranks is gray at most. With
-    /// the rule that lowered the score, if one did.
+    /// rejected ([`REVERSED_CEILING`]), a symbol its file clearly outranks, or one about another
+    /// entity where a name holds more of the term, is gray at most. With the rule that lowered
+    /// the score, if one did.
     pub fn bound(&self, score: f32) -> (f32, Option<Bound>) {
         let (ceiling, bound) = if self.reversed {
             (REVERSED_CEILING, Bound::Reversed)
         } else if self.outranked_in_file() {
             (crate::relevance::FACT_THRESHOLD, Bound::OutrankedInFile)
+        } else if self.about_another_entity() {
+            (crate::relevance::FACT_THRESHOLD, Bound::AnotherEntity)
         } else {
             return (score, None);
         };
@@ -1322,6 +1332,9 @@ pub enum Bound {
     /// Another definition of the same file matches the term clearly better
     /// ([`Signals::outranked_in_file`]).
     OutrankedInFile,
+    /// The name is about another entity and another name holds more of the term
+    /// ([`Signals::about_another_entity`]).
+    AnotherEntity,
 }
 
 impl Bound {
@@ -1333,6 +1346,9 @@ impl Bound {
             }
             Bound::OutrankedInFile => {
                 "another definition in the same file matches the request clearly better; check whether that one is what the request names"
+            }
+            Bound::AnotherEntity => {
+                "it belongs to another of the project's entities than the request names, and another definition's name holds more of the request; look for the one that does this to the request's entity"
             }
         }
     }
@@ -2259,6 +2275,22 @@ mod tests {
                 Some(Bound::OutrankedInFile)
             )
         );
+        // `ban` in the users' handler, for "ban a link" where `banLink` holds both words.
+        let elsewhere = Signals {
+            other_entity: true,
+            named: 0.5,
+            rival: 1.0,
+            ..Signals::default()
+        };
+        assert_eq!(
+            elsewhere.bound(0.9),
+            (crate::relevance::FACT_THRESHOLD, Some(Bound::AnotherEntity))
+        );
+        let alone = Signals {
+            rival: 0.5,
+            ..elsewhere.clone()
+        };
+        assert_eq!(alone.bound(0.9), (0.9, None));
         // A rule that does not lower the score is not what decided it.
         assert_eq!(outranked.bound(0.4), (0.4, None));
         assert_eq!(Signals::default().bound(0.9), (0.9, None));

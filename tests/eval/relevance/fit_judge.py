@@ -155,7 +155,8 @@ def agreed(fitted, r):
     unless the fitted score reaches FITTED_LIFT (then gray); otherwise the described score
     lowered to the fitted one, never below 0.3. Then, as the session judge does, no FACT for a
     symbol that another definition of its file clearly beats (`Signals::outranked_in_file`), and a
-    rejection for a name that says the reverse of the term's action (`Signals::reversed`)."""
+    rejection for a name that says the reverse of the term's action (`Signals::reversed`), and
+    no FACT for a name about another entity where another name holds more of the term."""
     d = described(r)
     if fitted < 0.3:
         score = min(d, fitted)
@@ -167,6 +168,9 @@ def agreed(fitted, r):
     if r.get("reversed"):
         return min(score, REVERSED_CEILING)
     if f["no_siblings"] == 0 and f["sibling_margin"] < SIBLING_FACT_MARGIN:
+        score = min(score, 0.6)
+    # `Signals::about_another_entity`.
+    if f["other_entity"] > 0 and f["rival_partial"] > 0:
         score = min(score, 0.6)
     return score
 
