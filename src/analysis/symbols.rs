@@ -884,6 +884,34 @@ enum Color { Red }
         );
     }
 
+    /// A class field whose value is a function is a method, in TypeScript and in JavaScript.
+    #[test]
+    fn function_valued_class_fields_are_methods() {
+        let source = r#"
+class Store {
+  count = 0;
+  increment = () => { this.count += 1; };
+  static load = async function (id) { return id; };
+  #reset = () => {};
+  render() { return null; }
+}
+"#;
+        for lang in ["typescript", "javascript"] {
+            check(
+                lang,
+                source,
+                "
+                class Store @2-8
+                property count @3-3 in Store
+                method increment @4-4 in Store
+                method load @5-5 in Store
+                method #reset @6-6 in Store
+                method render @7-7 in Store
+                ",
+            );
+        }
+    }
+
     /// Functions an object literal holds are methods of the name it is bound to, also inside
     /// a module pattern's wrapping function; an object passed as an argument defines nothing.
     #[test]

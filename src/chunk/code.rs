@@ -244,6 +244,22 @@ fn definition_node<'t>(root: Node<'t>, symbol: &Symbol, source: &Source) -> Opti
     }
 }
 
+/// Where a definition ends with the `;` or `,` that closes it, which its node leaves to the
+/// enclosing body: a class field holding a function (`load = () => fetch(url);`) or an object
+/// literal's method (`update: () => reload(),`). Left out, it would stay behind in the
+/// container's chunk, splitting the definition's line between two chunks.
+fn with_terminator(node: Node) -> usize {
+    let end = node.end_byte();
+    match node.next_sibling() {
+        Some(next)
+            if !next.is_named() && matches!(next.kind(), ";" | ",") && next.start_byte() == end =>
+        {
+            next.end_byte()
+        }
+        _ => end,
+    }
+}
+
 fn enclosing_impl(node: Node) -> Option<Node> {
     let mut current = node.parent();
     while let Some(n) = current {
@@ -343,7 +359,7 @@ fn definition_unit<'t>(
     let lead = leading(outer);
     let lead_start = lead.first().map_or(outer.start_byte(), |n| n.start_byte());
     let start = line_start_if_indented(source, lead_start);
-    let range = start..outer.end_byte();
+    let range = start..with_terminator(outer);
     let indented = lang.indented_blocks;
     let body = body_node(node);
     let elide = match body {
@@ -894,6 +910,37 @@ export class CartApi {
         let line = find(&result.chunks, ChunkKind::Interface, "Line");
         assert_eq!(line.metadata.docstring.as_deref(), Some("A cart line."));
         assert_eq!(field(line, "exported"), true);
+    }
+
+    /// A field holding a function and an object literal's arrow method are methods whose
+    /// chunks end with the `;` or `,` that closes them, so their line is in one chunk.
+    #[test]
+    fn function_valued_fields_and_literal_methods_keep_their_terminator() {
+        let text = "export class Store {\n  count = 0;\n  load = (id: string) => fetch(id);\n  reset() {\n    this.count = 0;\n  }\n}\nconst api = {\n  save: (user) => post(user),\n  limit: 3,\n};\n";
+        let result = chunk("src/store.ts", text);
+        let methods = result
+            .chunks
+            .iter()
+            .find(|c| c.kind == ChunkKind::Method)
+            .unwrap();
+        assert!(
+            methods
+                .content
+                .contains("load = (id: string) => fetch(id);"),
+            "{}",
+            methods.content
+        );
+        let store = find(&result.chunks, ChunkKind::Class, "Store");
+        assert!(!store.content.contains("fetch(id)"), "{}", store.content);
+        let line = "save: (user) => post(user),";
+        assert!(
+            result
+                .chunks
+                .iter()
+                .any(|c| c.line_start <= 9 && 9 <= c.line_end && c.content.contains(line)),
+            "{}",
+            outline(&result.chunks).join("\n")
+        );
     }
 
     #[test]

@@ -285,6 +285,8 @@ export default abstract class Service<T> extends Base<T> implements Disposable, 
   static async *stream(): AsyncGenerator<number> { yield 1; }
   get size(): number { return 0; }
   #secret(): void {}
+  /** Counts one more. */
+  protected increment = async (by: number): Promise<void> => { this.n += by; };
 }
 
 export interface Named extends Base, Other { readonly name: string; nick?: string; greet(to: string): void }
@@ -313,7 +315,7 @@ let counter = 0;
         function load(id: string, retries? = 3, ...rest: T[]) -> Promise<User | null> exported async @11:1-14:2
           doc Loads a user.
         function toCents(amount: number) -> number exported @16:1-16:77
-        class Service extends Base<T> implements Disposable, Named exported abstract @18:1-25:2
+        class Service extends Base<T> implements Disposable, Named exported abstract @18:1-27:2
           property private instances: number static readonly
           property private repo: Repo readonly
           property public name: string optional
@@ -322,6 +324,7 @@ let counter = 0;
           method public stream() -> AsyncGenerator<number> static async generator
           getter public size() -> number
           method private #secret() -> void
+          method protected increment(by: number) -> Promise<void> async
         interface Named extends Base, Other exported
           property name: string readonly
           property nick: string optional
@@ -724,6 +727,26 @@ fn docs_and_bodies_are_kept_for_detailed_mode_and_stripped_for_concise() {
         (o.functions[0].doc.clone(), o.functions[0].body.clone()),
         (None, None)
     );
+}
+
+/// A field whose value is a function keeps the method's doc and body; a bare parameter counts.
+#[test]
+fn a_function_valued_field_is_a_method_with_its_doc_and_body() {
+    let o = outline(
+        "javascript",
+        "class Cart {\n  /** Adds one. */\n  add = item => {\n    this.items.push(item);\n  };\n}\n",
+    );
+    let add = &o.classes[0].methods[0];
+    assert_eq!(add.name, "add");
+    assert_eq!(add.parameters[0].name, "item");
+    assert_eq!(add.doc.as_deref(), Some("Adds one."));
+    assert!(
+        add.body
+            .as_deref()
+            .unwrap()
+            .contains("this.items.push(item)")
+    );
+    assert!(o.classes[0].properties.is_empty());
 }
 
 #[test]

@@ -3,6 +3,11 @@
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_declaration name: (identifier) @name) @definition.class
 (method_definition name: (_) @name) @definition.method
+; A field whose value is a function is a method: `increment = () => {…}` (before the
+; property pattern, which the earlier pattern wins over).
+(field_definition
+  property: (_) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.method
 (field_definition property: (_) @name) @definition.property
 
 ; Functions bound to names: `const f = () => {…}`, `const f = function () {…}`.

@@ -228,22 +228,7 @@ impl<'s> Extractor<'s> {
             exported: exported.yes,
             is_async: has_child(node, "async"),
             generator: node.kind().starts_with("generator") || has_child(node, "*"),
-            parameters: node
-                .child_by_field_name("parameters")
-                .map(|p| self.parameters(p).0)
-                .or_else(|| {
-                    // `x => x * 2`: a single bare parameter.
-                    node.child_by_field_name("parameter").map(|p| {
-                        vec![Parameter {
-                            name: text(p, src).to_string(),
-                            type_name: None,
-                            optional: false,
-                            rest: false,
-                            default: None,
-                        }]
-                    })
-                })
-                .unwrap_or_default(),
+            parameters: self.function_parameters(node),
             return_type: node
                 .child_by_field_name("return_type")
                 .map(|t| type_text(t, src)),
@@ -259,6 +244,25 @@ impl<'s> Extractor<'s> {
             self.export(name, "function", exported.default);
         }
         self.out.functions.push(function);
+    }
+
+    /// The parameters of a function, a function expression or an arrow function.
+    fn function_parameters(&self, node: Node) -> Vec<Parameter> {
+        node.child_by_field_name("parameters")
+            .map(|p| self.parameters(p).0)
+            .or_else(|| {
+                // `x => x * 2`: a single bare parameter.
+                node.child_by_field_name("parameter").map(|p| {
+                    vec![Parameter {
+                        name: text(p, self.src).to_string(),
+                        type_name: None,
+                        optional: false,
+                        rest: false,
+                        default: None,
+                    }]
+                })
+            })
+            .unwrap_or_default()
     }
 
     /// Parameters, and for a constructor the parameter properties (`private readonly x: T`).
@@ -388,8 +392,18 @@ impl<'s> Extractor<'s> {
                         class.methods.push(method);
                     }
                     "public_field_definition" | "field_definition" => {
-                        pending_decorators.clear();
-                        class.properties.push(self.field(member));
+                        match function_value(member) {
+                            // `increment = () => {…}`: a method, as callers use it.
+                            Some(value) => {
+                                let mut method = self.function_field(member, value);
+                                method.decorators.append(&mut pending_decorators);
+                                class.methods.push(method);
+                            }
+                            None => {
+                                pending_decorators.clear();
+                                class.properties.push(self.field(member));
+                            }
+                        }
                     }
                     _ => pending_decorators.clear(),
                 }
@@ -449,6 +463,39 @@ impl<'s> Extractor<'s> {
             Vec::new()
         };
         (method, properties)
+    }
+
+    /// A class field whose value is a function (`value`), as the method it is.
+    fn function_field(&self, field: Node, value: Node) -> Method {
+        let src = self.src;
+        let name_node = field
+            .child_by_field_name("name")
+            .or_else(|| field.child_by_field_name("property"));
+        let private_name = name_node.is_some_and(|n| n.kind() == "private_property_identifier");
+        Method {
+            name: name_node.map_or(String::new(), |n| text(n, src).to_string()),
+            kind: "method".into(),
+            access_modifier: access(field, src, private_name),
+            is_static: has_child(field, "static"),
+            is_abstract: false,
+            is_async: has_child(value, "async"),
+            generator: value.kind().starts_with("generator") || has_child(value, "*"),
+            parameters: self.function_parameters(value),
+            return_type: value
+                .child_by_field_name("return_type")
+                .map(|t| type_text(t, src)),
+            location: location(field),
+            decorators: named_children(field)
+                .into_iter()
+                .filter(|c| c.kind() == "decorator")
+                .map(|d| decorator(d, src))
+                .collect(),
+            doc: doc_before(field, src, DocStyle::Block, &["decorator"]),
+            body: value
+                .child_by_field_name("body")
+                .filter(|b| b.kind() == "statement_block")
+                .map(|b| body_excerpt(b, src)),
+        }
     }
 
     fn field(&self, node: Node) -> Property {
@@ -1026,4 +1073,14 @@ fn specifier(spec: Node, src: &str) -> ImportedName {
             .child_by_field_name("alias")
             .map(|n| text(n, src).to_string()),
     }
+}
+
+/// A class field's value when it is a function (`increment = () => {…}`).
+fn function_value(field: Node) -> Option<Node> {
+    field.child_by_field_name("value").filter(|v| {
+        matches!(
+            v.kind(),
+            "arrow_function" | "function_expression" | "function" | "generator_function"
+        )
+    })
 }

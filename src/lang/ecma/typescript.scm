@@ -11,6 +11,11 @@
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 (internal_module name: (_) @name) @definition.module
+; A field whose value is a function is a method: `increment = () => {…}` (before the
+; property pattern, which the earlier pattern wins over).
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.method
 (public_field_definition name: (_) @name) @definition.property
 (property_signature name: (_) @name) @definition.property
 
