@@ -2,8 +2,8 @@
 //!
 //! Two kinds: a gettext or XLIFF catalogue holds both languages, message by message; the other
 //! formats (JSON, YAML, Flutter's ARB, Java's properties, Laravel's PHP arrays, Android's string
-//! resources) hold one language by key, and a Japanese file is [`pair`]ed with the English file
-//! of the same keys. Every reader is forgiving: what it cannot read it leaves out, and a file
+//! resources, TOML, Fluent) hold one language by key, and a Japanese file is [`pair`]ed with the
+//! English file of the same keys. Every reader is forgiving: what it cannot read it leaves out, and a file
 //! that is not what its name says gives nothing.
 
 use regex::Regex;
@@ -310,6 +310,124 @@ fn properties_unescape(s: &str) -> String {
         }
     }
     flush(&mut units, &mut out);
+    out
+}
+
+/// A TOML message file (go-i18n's `active.ja.toml`, Hugo's `i18n/ja.toml`): `key = "value"`
+/// under `[table]` headers (joined with `.`: `[PersonCats]` then `other = …` is
+/// `PersonCats.other`), basic strings with their escapes, literal strings as written. Multi-line
+/// strings, arrays and inline tables are left out; a line that is none of these is skipped.
+pub fn toml(text: &str) -> Messages {
+    let mut out = Messages::new();
+    // The table the keys are in (none: an array of tables, whose keys name no message).
+    let mut table = Some(String::new());
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            table = match header.strip_suffix(']') {
+                Some(name) if !name.starts_with('[') => Some(toml_key(name)),
+                _ => None,
+            };
+            continue;
+        }
+        let (Some(table), Some((key, value))) = (&table, line.split_once('=')) else {
+            continue;
+        };
+        let value = value.trim();
+        if value.starts_with("\"\"\"") || value.starts_with("'''") {
+            // A multi-line string: only its first line is here.
+            continue;
+        }
+        let text = if let Some(rest) = value.strip_prefix('"') {
+            match closing_quote(rest) {
+                Some(end) => backslash_escapes(&rest[..end]),
+                None => continue,
+            }
+        } else if let Some(rest) = value.strip_prefix('\'') {
+            match rest.find('\'') {
+                Some(end) => rest[..end].to_string(),
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        let key = toml_key(key);
+        let key = if table.is_empty() {
+            key
+        } else {
+            format!("{table}.{key}")
+        };
+        out.insert(key, text);
+    }
+    out
+}
+
+/// A TOML key as the messages name it: dotted parts trimmed and unquoted.
+fn toml_key(key: &str) -> String {
+    key.split('.')
+        .map(|part| part.trim().trim_matches(['"', '\'']))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Where a basic string ends, given the text after its opening `"`: the first `"` that no
+/// backslash escapes.
+fn closing_quote(rest: &str) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in rest.char_indices() {
+        match c {
+            _ if std::mem::take(&mut escaped) => {}
+            '\\' => escaped = true,
+            '"' => return Some(at),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A Fluent file (`locales/ja/main.ftl`): `message = value`, the value continued on indented
+/// lines, and a message's attributes (`.placeholder = …`) as `message.placeholder`. Comments
+/// and terms (`-brand = …`) are left out, and a placeable (`{ $count }`) stays as written.
+pub fn fluent(text: &str) -> Messages {
+    let mut out = Messages::new();
+    // The message being read, and the key (it or one of its attributes) a continued line adds to.
+    let mut message: Option<String> = None;
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let indented = line.starts_with([' ', '\t']);
+        let trimmed = line.trim();
+        if trimmed.is_empty() || (!indented && trimmed.starts_with('#')) {
+            continue;
+        }
+        if indented {
+            if let Some(attribute) = trimmed.strip_prefix('.')
+                && let (Some(message), Some((name, value))) = (&message, attribute.split_once('='))
+            {
+                let key = format!("{message}.{}", name.trim());
+                out.insert(key.clone(), value.trim().to_string());
+                current = Some(key);
+            } else if let Some(value) = current.as_ref().and_then(|key| out.get_mut(key)) {
+                if !value.is_empty() {
+                    value.push(' ');
+                }
+                value.push_str(trimmed);
+            }
+            continue;
+        }
+        message = None;
+        current = None;
+        let Some((name, value)) = trimmed.split_once('=') else {
+            continue;
+        };
+        let name = name.trim();
+        if name.is_empty() || name.starts_with('-') {
+            continue;
+        }
+        out.insert(name.to_string(), value.trim().to_string());
+        message = Some(name.to_string());
+        current = Some(name.to_string());
+    }
+    out.retain(|_, value| !value.is_empty());
     out
 }
 
@@ -713,6 +831,36 @@ msgstr "ログイン"
         assert_eq!(got["smile"], "😀");
         assert_eq!(got["key=with:sep"], "v");
         assert_eq!(got["empty"], "");
+    }
+
+    /// TOML: tables, dotted and quoted keys, both kinds of string; what is no string is left out.
+    #[test]
+    fn toml_files_give_their_strings_by_key() {
+        let text = "# go-i18n\n[PersonCats]\ndescription = \"猫の数\"\nother = \"{{.Name}}の猫は\\\"{{.Count}}\\\"匹\"\n\n\
+                    [\"nav bar\"]\nhome = 'ホーム'\ncount = 3\nlong = \"\"\"\n複数行\n\"\"\"\n\
+                    [[menu]]\nname = \"メニュー\"\n";
+        let got = toml(text);
+        assert_eq!(got["PersonCats.description"], "猫の数");
+        assert_eq!(got["PersonCats.other"], "{{.Name}}の猫は\"{{.Count}}\"匹");
+        assert_eq!(got["nav bar.home"], "ホーム");
+        assert_eq!(got.len(), 3, "{got:?}");
+        let top = toml("title = \"Orders\"\nsite.name = \"Shop\"\n");
+        assert_eq!(top["title"], "Orders");
+        assert_eq!(top["site.name"], "Shop");
+    }
+
+    /// Fluent: messages, continued values, attributes; comments and terms left out.
+    #[test]
+    fn fluent_files_give_their_messages_and_attributes() {
+        let text = "# Cart\n-brand = Shop\ncart-title = カート\ncart-empty =\n    カートは\n    空です\n\
+                    login-input = { -brand }\n    .placeholder = メールアドレス\n    .aria-label = ログイン\n";
+        let got = fluent(text);
+        assert_eq!(got["cart-title"], "カート");
+        assert_eq!(got["cart-empty"], "カートは 空です");
+        assert_eq!(got["login-input"], "{ -brand }");
+        assert_eq!(got["login-input.placeholder"], "メールアドレス");
+        assert_eq!(got["login-input.aria-label"], "ログイン");
+        assert!(!got.contains_key("-brand"));
     }
 
     /// Laravel's arrays, short and long syntax, nested, with comments; a value built by code

@@ -84,6 +84,10 @@ enum Format {
     Php,
     /// Android's string resources (`res/values-ja/strings.xml`).
     Android,
+    /// TOML (go-i18n's `active.ja.toml`, Hugo's `i18n/ja.toml`).
+    Toml,
+    /// Fluent (`locales/ja/main.ftl`).
+    Fluent,
 }
 
 impl Format {
@@ -119,6 +123,8 @@ fn catalogue(rel: &str) -> Option<Catalogue> {
         "json" | "arb" => Format::Json,
         "yml" | "yaml" => Format::Yaml,
         "properties" => Format::Properties,
+        "toml" => Format::Toml,
+        "ftl" => Format::Fluent,
         // Laravel's language arrays' extension: not a language id.
         "php" => Format::Php,
         _ => return None,
@@ -229,6 +235,8 @@ fn find(ws: &Workspace) -> Vec<(String, Catalogue)> {
         "*.properties",
         "*.php",
         "*.xml",
+        "*.toml",
+        "*.ftl",
     ]
     .iter()
     .map(|g| g.to_string())
@@ -282,6 +290,8 @@ fn read(ws: &Workspace, found: &[(String, Catalogue)]) -> (Vec<Translation>, Vec
             Format::Properties => formats::properties(&text),
             Format::Php => formats::php_array(&text),
             Format::Android => formats::android_strings(&text),
+            Format::Toml => formats::toml(&text),
+            Format::Fluent => formats::fluent(&text),
         })
     };
     for (rel, kind) in found {
@@ -490,6 +500,11 @@ mod tests {
             (paired[0].as_str(), format),
             ("app/src/main/res/values/strings.xml", Format::Android)
         );
+        let (paired, format) = english("i18n/ja.toml");
+        assert_eq!((paired[0].as_str(), format), ("i18n/en.toml", Format::Toml));
+        let (paired, format) = english("locales/ja/main.ftl");
+        assert_eq!(format, Format::Fluent);
+        assert!(paired.contains(&"locales/en-US/main.ftl".to_string()));
         assert_eq!(catalogue("config/locales/devise.fr.yml"), None);
         assert_eq!(catalogue("lang/fr/auth.php"), None);
         assert_eq!(catalogue("app/src/main/res/values-fr/strings.xml"), None);
@@ -537,9 +552,19 @@ mod tests {
             "translations/messages.ja.xlf",
             "<xliff><file><trans-unit id=\"a\"><source>Invoice</source><target>請求書</target></trans-unit></file></xliff>",
         );
+        write(
+            "i18n/active.en.toml",
+            "[OrderHistory]\nother = \"Order history\"\n",
+        );
+        write(
+            "i18n/active.ja.toml",
+            "[OrderHistory]\nother = \"注文履歴\"\n",
+        );
+        write("locales/en-US/main.ftl", "cart-title = Shopping cart\n");
+        write("locales/ja/main.ftl", "cart-title = 買い物かご\n");
         let ws = Workspace::open(dir.path()).unwrap();
         let found = find(&ws);
-        assert_eq!(found.len(), 5, "{found:?}");
+        assert_eq!(found.len(), 7, "{found:?}");
         let (translations, _) = read(&ws, &found);
         let mut got = pairs(&translations);
         got.sort();
@@ -548,7 +573,9 @@ mod tests {
             [
                 ("授乳", "Feeding"),
                 ("注文", "Orders"),
+                ("注文履歴", "Order history"),
                 ("請求書", "Invoice"),
+                ("買い物かご", "Shopping cart"),
                 ("飼い主検索", "Find Owner"),
             ]
         );
