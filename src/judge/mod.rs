@@ -24,7 +24,8 @@
 //!   word (`CommentsController.upvote` for "upvote a story") stands behind the definition the
 //!   search puts first, where the right one stands level with it;
 //! - **lexical**: which of the term's words — for a Japanese term, the English renderings of its
-//!   words from [`glossary`], the project's words for its loanwords ([`loanword`]), for its
+//!   words from [`glossary`], the project's words for its loanwords
+//!   ([`crate::search::loanword`]), for its
 //!   other kanji words the word of the field the model reads them as ([`bridge`]), and for the
 //!   rest the English of their senses in the dictionary that the project's names hold
 //!   ([`crate::search::dictionary`]) — occur in
@@ -33,9 +34,12 @@
 //!   helper belongs to the feature whose code calls it).
 //! - **entities**: whether the name is about another of the project's entities than the term's
 //!   ([`TermEntities`]: `VetRepository.findAll` for "search owners" does the term's action on
-//!   something else);
+//!   something else; the entities are the words the project's types and files are named for,
+//!   [`Lexicon`]);
 //! - **actions**: whether the name does another of the common actions on data than the term's
 //!   ([`other_action`]: `create` beside `edit` in the links' handler, for "edit link");
+//! - **the name's other words**: the share of the name's words that are none of the term's
+//!   ([`TermKeys::unexplained`]);
 //! - **size**: whether the definition is a few lines only ([`TINY_LINES`]).
 //!
 //! [`Signals::combine`] weighs them with a logistic model fitted on the development split of
@@ -46,24 +50,35 @@
 //!
 //! The session tools run the judge in [`SESSION_MODE`], by agreement of the described score and
 //! the fitted combination: see there for why, and `bench/README.md` ("Relevance judge") for the
-//! figures. Two rules on the name and the file then bound the agreed score ([`Signals::bound`]):
-//! a name that says the reverse of the term's action is rejected, a symbol its file clearly
-//! outranks is gray at most; the verdict names the rule ([`Bound`]) so the agent learns why.
+//! figures. Three rules on the name and the file then bound the agreed score ([`Signals::bound`]):
+//! a name that says the reverse of the term's action is rejected; a symbol its file clearly
+//! outranks, and one about another entity where another name holds more of the term, are gray
+//! at most. The verdict names the rule ([`Bound`]) so the agent learns why.
+//!
+//! The term's words are read in `terms.rs`, the project's names in `lexicon.rs`, the field in
+//! `field.rs` and the model's bridge for kanji words in `bridge.rs`; this module gathers the
+//! evidence and judges.
 
 mod bridge;
 mod field;
+mod lexicon;
+mod terms;
 
 pub use field::{FIELD_SIZE, Field, FieldSearch, forget_kept};
+pub use lexicon::{Bag, Lexicon, project_lexicon};
+pub use terms::{TermEntities, TermKeys};
+
+use lexicon::{is_judged, named_text, path_words};
 
 use crate::analysis::Symbol;
 use crate::index::{SeenEntries, Snapshot};
 use crate::lexical;
 use crate::relevance::{Relevance, RelevanceError, SymbolContext};
-use crate::search::dictionary::{self, Dictionary, ProjectWord};
-use crate::search::{glossary, loanword, references};
+use crate::search::dictionary::Dictionary;
+use crate::search::{glossary, references};
 use crate::workspace::{WalkOptions, Workspace};
 use regex::Regex;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -256,200 +271,6 @@ pub fn background_sample<'a>(
         .collect()
 }
 
-/// The names of every definition of the project (classes and callables outside tests), each with
-/// its scope and file path, as lexical bags: what the term's words could have matched instead.
-#[derive(Debug, Default)]
-pub struct Lexicon {
-    files: Vec<Arc<FileNames>>,
-    /// The project's entities: the words that are by themselves the name of a class, struct,
-    /// interface or type (`Owner`, `Vet`, `Message`), stemmed.
-    entities: BTreeSet<String>,
-    /// Every word of the names with the number of names holding it, built the first time a
-    /// term has a katakana word the glossary does not read ([`TermKeys::in_project`]).
-    vocabulary: OnceLock<loanword::Vocabulary>,
-}
-
-impl Lexicon {
-    fn new(files: Vec<Arc<FileNames>>) -> Lexicon {
-        // A word names an entity when it plays several of the project's roles, and a role is
-        // one when several words play it. kutt's `link` has a handler, a model, queries and
-        // routes (`links.handler.js`, `link.model.js`, ...); its `validators.handler.js` is one
-        // file of the handlers' role, and node-express-boilerplate's `custom.validation.js`
-        // one of the validations'.
-        let mut players: HashMap<&Role, BTreeSet<&str>> = HashMap::new();
-        for (word, role) in files.iter().flat_map(|file| file.roled.iter()) {
-            players.entry(role).or_default().insert(word);
-        }
-        let mut roles: HashMap<&str, usize> = HashMap::new();
-        for words in players.values().filter(|w| w.len() >= ROLE_PLAYERS) {
-            for word in words {
-                *roles.entry(word).or_default() += 1;
-            }
-        }
-        let entities = files
-            .iter()
-            .flat_map(|file| file.entities.iter().cloned())
-            .chain(
-                roles
-                    .into_iter()
-                    .filter(|(_, n)| *n >= ENTITY_ROLES)
-                    .map(|(word, _)| word.to_string()),
-            )
-            .collect();
-        Lexicon {
-            files,
-            entities,
-            vocabulary: OnceLock::new(),
-        }
-    }
-
-    /// The words of the project's names and how many names hold each: where a request's
-    /// loanword is looked for ([`loanword::find`]).
-    fn vocabulary(&self) -> &loanword::Vocabulary {
-        self.vocabulary.get_or_init(|| {
-            let mut counts: HashMap<&str, usize> = HashMap::new();
-            for bag in self.files.iter().flat_map(|file| file.bags.iter()) {
-                for word in &bag.0 {
-                    *counts.entry(word.as_str()).or_default() += 1;
-                }
-            }
-            loanword::Vocabulary::new(counts.into_iter().map(|(w, n)| (w.to_string(), n)))
-        })
-    }
-
-    /// The bags of one file's definitions, and the entities it defines.
-    fn of_file(file: &str, symbols: &[Symbol]) -> FileNames {
-        use crate::analysis::SymbolKind as K;
-        let bags = symbols
-            .iter()
-            .filter(|s| is_judged(s))
-            .map(|s| Bag::of(&named_text(&s.name, s.scope.as_deref(), file)))
-            .collect();
-        let types = symbols
-            .iter()
-            .filter(|s| matches!(s.kind, K::Class | K::Struct | K::Interface | K::Type));
-        let entities = types
-            .clone()
-            .filter_map(|s| match lexical::split_identifier(&s.name).as_slice() {
-                [word] if word.len() >= 3 => Some(lexical::stem(word)),
-                _ => None,
-            })
-            .collect();
-        // An entity with its role: a type named by two words (`ArticleController`), a file
-        // named `<entity>.<role>.<extension>` (kutt's `links.handler.js`).
-        let typed = types.filter_map(|s| match lexical::split_identifier(&s.name).as_slice() {
-            [word, role] if word.len() >= 3 => {
-                Some((lexical::stem(word), Role::Type(role.to_lowercase())))
-            }
-            _ => None,
-        });
-        let name = file.rsplit('/').next().unwrap_or(file);
-        let filed = match name.split('.').collect::<Vec<_>>().as_slice() {
-            [word, role, _extension]
-                if word.len() >= 3 && lexical::split_identifier(word).len() == 1 =>
-            {
-                Some((
-                    lexical::stem(&word.to_lowercase()),
-                    Role::File(role.to_lowercase()),
-                ))
-            }
-            _ => None,
-        };
-        FileNames {
-            bags,
-            entities,
-            roled: typed.chain(filed).collect(),
-        }
-    }
-
-    /// The best share of the term's words any definition's name, scope and path hold.
-    pub fn best(&self, keys: &TermKeys) -> f32 {
-        self.files
-            .iter()
-            .flat_map(|file| file.bags.iter())
-            .map(|bag| keys.coverage(bag))
-            .fold(0.0, f32::max)
-    }
-}
-
-/// One file's part of the [`Lexicon`].
-#[derive(Debug, Default)]
-struct FileNames {
-    bags: Vec<Bag>,
-    entities: Vec<String>,
-    /// Words with a role they play: entities if they play enough of the project's roles.
-    roled: Vec<(String, Role)>,
-}
-
-/// What a word names an entity in: the second word of a type's name, or the middle part of a
-/// file's.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Role {
-    Type(String),
-    File(String),
-}
-
-/// How many words must play a role before it counts as one.
-const ROLE_PLAYERS: usize = 3;
-/// How many roles a word must play before it counts as an entity.
-const ENTITY_ROLES: usize = 2;
-
-/// The project's [`Lexicon`], kept per project root and file: a file's bags are read again only
-/// when its entry in the snapshot is a new one (an edit), since reading every name of a large
-/// project (some 20,000 definitions take 0.3 s) on every tool call would dominate the judge. With
-/// no file changed, the same lexicon is given again, with the vocabulary it has built.
-pub fn project_lexicon(root: &Path, snapshot: &Snapshot) -> Arc<Lexicon> {
-    type Kept = (SeenEntries, HashMap<String, Arc<FileNames>>, Arc<Lexicon>);
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Kept>>> = OnceLock::new();
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    if let Some((seen, _, lexicon)) = cache.get(root)
-        && seen.is_current(snapshot)
-    {
-        return lexicon.clone();
-    }
-    let (seen, kept, _) = cache.remove(root).unwrap_or_default();
-    let mut files: HashMap<String, Arc<FileNames>> = HashMap::with_capacity(snapshot.files.len());
-    for (file, entry) in &snapshot.files {
-        if crate::search::roles::is_test_path(file) {
-            continue;
-        }
-        let bags = match kept.get(file) {
-            Some(bags) if seen.holds(file, entry) => bags.clone(),
-            _ => Arc::new(Lexicon::of_file(file, &entry.symbols.symbols)),
-        };
-        files.insert(file.clone(), bags);
-    }
-    let lexicon = Arc::new(Lexicon::new(files.values().cloned().collect()));
-    cache.insert(
-        root.to_path_buf(),
-        (SeenEntries::of(snapshot), files, lexicon.clone()),
-    );
-    lexicon
-}
-
-/// Whether a definition is one the judge weighs: a class or a callable.
-fn is_judged(s: &Symbol) -> bool {
-    s.kind.is_callable() || s.kind.as_str() == "class"
-}
-
-/// A definition's name, its scope's and its file path, as the lexicon, the symbol's own share
-/// of the term's words and its callers' read them.
-fn named_text(name: &str, scope: Option<&str>, file: &str) -> String {
-    let path = path_words(file);
-    match scope {
-        Some(scope) => format!("{name} {scope} {path}"),
-        None => format!("{name} {path}"),
-    }
-}
-
-/// A file path without its extension, for the lexical checks.
-fn path_words(file: &str) -> &str {
-    file.rsplit_once('.').map_or(file, |(p, _)| p)
-}
-
 /// Candidates for definitions `defs` (`(file, symbol)`), each file read once (a file that
 /// cannot be read is left out), members taken from `snapshot`.
 fn candidates(ws: &Workspace, snapshot: &Snapshot, defs: &[(&str, &Symbol)]) -> Vec<Candidate> {
@@ -594,338 +415,6 @@ pub fn project_background(ws: &Workspace, snapshot: &Snapshot) -> Arc<Vec<Candid
     };
     lock().insert(root.to_path_buf(), kept);
     built
-}
-
-/// English renderings of a Japanese word that count as the word being present. The glossary
-/// lists more for search recall (ログイン: login, auth, signin, session); its later ones name
-/// neighbours of the word (every FastAPI route takes a `session`), which proves nothing about a
-/// symbol. On the development split, the first two beat all of them and the first alone.
-const MAX_RENDERINGS: usize = 2;
-
-/// A request term's words as lexical keys: each key is the set of forms that count as that word
-/// being present (stemmed, lower-case). An English word stands for itself and the words the
-/// glossary renders the same Japanese word by; a Japanese word the glossary knows stands for its
-/// first English renderings, light words (処理) for nothing. A Japanese word the glossary does not
-/// read is a key with no form, which nothing matches (see [`TermKeys::in_project`]).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TermKeys {
-    pub keys: Vec<Vec<String>>,
-    /// The words found for the term's loanwords, each with its byte offset in the term: what
-    /// [`glossary::render`] adds to the term's English rendering.
-    pub loanwords: Vec<(usize, String)>,
-    /// The byte spans of the compounds the project's translations read instead of the
-    /// glossary's words ([`glossary::Cover`]), which the rendering leaves to `loanwords`.
-    pub covered: Vec<(usize, usize)>,
-}
-
-impl TermKeys {
-    /// The keys of `term` with no project to look its loanwords up in.
-    pub fn of(term: &str) -> TermKeys {
-        TermKeys::in_project(term, None)
-    }
-
-    /// The keys of `term`, with the Japanese words the glossary does not read
-    /// ([`glossary::unread`]) looked up in the project's names: a katakana word by its sound
-    /// ([`loanword::find`]: ペット is `pet` in a clinic's code), each word it splits into a key.
-    /// A word found nowhere, katakana or a kanji word of two or more characters, is a key with no
-    /// form: the term has a word the server cannot see in any name, so a name holding the term's
-    /// other words holds only part of it (「ペットの登録」 is not "register" alone, which the
-    /// owner's registration holds as well). A lone kanji (時, 数, 用) is a suffix more often than
-    /// a word and counts for nothing.
-    pub fn in_project(term: &str, lexicon: Option<&Lexicon>) -> TermKeys {
-        TermKeys::bridged(term, lexicon, None, |_| None)
-    }
-
-    /// [`TermKeys::in_project`], with more bridges for the words the glossary does not read, in
-    /// this order: the project's own translation of the word, which `dictionary` holds when the
-    /// project has some ([`crate::search::translations`]: 授乳 is `feeding` in a baby tracker
-    /// translated into Japanese); a katakana word by its sound ([`loanword::find`]); a kanji word of two or
-    /// more characters by `meaning`, the model's bridge to the words of the term's field
-    /// ([`FieldSearch::meaning`]: 体重 is `weight` in a baby tracker whose search shows weight
-    /// code for the term); then any word through `dictionary`, as the English words of its
-    /// senses that the project's names use ([`dictionary::in_project`]: 飼い主 is `owner` in a
-    /// clinic's code). The first three come first because each has read the project itself.
-    pub fn bridged(
-        term: &str,
-        lexicon: Option<&Lexicon>,
-        dictionary: Option<&Dictionary>,
-        meaning: impl Fn(&str) -> Option<String>,
-    ) -> TermKeys {
-        let mut keys: Vec<Vec<String>> = Vec::new();
-        let mut loanwords: Vec<(usize, String)> = Vec::new();
-        let in_dictionary = match (dictionary, lexicon) {
-            (Some(dictionary), Some(lexicon)) => {
-                dictionary::in_project(term, dictionary, lexicon.vocabulary(), MAX_RENDERINGS)
-            }
-            _ => Vec::new(),
-        };
-        let runs = dictionary::unread_runs(term, &in_dictionary, lexicon.map(Lexicon::vocabulary));
-        let as_found = |w: &ProjectWord| {
-            let stems = w.english.iter().map(|(_, stem)| stem.clone()).collect();
-            (w.at, w.english[0].0.clone(), stems)
-        };
-        for run in runs {
-            let glossary::Unread { at, word, script } = run.unread;
-            let end = at + word.len();
-            let overlapping = |w: &&ProjectWord| w.overlaps(at, end);
-            // Each find as the word the rendering uses and the forms that count as present. The
-            // project's own translations first: the project has said what the word means.
-            let mut found: Vec<(usize, String, Vec<String>)> = in_dictionary
-                .iter()
-                .filter(|w| w.project)
-                .filter(overlapping)
-                .map(as_found)
-                .collect();
-            if found.is_empty() {
-                found = run
-                    .loanwords
-                    .into_iter()
-                    .map(|forms| {
-                        (
-                            at,
-                            forms[0].to_string(),
-                            forms.into_iter().map(str::to_string).collect(),
-                        )
-                    })
-                    .collect();
-            }
-            // Not for a katakana word the loanwords miss: by its sound the model bridges it
-            // wrongly more often than not (デモ as `theme`, ホット as `hats` on the development
-            // split). Before the dictionary: the model answers only when one of the field's
-            // words stands out, and then it has read the project (二段階 as `twofactor`, where
-            // the dictionary's senses give `level`).
-            if found.is_empty() && script == glossary::Script::Kanji && word.chars().count() >= 2 {
-                found = meaning(word)
-                    .map(|english| (at, english.clone(), vec![lexical::stem(&english)]))
-                    .into_iter()
-                    .collect();
-            }
-            if found.is_empty() {
-                // The dictionary's words that overlap this run (飼い主 overlaps 飼 and 主).
-                found = in_dictionary
-                    .iter()
-                    .filter(overlapping)
-                    .map(as_found)
-                    .collect();
-            }
-            // A word the dictionary found is not a lone kanji, whatever run it starts in
-            // (飼い主 is the runs 飼 and 主).
-            if found.is_empty() && script == glossary::Script::Kanji && word.chars().count() < 2 {
-                continue;
-            }
-            tracing::debug!("term {term:?}: unread word {word:?} found as {found:?}");
-            if found.is_empty() {
-                keys.push(Vec::new());
-            }
-            for (at, rendered, forms) in found {
-                if !loanwords.contains(&(at, rendered.clone())) {
-                    loanwords.push((at, rendered));
-                }
-                if !keys.contains(&forms) {
-                    keys.push(forms);
-                }
-            }
-        }
-        // The project's translations of compounds over the glossary's words, read instead of
-        // those words: 編集履歴 is `revision` in a wiki whose catalogue says "Revisions", where the
-        // glossary reads "edit" and "history", which the wiki's editor and its audit log hold.
-        // A glossary word the project translates is read both ways, the project's word first
-        // (in the rendering too): 記事 is `entry` in a feed reader, and still `article`.
-        let mut covered: Vec<(usize, usize)> = Vec::new();
-        for word in in_dictionary.iter().filter(|w| w.over.is_some()) {
-            covered.push((word.at, word.end));
-            let (at, rendered, mut forms) = as_found(word);
-            if word.over == Some(glossary::Cover::Word) {
-                for (_, english) in glossary::expand_groups(&term[word.at..word.end]) {
-                    for stem in english
-                        .iter()
-                        .take(MAX_RENDERINGS)
-                        .map(|e| lexical::stem(e))
-                    {
-                        if !forms.contains(&stem) {
-                            forms.push(stem);
-                        }
-                    }
-                }
-            }
-            if !loanwords.contains(&(at, rendered.clone())) {
-                loanwords.push((at, rendered));
-            }
-            if !keys.contains(&forms) {
-                keys.push(forms);
-            }
-        }
-        for (japanese, english) in glossary::expand_groups_outside(term, &covered) {
-            if glossary::is_light(japanese) {
-                continue;
-            }
-            let forms: Vec<String> = english
-                .iter()
-                .take(MAX_RENDERINGS)
-                .map(|e| lexical::stem(e))
-                .collect();
-            if !keys.contains(&forms) {
-                keys.push(forms);
-            }
-        }
-        // Stop words stay until the pairs are read: "log in" is `login`, not a log.
-        let words: Vec<String> = lexical::index_terms(term)
-            .into_iter()
-            .filter(|w| w.bytes().all(|b| b.is_ascii_alphanumeric()) && w.len() >= 2)
-            .filter(|w| !w.bytes().all(|b| b.is_ascii_digit()))
-            .collect();
-        let mut i = 0;
-        while i < words.len() {
-            // Two words the glossary knows as one ("sign up" → signup) make one key.
-            let pair = words.get(i + 1).map(|next| format!("{}{next}", words[i]));
-            let (word, step) = match pair {
-                Some(p) if !glossary::english_synonyms(&p, MAX_RENDERINGS).is_empty() => (p, 2),
-                _ => (words[i].clone(), 1),
-            };
-            i += step;
-            if step == 1 && lexical::is_stop_word(&word) {
-                continue;
-            }
-            // An English word counts as present in its glossary synonyms too ("sign up" in
-            // `register`, "delete" in `remove`): the same bridge Japanese words get.
-            let mut forms = vec![lexical::stem(&word)];
-            for synonym in glossary::english_synonyms(&word, MAX_RENDERINGS) {
-                let stem = lexical::stem(synonym);
-                if !forms.contains(&stem) {
-                    forms.push(stem);
-                }
-            }
-            if !keys.contains(&forms) {
-                keys.push(forms);
-            }
-        }
-        TermKeys {
-            keys,
-            loanwords,
-            covered,
-        }
-    }
-
-    /// Share of a name's words that none of the keys' forms is, leaving out the words that
-    /// say nothing by themselves ([`is_function_word`]); zero for a name without other words.
-    /// With the other signals held, the fit weighs it up: a name made of the term's words
-    /// alone (`ban`, `remove`, `update`) is as often the neighbour that does the term's action
-    /// to another thing, while the right definition's name says more (`banLink`).
-    pub fn unexplained(&self, name: &str) -> f32 {
-        let words: Vec<String> = lexical::split_identifier(name)
-            .into_iter()
-            .filter(|w| !is_function_word(w))
-            .map(|w| lexical::stem(&w))
-            .collect();
-        if words.is_empty() {
-            return 0.0;
-        }
-        let stray = words
-            .iter()
-            .filter(|w| !self.keys.iter().flatten().any(|f| forms_meet(f, w)))
-            .count();
-        stray as f32 / words.len() as f32
-    }
-
-    /// Share of the keys present in `bag` (a key with no form is never present).
-    pub fn coverage(&self, bag: &Bag) -> f32 {
-        if self.keys.is_empty() {
-            return 0.0;
-        }
-        let hit = self
-            .keys
-            .iter()
-            .filter(|forms| forms.iter().any(|f| bag.has(f)))
-            .count();
-        hit as f32 / self.keys.len() as f32
-    }
-}
-
-/// The term's words that name one of the project's entities ([`Lexicon`]), with the project's
-/// entities: a definition named for another entity and not for the term's (`VetRepository.findAll`
-/// for 「飼い主の検索」, "owner search") does the term's action on something else.
-#[derive(Debug, Clone, Default)]
-pub struct TermEntities {
-    /// The term's keys that are one of the project's entities.
-    keys: Vec<Vec<String>>,
-    /// The project's entities that are no form of the term's words.
-    others: BTreeSet<String>,
-}
-
-impl TermEntities {
-    fn new(keys: &TermKeys, lexicon: &Lexicon) -> TermEntities {
-        let in_term = |w: &String| keys.keys.iter().flatten().any(|f| f == w);
-        TermEntities {
-            keys: keys
-                .keys
-                .iter()
-                .filter(|forms| forms.iter().any(|f| lexicon.entities.contains(f)))
-                .cloned()
-                .collect(),
-            others: lexicon
-                .entities
-                .iter()
-                .filter(|e| !in_term(e))
-                .cloned()
-                .collect(),
-        }
-    }
-
-    /// Whether a definition whose name and scope are `name` (outside any scope, its file's name
-    /// stands in: [`owned_text`]) and whose name, scope and path are `named` holds none of the
-    /// term's entities while `name` holds another of the project's.
-    fn other_in(&self, name: &Bag, named: &Bag) -> bool {
-        !self.keys.is_empty()
-            && !self.keys.iter().flatten().any(|f| named.has(f))
-            && name.0.iter().any(|w| self.others.contains(w))
-    }
-}
-
-/// The words of a piece of evidence, identifiers split and whole, stemmed and lower-case.
-#[derive(Debug, Clone, Default)]
-pub struct Bag(BTreeSet<String>);
-
-impl Bag {
-    pub fn of(text: &str) -> Bag {
-        Bag(lexical::index_terms(text)
-            .into_iter()
-            .map(|w| lexical::stem(&w.replace(['_', '$'], "")))
-            .filter(|w| w.len() >= 2)
-            .collect())
-    }
-
-    /// Whether a form occurs ([`forms_meet`]).
-    fn has(&self, form: &str) -> bool {
-        if self.0.contains(form) {
-            return true;
-        }
-        if form.len() >= 4
-            && let Some(w) = self.0.range(form.to_string()..).next()
-            && w.starts_with(form)
-        {
-            return true;
-        }
-        self.0
-            .iter()
-            .any(|w| w.len() >= 4 && form.starts_with(w.as_str()))
-    }
-}
-
-/// Whether two stemmed words are one: equal, or one a prefix of the other when the shorter has
-/// four letters or more (`auth` ~ `authenticat`, `user` ~ `usernam`).
-fn forms_meet(a: &str, b: &str) -> bool {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    short == long || (short.len() >= 4 && long.starts_with(short))
-}
-
-/// Whether a word of a name says nothing by itself: an article, a preposition or a
-/// conjunction, or an accessor's prefix (`get`, `set`, `is`, `has`).
-fn is_function_word(word: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "a", "an", "and", "at", "by", "for", "from", "get", "has", "in", "is", "of", "on", "or",
-        "set", "the", "to", "with",
-    ];
-    WORDS.contains(&word)
 }
 
 /// What the judge measured for one definition.
@@ -1505,7 +994,7 @@ impl CallCache {
                 Arc::new(TermGround {
                     field,
                     leaders,
-                    rival: lexicon.best(&keys),
+                    rival: keys.best_in(lexicon),
                     entities: TermEntities::new(&keys, lexicon),
                     keys,
                 })
@@ -1928,7 +1417,9 @@ fn owned_text(ctx: &SymbolContext) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::lexicon::FileNames;
     use super::*;
+    use crate::search::dictionary::Dictionary;
 
     #[test]
     fn term_keys_bridge_japanese_words() {
@@ -1965,16 +1456,13 @@ mod tests {
         .iter()
         .map(|t| Bag::of(t))
         .collect();
-        let lexicon = Lexicon::new(vec![Arc::new(FileNames {
-            bags,
-            ..FileNames::default()
-        })]);
+        let lexicon = Lexicon::new(vec![Arc::new(FileNames::with_bags(bags))]);
         // 「パスワード変更」: the change of one's own password holds both words, the reset flow
         // one of them.
         let keys = TermKeys::of("パスワード変更");
-        assert_eq!(lexicon.best(&keys), 1.0);
+        assert_eq!(keys.best_in(&lexicon), 1.0);
         assert_eq!(keys.coverage(&Bag::of("reset_password api/login")), 0.5);
-        assert_eq!(Lexicon::default().best(&keys), 0.0);
+        assert_eq!(keys.best_in(&Lexicon::default()), 0.0);
     }
 
     #[test]
@@ -1987,10 +1475,7 @@ mod tests {
         .iter()
         .map(|t| Bag::of(t))
         .collect();
-        let lexicon = Lexicon::new(vec![Arc::new(FileNames {
-            bags,
-            ..FileNames::default()
-        })]);
+        let lexicon = Lexicon::new(vec![Arc::new(FileNames::with_bags(bags))]);
         // 「ペットの登録」: ペット is no glossary word but the project's `pet`; the owner's
         // registration holds only the other word.
         let keys = TermKeys::in_project("ペットの登録", Some(&lexicon));
@@ -2037,8 +1522,8 @@ mod tests {
 
     #[test]
     fn a_dictionary_word_stands_for_the_english_the_projects_names_use() {
-        let lexicon = Lexicon::new(vec![Arc::new(FileNames {
-            bags: [
+        let lexicon = Lexicon::new(vec![Arc::new(FileNames::with_bags(
+            [
                 "OwnerController.findOwners owner/OwnerController",
                 "VetController.showVetList vet/VetController",
                 "Visit visit/Visit",
@@ -2046,8 +1531,7 @@ mod tests {
             .iter()
             .map(|t| Bag::of(t))
             .collect(),
-            ..FileNames::default()
-        })]);
+        ))]);
         let dictionary = Dictionary::parse(String::from(
             "飼い主\t(pet) owner; keeper\n\
              獣医\tveterinarian; veterinary surgeon; vet\n\
@@ -2079,13 +1563,12 @@ mod tests {
         assert_eq!(keys.keys, vec![Vec::<String>::new()]);
         // A katakana run inside a longer dictionary word is no loanword: ゴミ (in ゴミ箱, "trash
         // can") is not the project's `dummy`, which it sounds like.
-        let vault = Lexicon::new(vec![Arc::new(FileNames {
-            bags: ["purge_trash api/ciphers", "dummy_user tests/util"]
+        let vault = Lexicon::new(vec![Arc::new(FileNames::with_bags(
+            ["purge_trash api/ciphers", "dummy_user tests/util"]
                 .iter()
                 .map(|t| Bag::of(t))
                 .collect(),
-            ..FileNames::default()
-        })]);
+        ))]);
         let bin = Dictionary::parse("ゴミ箱\trubbish bin; trash can\n".to_string()).unwrap();
         let keys = TermKeys::bridged("ゴミ箱の自動削除", Some(&vault), Some(&bin), |_| {
             None
@@ -2647,7 +2130,7 @@ mod tests {
         let snapshot = project.snapshot();
         let first = project_lexicon(root, &snapshot);
         let keys = TermKeys::in_project("ペットの登録", Some(&first));
-        assert_eq!(first.best(&keys), 1.0);
+        assert_eq!(keys.best_in(&first), 1.0);
         // Nothing changed: the same lexicon, with the vocabulary it built.
         assert!(Arc::ptr_eq(&first, &project_lexicon(root, &snapshot)));
         // An added file is read by the next call, and its words are looked for.
