@@ -247,3 +247,17 @@ pub(super) fn forms_meet(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     short == long || (short.len() >= 4 && long.starts_with(short))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bags_match_stems_and_prefixes() {
+        let bag = Bag::of("def authenticate(session, email): return verify_password(pw)");
+        for form in ["auth", "authenticat", "password", "email", "verify"] {
+            assert!(bag.has(form), "{form}");
+        }
+        assert!(!bag.has("login"));
+    }
+}

@@ -311,3 +311,352 @@ pub(super) fn is_function_word(word: &str) -> bool {
     ];
     WORDS.contains(&word)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::lexicon::FileNames;
+    use crate::lexical;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_japanese_words_keys_are_present_in_its_english() {
+        let keys = TermKeys::of("ログイン");
+        assert!(keys.coverage(&Bag::of("login_access_token")) > 0.99);
+        assert_eq!(keys.coverage(&Bag::of("read_config")), 0.0);
+    }
+
+    #[test]
+    fn term_keys_bridge_japanese_words() {
+        let keys = TermKeys::of("ログイン処理");
+        assert!(keys.keys.iter().any(|k| k.contains(&"login".to_string())));
+        let keys = TermKeys::of("reset the password");
+        assert_eq!(
+            keys.keys,
+            vec![vec!["reset".to_string()], vec!["password".to_string()]]
+        );
+        // English synonyms through the glossary, and two words it knows as one.
+        let keys = TermKeys::of("sign up");
+        assert!(
+            keys.keys
+                .iter()
+                .any(|k| k.contains(&lexical::stem("register"))),
+            "{keys:?}"
+        );
+        assert!(TermKeys::of("delete comment").keys[0].contains(&lexical::stem("remove")));
+        // Even when the second word is one a request's words leave out.
+        let log_in = TermKeys::of("log in");
+        assert_eq!(log_in.keys.len(), 1);
+        assert!(log_in.keys[0].contains(&"login".to_string()), "{log_in:?}");
+        assert!(TermKeys::of("ほげ").keys.is_empty());
+    }
+
+    #[test]
+    fn the_lexicon_knows_which_definition_holds_most_of_the_term() {
+        let bags = [
+            "reset_password api/login",
+            "update_password_me api/users",
+            "read_user api/users",
+        ]
+        .iter()
+        .map(|t| Bag::of(t))
+        .collect();
+        let lexicon = Lexicon::new(vec![Arc::new(FileNames::with_bags(bags))]);
+        // 「パスワード変更」: the change of one's own password holds both words, the reset flow
+        // one of them.
+        let keys = TermKeys::of("パスワード変更");
+        assert_eq!(keys.best_in(&lexicon), 1.0);
+        assert_eq!(keys.coverage(&Bag::of("reset_password api/login")), 0.5);
+        assert_eq!(keys.best_in(&Lexicon::default()), 0.0);
+    }
+
+    #[test]
+    fn a_loanword_the_glossary_lacks_is_looked_up_in_the_projects_names() {
+        let bags = [
+            "PetController.register owner/PetController",
+            "OwnerController.register owner/OwnerController",
+            "Pet owner/Pet",
+        ]
+        .iter()
+        .map(|t| Bag::of(t))
+        .collect();
+        let lexicon = Lexicon::new(vec![Arc::new(FileNames::with_bags(bags))]);
+        // 「ペットの登録」: ペット is no glossary word but the project's `pet`; the owner's
+        // registration holds only the other word.
+        let keys = TermKeys::in_project("ペットの登録", Some(&lexicon));
+        assert_eq!(keys.loanwords, vec![(0, "pet".to_string())]);
+        let pet = Bag::of("PetController.register owner/PetController");
+        let owner = Bag::of("OwnerController.register owner/OwnerController");
+        assert_eq!(keys.coverage(&pet), 1.0);
+        assert_eq!(keys.coverage(&owner), 0.5);
+        // Without the project, the word is still counted, as one no name holds.
+        let alone = TermKeys::of("ペットの登録");
+        assert_eq!(alone.coverage(&pet), 0.5);
+        assert_eq!(alone.coverage(&owner), 0.5);
+        // 獣医 (a kanji word the glossary lacks) is a word too; a lone kanji (時) is not.
+        assert_eq!(TermKeys::of("獣医一覧").keys.len(), 2);
+        assert_eq!(TermKeys::of("登録時").keys.len(), 1);
+        let rendered = glossary::render("ペットの登録", &[(0, "pet".to_string())]);
+        assert_eq!(rendered.as_deref(), Some("pet register"));
+    }
+
+    #[test]
+    fn a_kanji_word_the_glossary_lacks_is_bridged_by_its_meaning() {
+        let weight = Bag::of("record_weight core/views");
+        let height = Bag::of("record_height core/views");
+        // 「体重を記録」: 体重 is no glossary word; the model finds `weight` among the field's
+        // words, so a weight view holds both words and a height view only 記録's.
+        let bridged = TermKeys::bridged("体重を記録", None, None, |word| {
+            (word == "体重").then(|| "weight".to_string())
+        });
+        assert_eq!(bridged.loanwords, vec![(0, "weight".to_string())]);
+        assert_eq!(bridged.coverage(&weight), 1.0);
+        assert_eq!(bridged.coverage(&height), 0.5);
+        // Without a bridge the word is still a key, one no name holds.
+        let unbridged = TermKeys::in_project("体重を記録", None);
+        assert_eq!(unbridged.coverage(&weight), 0.5);
+        assert_eq!(unbridged.coverage(&height), 0.5);
+        // A katakana word is left to the loanwords, a lone kanji to nothing.
+        let asked = std::cell::RefCell::new(Vec::new());
+        TermKeys::bridged("ペットの登録時", None, None, |word| {
+            asked.borrow_mut().push(word.to_string());
+            None
+        });
+        assert!(asked.borrow().is_empty(), "{:?}", asked.borrow());
+    }
+
+    #[test]
+    fn a_dictionary_word_stands_for_the_english_the_projects_names_use() {
+        let lexicon = Lexicon::new(vec![Arc::new(FileNames::with_bags(
+            [
+                "OwnerController.findOwners owner/OwnerController",
+                "VetController.showVetList vet/VetController",
+                "Visit visit/Visit",
+            ]
+            .iter()
+            .map(|t| Bag::of(t))
+            .collect(),
+        ))]);
+        let dictionary = Dictionary::parse(String::from(
+            "飼い主\t(pet) owner; keeper\n\
+             獣医\tveterinarian; veterinary surgeon; vet\n\
+             来院\tvisit to a hospital, temple, school, etc.\n\
+             通報\treport; notification\n",
+        ))
+        .unwrap();
+        let owners = Bag::of("OwnerController.findOwners owner/OwnerController");
+        let vets = Bag::of("VetController.showVetList vet/VetController");
+        // 「飼い主の検索」 (owner search): 飼い主 is no glossary word; the dictionary's `owner`
+        // is one the project's names hold, `keeper` is not.
+        let keys = TermKeys::bridged("飼い主の検索", Some(&lexicon), Some(&dictionary), |_| None);
+        assert_eq!(keys.loanwords, vec![(0, "owner".to_string())]);
+        assert!(keys.keys.contains(&vec![lexical::stem("owner")]));
+        assert!(keys.coverage(&owners) > keys.coverage(&vets));
+        // The dictionary's later sense's word, the one the project uses.
+        let keys = TermKeys::bridged("獣医一覧", Some(&lexicon), Some(&dictionary), |_| None);
+        assert_eq!(keys.loanwords, vec![(0, "vet".to_string())]);
+        let rendered = glossary::render("獣医一覧", &keys.loanwords);
+        assert!(rendered.is_some_and(|r| r.starts_with("vet ")));
+        // A word none of whose English any name holds goes to the model's bridge, and without
+        // one it is a key no name holds.
+        let asked = std::cell::RefCell::new(Vec::new());
+        let keys = TermKeys::bridged("通報", Some(&lexicon), Some(&dictionary), |word| {
+            asked.borrow_mut().push(word.to_string());
+            None
+        });
+        assert_eq!(*asked.borrow(), vec!["通報".to_string()]);
+        assert_eq!(keys.keys, vec![Vec::<String>::new()]);
+        // A katakana run inside a longer dictionary word is no loanword: ゴミ (in ゴミ箱, "trash
+        // can") is not the project's `dummy`, which it sounds like.
+        let vault = Lexicon::new(vec![Arc::new(FileNames::with_bags(
+            ["purge_trash api/ciphers", "dummy_user tests/util"]
+                .iter()
+                .map(|t| Bag::of(t))
+                .collect(),
+        ))]);
+        let bin = Dictionary::parse("ゴミ箱\trubbish bin; trash can\n".to_string()).unwrap();
+        let keys = TermKeys::bridged("ゴミ箱の自動削除", Some(&vault), Some(&bin), |_| {
+            None
+        });
+        assert_eq!(keys.loanwords, vec![(0, "trash".to_string())]);
+        let keys = TermKeys::bridged("ゴミ箱の自動削除", Some(&vault), None, |_| None);
+        assert_eq!(keys.loanwords, vec![(0, "dummy".to_string())]);
+        // Without the dictionary, 飼い主 is two lone kanji and reads as nothing.
+        let keys = TermKeys::bridged("飼い主の検索", Some(&lexicon), None, |_| None);
+        assert!(keys.loanwords.is_empty());
+    }
+
+    #[test]
+    fn a_name_about_another_entity_than_the_terms_is_found() {
+        let source = "class Owner:\n    pass\n\n\nclass Vet:\n    pass\n\n\nclass VetRepository:\n    def find_all(self):\n        pass\n\n\nclass OwnerRepository:\n    def find_by_last_name(self):\n        pass\n";
+        let file = file_names("clinic/models.py", source);
+        // Only a class named by one word is an entity: `VetRepository` is a role of `Vet`.
+        assert_eq!(file.entities, vec!["owner".to_string(), "vet".to_string()]);
+        let lexicon = Lexicon::new(vec![Arc::new(file)]);
+        let other = |term: &str, name: &str, path: &str| {
+            let keys = TermKeys::in_project(term, Some(&lexicon));
+            TermEntities::new(&keys, &lexicon)
+                .other_in(&Bag::of(name), &Bag::of(&format!("{name} {path}")))
+        };
+        assert!(other(
+            "search owners",
+            "find_all VetRepository",
+            "clinic/vet"
+        ));
+        assert!(!other(
+            "search owners",
+            "find_by_last_name OwnerRepository",
+            "clinic/owner"
+        ));
+        // The term's entity in the path is enough; a term with no entity is left alone.
+        assert!(!other(
+            "search owners",
+            "find_all Repository",
+            "clinic/owner/repository"
+        ));
+        assert!(!other(
+            "search by name",
+            "find_all VetRepository",
+            "clinic/vet"
+        ));
+        // A name that names the term's entity among others is about it too.
+        assert!(!other("list vets", "vet_owner_report", "clinic/report"));
+    }
+
+    /// The project's translation of a word comes before the model's bridge and the general
+    /// dictionary: a baby tracker's catalogue says 授乳 is "Feeding", JMdict "breastfeeding".
+    #[test]
+    fn a_word_the_project_translates_is_read_as_the_projects_word() {
+        let source = "class Feeding:\n    pass\n\n\ndef breastfeeding_report():\n    pass\n";
+        let lexicon = Lexicon::new(vec![Arc::new(file_names("core/models.py", source))]);
+        let general = Arc::new(Dictionary::parse("授乳\tbreastfeeding\n".into()).unwrap());
+        let bridge = |_: &str| Some("nursing".to_string());
+        let keys = |dictionary: &Dictionary| {
+            TermKeys::bridged("授乳の記録", Some(&lexicon), Some(dictionary), bridge).keys
+        };
+        assert!(keys(&general).contains(&vec!["nurs".to_string()]));
+        let translated = Dictionary::layered("授乳\tFeeding\n".into(), Some(general)).unwrap();
+        let keys = keys(&translated);
+        assert!(keys.iter().any(|k| k[0] == "feed"), "{keys:?}");
+        assert!(!keys.iter().flatten().any(|f| f == "nurs"), "{keys:?}");
+    }
+
+    /// A compound the project translates as one is read as the project's word, not as the
+    /// glossary's words it is made of: 編集履歴 is "Revisions" in a wiki, not "edit history".
+    #[test]
+    fn a_compound_the_project_translates_replaces_the_glossarys_words() {
+        let source = "class PageRevision:\n    pass\n\n\ndef edit_page():\n    pass\n";
+        let lexicon = Lexicon::new(vec![Arc::new(file_names("entities/models.py", source))]);
+        let translated = Dictionary::layered("編集履歴\tRevisions\n".into(), None).unwrap();
+        let keys = TermKeys::bridged(
+            "編集履歴の一覧",
+            Some(&lexicon),
+            Some(&translated),
+            |_| None,
+        );
+        assert!(
+            keys.keys.contains(&vec!["revision".to_string()]),
+            "{keys:?}"
+        );
+        assert!(!keys.keys.iter().flatten().any(|f| f == "edit"), "{keys:?}");
+        assert!(keys.keys.iter().flatten().any(|f| f == "list"), "{keys:?}");
+        assert_eq!(
+            glossary::render_outside("編集履歴の一覧", &keys.loanwords, &keys.covered).as_deref(),
+            Some("revisions list")
+        );
+        // Without the translation, the glossary's words.
+        let plain = TermKeys::bridged("編集履歴の一覧", Some(&lexicon), None, |_| None);
+        assert!(
+            plain.keys.iter().flatten().any(|f| f == "edit"),
+            "{plain:?}"
+        );
+        assert!(plain.covered.is_empty());
+    }
+
+    /// A glossary word the project translates is read both ways, the project's word first:
+    /// 記事 is `entry` in a feed reader, and a name that says `article` still holds it.
+    #[test]
+    fn a_glossary_word_the_project_translates_is_read_both_ways() {
+        let source = "def list_entries():\n    pass\n\n\ndef article_feed():\n    pass\n";
+        let lexicon = Lexicon::new(vec![Arc::new(file_names("reader/entries.py", source))]);
+        let translated = Dictionary::layered("記事\tEntries\n".into(), None).unwrap();
+        let keys = TermKeys::bridged("記事の一覧", Some(&lexicon), Some(&translated), |_| {
+            None
+        });
+        let key = keys
+            .keys
+            .iter()
+            .find(|forms| forms.contains(&"entry".to_string()))
+            .unwrap_or_else(|| panic!("{keys:?}"));
+        assert!(key.contains(&"articl".to_string()), "{keys:?}");
+        assert_eq!(
+            glossary::render_outside("記事の一覧", &keys.loanwords, &keys.covered).as_deref(),
+            Some("entries list")
+        );
+        let plain = TermKeys::bridged("記事の一覧", Some(&lexicon), None, |_| None);
+        assert!(
+            !plain.keys.iter().flatten().any(|f| f == "entry"),
+            "{plain:?}"
+        );
+    }
+
+    /// The names of one source file, as the project's lexicon keeps them.
+    fn file_names(file: &str, source: &str) -> FileNames {
+        let lang = crate::lang::detect(file).unwrap();
+        Lexicon::of_file(file, &crate::analysis::analyze_source(lang, source).symbols)
+    }
+
+    /// A word that plays several of the project's roles is one of its entities: kutt names its
+    /// modules `<entity>.<role>.js`, Laravel its classes `<Entity><Role>`.
+    #[test]
+    fn a_word_playing_several_roles_is_an_entity() {
+        let function = "function ban() {}\n";
+        let files = [
+            "server/handlers/links.handler.js",
+            "server/handlers/users.handler.js",
+            "server/handlers/domains.handler.js",
+            "server/handlers/validators.handler.js",
+            "server/models/link.model.js",
+            "server/models/user.model.js",
+            "server/models/visit.model.js",
+            // Two files are no role: `settings` is not made an entity by them.
+            "server/routes/settings.route.js",
+            "server/views/settings.view.js",
+        ];
+        let classes = "class ArticleController:\n    pass\n\n\nclass ProfileController:\n    pass\n\n\n\
+                       class TagController:\n    pass\n\n\nclass ArticleRequest:\n    pass\n\n\n\
+                       class CommentRequest:\n    pass\n\n\nclass TagRequest:\n    pass\n";
+        let lexicon = Lexicon::new(
+            files
+                .iter()
+                .map(|file| Arc::new(file_names(file, function)))
+                .chain([Arc::new(file_names("app/http.py", classes))])
+                .collect(),
+        );
+        let entities: Vec<&str> = lexicon.entities.iter().map(String::as_str).collect();
+        assert_eq!(entities, vec!["articl", "link", "tag", "user"]);
+        // `ban` in the users' handler bans users, not links.
+        let keys = TermKeys::in_project("ban a link", Some(&lexicon));
+        let users = "ban users";
+        assert!(TermEntities::new(&keys, &lexicon).other_in(
+            &Bag::of(users),
+            &Bag::of("ban server/handlers/users.handler")
+        ));
+        assert!(!TermEntities::new(&keys, &lexicon).other_in(
+            &Bag::of("ban links"),
+            &Bag::of("ban server/handlers/links.handler")
+        ));
+    }
+
+    /// The words of a name that are none of the term's: the reset beside the change of a
+    /// password, nothing for the name that says the term and an accessor's prefix.
+    #[test]
+    fn a_names_words_the_term_does_not_say_are_counted() {
+        let keys = TermKeys::of("change password");
+        assert_eq!(keys.unexplained("reset_password"), 0.5);
+        assert_eq!(keys.unexplained("updatePassword"), 0.0);
+        assert_eq!(keys.unexplained("getPasswordChange"), 0.0);
+        assert_eq!(keys.unexplained("sendWelcomeMail"), 1.0);
+        assert_eq!(keys.unexplained("get"), 0.0);
+    }
+}
