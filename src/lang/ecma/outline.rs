@@ -416,11 +416,13 @@ impl<'s> Extractor<'s> {
     }
 
     fn method(&self, node: Node, class_abstract: bool) -> (Method, Vec<Property>) {
-        let src = self.src;
         let name_node = node.child_by_field_name("name");
-        let name = name_node.map_or(String::new(), |n| text(n, src).to_string());
-        let private_name = name_node.is_some_and(|n| n.kind() == "private_property_identifier");
-        let kind = if name == "constructor" {
+        let (parameters, properties) = node
+            .child_by_field_name("parameters")
+            .map(|p| self.parameters(p))
+            .unwrap_or_default();
+        let mut method = self.member_method(node, name_node, node, parameters);
+        method.kind = if method.name == "constructor" {
             "constructor"
         } else if has_child(node, "get") {
             "getter"
@@ -428,36 +430,11 @@ impl<'s> Extractor<'s> {
             "setter"
         } else {
             "method"
-        };
-        let (parameters, properties) = node
-            .child_by_field_name("parameters")
-            .map(|p| self.parameters(p))
-            .unwrap_or_default();
-        let method = Method {
-            access_modifier: access(node, src, private_name),
-            is_static: has_child(node, "static"),
-            is_abstract: node.kind() == "abstract_method_signature"
-                || (class_abstract && has_child(node, "abstract")),
-            is_async: has_child(node, "async"),
-            generator: has_child(node, "*"),
-            parameters,
-            return_type: node
-                .child_by_field_name("return_type")
-                .map(|t| type_text(t, src)),
-            location: location(node),
-            decorators: named_children(node)
-                .into_iter()
-                .filter(|c| c.kind() == "decorator")
-                .map(|d| decorator(d, src))
-                .collect(),
-            doc: doc_before(node, src, DocStyle::Block, &["decorator"]),
-            body: node
-                .child_by_field_name("body")
-                .map(|b| body_excerpt(b, src)),
-            kind: kind.into(),
-            name,
-        };
-        let properties = if kind == "constructor" {
+        }
+        .into();
+        method.is_abstract = node.kind() == "abstract_method_signature"
+            || (class_abstract && has_child(node, "abstract"));
+        let properties = if method.kind == "constructor" {
             properties
         } else {
             Vec::new()
@@ -467,31 +444,42 @@ impl<'s> Extractor<'s> {
 
     /// A class field whose value is a function (`value`), as the method it is.
     fn function_field(&self, field: Node, value: Node) -> Method {
+        let parameters = self.function_parameters(value);
+        self.member_method(field, field_name(field), value, parameters)
+    }
+
+    /// A method as its declaration `decl` says it (name, access, `static`, decorators, doc,
+    /// place) and the function `func` it defines (the same node for a method definition, the
+    /// value for a field holding a function): a plain method, not abstract.
+    fn member_method(
+        &self,
+        decl: Node,
+        name_node: Option<Node>,
+        func: Node,
+        parameters: Vec<Parameter>,
+    ) -> Method {
         let src = self.src;
-        let name_node = field
-            .child_by_field_name("name")
-            .or_else(|| field.child_by_field_name("property"));
         let private_name = name_node.is_some_and(|n| n.kind() == "private_property_identifier");
         Method {
             name: name_node.map_or(String::new(), |n| text(n, src).to_string()),
             kind: "method".into(),
-            access_modifier: access(field, src, private_name),
-            is_static: has_child(field, "static"),
+            access_modifier: access(decl, src, private_name),
+            is_static: has_child(decl, "static"),
             is_abstract: false,
-            is_async: has_child(value, "async"),
-            generator: value.kind().starts_with("generator") || has_child(value, "*"),
-            parameters: self.function_parameters(value),
-            return_type: value
+            is_async: has_child(func, "async"),
+            generator: func.kind().starts_with("generator") || has_child(func, "*"),
+            parameters,
+            return_type: func
                 .child_by_field_name("return_type")
                 .map(|t| type_text(t, src)),
-            location: location(field),
-            decorators: named_children(field)
+            location: location(decl),
+            decorators: named_children(decl)
                 .into_iter()
                 .filter(|c| c.kind() == "decorator")
                 .map(|d| decorator(d, src))
                 .collect(),
-            doc: doc_before(field, src, DocStyle::Block, &["decorator"]),
-            body: value
+            doc: doc_before(decl, src, DocStyle::Block, &["decorator"]),
+            body: func
                 .child_by_field_name("body")
                 .filter(|b| b.kind() == "statement_block")
                 .map(|b| body_excerpt(b, src)),
@@ -500,9 +488,7 @@ impl<'s> Extractor<'s> {
 
     fn field(&self, node: Node) -> Property {
         let src = self.src;
-        let name_node = node
-            .child_by_field_name("name")
-            .or_else(|| node.child_by_field_name("property"));
+        let name_node = field_name(node);
         let private_name = name_node.is_some_and(|n| n.kind() == "private_property_identifier");
         Property {
             name: name_node.map_or(String::new(), |n| text(n, src).to_string()),
@@ -666,17 +652,7 @@ impl<'s> Extractor<'s> {
             let name = text(name_node, src).to_string();
             let span = if single { outer } else { d };
             match d.child_by_field_name("value") {
-                Some(v)
-                    if matches!(
-                        v.kind(),
-                        "arrow_function"
-                            | "function_expression"
-                            | "function"
-                            | "generator_function"
-                    ) =>
-                {
-                    self.function(&name, v, exported, span)
-                }
+                Some(v) if is_function_expression(v) => self.function(&name, v, exported, span),
                 Some(v) if v.kind() == "class" => self.class(&name, v, exported, span),
                 Some(v) if require_source(v, src).is_some() => {
                     let source = require_source(v, src).unwrap_or_default();
@@ -1077,10 +1053,23 @@ fn specifier(spec: Node, src: &str) -> ImportedName {
 
 /// A class field's value when it is a function (`increment = () => {…}`).
 fn function_value(field: Node) -> Option<Node> {
-    field.child_by_field_name("value").filter(|v| {
-        matches!(
-            v.kind(),
-            "arrow_function" | "function_expression" | "function" | "generator_function"
-        )
-    })
+    field
+        .child_by_field_name("value")
+        .filter(|v| is_function_expression(*v))
+}
+
+/// Whether a value is a function written in place: an arrow function or a function expression
+/// (`function` in older grammars), a generator's included.
+fn is_function_expression(node: Node) -> bool {
+    matches!(
+        node.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    )
+}
+
+/// A class field's name node (`name` in TypeScript, `property` in JavaScript).
+fn field_name(field: Node) -> Option<Node> {
+    field
+        .child_by_field_name("name")
+        .or_else(|| field.child_by_field_name("property"))
 }
