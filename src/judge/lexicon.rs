@@ -116,6 +116,16 @@ impl Lexicon {
         }
     }
 
+    /// A lexicon of one file whose definitions' names, scopes and paths are `named`, without
+    /// entities.
+    #[cfg(test)]
+    pub(super) fn of_names(named: &[&str]) -> Lexicon {
+        Lexicon::new(vec![Arc::new(FileNames {
+            bags: named.iter().map(|t| Bag::of(t)).collect(),
+            ..FileNames::default()
+        })])
+    }
+
     /// Every definition's bag.
     pub(super) fn bags(&self) -> impl Iterator<Item = &Bag> {
         self.files.iter().flat_map(|file| file.bags.iter())
@@ -129,17 +139,6 @@ pub(super) struct FileNames {
     pub(super) entities: Vec<String>,
     /// Words with a role they play: entities if they play enough of the project's roles.
     roled: Vec<(String, Role)>,
-}
-
-impl FileNames {
-    /// A file's part with these bags and no entities.
-    #[cfg(test)]
-    pub(super) fn with_bags(bags: Vec<Bag>) -> FileNames {
-        FileNames {
-            bags,
-            ..FileNames::default()
-        }
-    }
 }
 
 /// What a word names an entity in: the second word of a type's name, or the middle part of a

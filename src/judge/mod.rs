@@ -559,7 +559,13 @@ impl Signals {
     /// ([`Signals::other_entity`]) while another definition's name holds more of the term:
     /// kutt's `ban` of the users' handler for "ban a link", where `banLink` exists.
     pub fn about_another_entity(&self) -> bool {
-        self.other_entity && self.named > 0.0 && self.rival > self.named
+        self.other_entity && self.outnamed()
+    }
+
+    /// Whether the name, scope and path hold some of the term's words while another
+    /// definition's hold more ([`Signals::rival`]).
+    fn outnamed(&self) -> bool {
+        self.named > 0.0 && self.rival > self.named
     }
 
     /// The [`Mode::Agreed`] score after the rules on the name and the file: a reversed action is
@@ -713,7 +719,7 @@ impl Signals {
             logit(self.dense_rendered),
             self.field.unwrap_or(0.0),
             flag(self.field == Some(0.0)),
-            flag(self.named > 0.0 && self.rival > self.named),
+            flag(self.outnamed()),
             self.callers,
             flag(self.other_entity),
             flag(self.tiny),

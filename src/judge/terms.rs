@@ -353,15 +353,11 @@ mod tests {
 
     #[test]
     fn the_lexicon_knows_which_definition_holds_most_of_the_term() {
-        let bags = [
+        let lexicon = Lexicon::of_names(&[
             "reset_password api/login",
             "update_password_me api/users",
             "read_user api/users",
-        ]
-        .iter()
-        .map(|t| Bag::of(t))
-        .collect();
-        let lexicon = Lexicon::new(vec![Arc::new(FileNames::with_bags(bags))]);
+        ]);
         // 「パスワード変更」: the change of one's own password holds both words, the reset flow
         // one of them.
         let keys = TermKeys::of("パスワード変更");
@@ -372,15 +368,11 @@ mod tests {
 
     #[test]
     fn a_loanword_the_glossary_lacks_is_looked_up_in_the_projects_names() {
-        let bags = [
+        let lexicon = Lexicon::of_names(&[
             "PetController.register owner/PetController",
             "OwnerController.register owner/OwnerController",
             "Pet owner/Pet",
-        ]
-        .iter()
-        .map(|t| Bag::of(t))
-        .collect();
-        let lexicon = Lexicon::new(vec![Arc::new(FileNames::with_bags(bags))]);
+        ]);
         // 「ペットの登録」: ペット is no glossary word but the project's `pet`; the owner's
         // registration holds only the other word.
         let keys = TermKeys::in_project("ペットの登録", Some(&lexicon));
@@ -427,16 +419,11 @@ mod tests {
 
     #[test]
     fn a_dictionary_word_stands_for_the_english_the_projects_names_use() {
-        let lexicon = Lexicon::new(vec![Arc::new(FileNames::with_bags(
-            [
-                "OwnerController.findOwners owner/OwnerController",
-                "VetController.showVetList vet/VetController",
-                "Visit visit/Visit",
-            ]
-            .iter()
-            .map(|t| Bag::of(t))
-            .collect(),
-        ))]);
+        let lexicon = Lexicon::of_names(&[
+            "OwnerController.findOwners owner/OwnerController",
+            "VetController.showVetList vet/VetController",
+            "Visit visit/Visit",
+        ]);
         let dictionary = Dictionary::parse(String::from(
             "飼い主\t(pet) owner; keeper\n\
              獣医\tveterinarian; veterinary surgeon; vet\n\
@@ -468,12 +455,7 @@ mod tests {
         assert_eq!(keys.keys, vec![Vec::<String>::new()]);
         // A katakana run inside a longer dictionary word is no loanword: ゴミ (in ゴミ箱, "trash
         // can") is not the project's `dummy`, which it sounds like.
-        let vault = Lexicon::new(vec![Arc::new(FileNames::with_bags(
-            ["purge_trash api/ciphers", "dummy_user tests/util"]
-                .iter()
-                .map(|t| Bag::of(t))
-                .collect(),
-        ))]);
+        let vault = Lexicon::of_names(&["purge_trash api/ciphers", "dummy_user tests/util"]);
         let bin = Dictionary::parse("ゴミ箱\trubbish bin; trash can\n".to_string()).unwrap();
         let keys = TermKeys::bridged("ゴミ箱の自動削除", Some(&vault), Some(&bin), |_| {
             None
