@@ -752,22 +752,22 @@ impl Signals {
 
 /// Number of features in [`Signals::features`].
 pub const FEATURES: usize = 26;
-/// Fitted on the development split (fourteen repositories; see the module doc); names in
+/// Fitted on the development split (sixteen repositories; see the module doc); names in
 /// [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.2267, 0.1294, 0.2310, -0.3530, 0.1440, -0.4139, 0.1201, 0.9686, 0.0000, 0.0933, -0.0559,
-    -0.0976, 0.0195, 0.0412, 0.9061, 0.3420, -0.3356, 0.6610, -0.4924, -0.2807, 0.5026, -0.2667,
-    0.1412, 0.4715, -0.2264, 0.4082,
+    -0.2256, 0.1253, 0.2127, -0.3267, -0.0617, -0.3436, 0.0477, 1.1023, 0.0000, 0.0714, -0.0475,
+    -0.1439, 0.0172, 0.0758, 0.9119, 0.3413, -0.3120, 0.7227, -0.4739, -0.2142, 0.4949, -0.2610,
+    0.1361, 0.5984, -0.2962, 0.4136,
 ];
-const BIAS: f32 = -0.8438;
+const BIAS: f32 = -0.8727;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1765, 0.1460, 0.2507, -0.2255, 0.4621, -0.2599, 0.0579, 0.8892, 0.0000, 0.1773, 0.0334,
-    -0.0082, -0.0046, 0.0887, 0.0000, 0.0000, -0.4890, 0.6869, -0.5732, -0.2540, 0.0000, 0.0000,
-    0.0000, 0.0000, -0.2424, 0.1570,
+    -0.1753, 0.1327, 0.2341, -0.1389, 0.3309, -0.2065, 0.0080, 0.9669, 0.0000, 0.1525, 0.0426,
+    -0.0470, -0.0007, 0.1050, 0.0000, 0.0000, -0.4482, 0.6710, -0.5346, -0.1962, 0.0000, 0.0000,
+    0.0000, 0.0000, -0.3003, 0.1403,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.7209;
+const BIAS_WITHOUT_FIELD: f32 = -0.7702;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
