@@ -248,25 +248,7 @@ pub fn properties(text: &str) -> Messages {
 /// One logical line of a properties file: the key ends at the first unescaped `=`, `:` or
 /// space.
 fn property(line: &str) -> (String, String) {
-    let mut end = line.len();
-    let mut escaped = false;
-    for (at, c) in line.char_indices() {
-        if std::mem::take(&mut escaped) {
-            continue;
-        }
-        match c {
-            '\\' => escaped = true,
-            '=' | ':' => {
-                end = at;
-                break;
-            }
-            c if c.is_whitespace() => {
-                end = at;
-                break;
-            }
-            _ => {}
-        }
-    }
+    let end = unescaped(line, |c| c == '=' || c == ':' || c.is_whitespace()).unwrap_or(line.len());
     let rest = line[end..].trim_start();
     let rest = rest.strip_prefix(['=', ':']).unwrap_or(rest).trim_start();
     (properties_unescape(&line[..end]), properties_unescape(rest))
@@ -339,7 +321,8 @@ pub fn toml(text: &str) -> Messages {
             continue;
         }
         let text = if let Some(rest) = value.strip_prefix('"') {
-            match closing_quote(rest) {
+            // A basic string ends at the first `"` no backslash escapes.
+            match unescaped(rest, |c| c == '"') {
                 Some(end) => backslash_escapes(&rest[..end]),
                 None => continue,
             }
@@ -370,15 +353,15 @@ fn toml_key(key: &str) -> String {
         .join(".")
 }
 
-/// Where a basic string ends, given the text after its opening `"`: the first `"` that no
-/// backslash escapes.
-fn closing_quote(rest: &str) -> Option<usize> {
+/// Where the first character that `stop` accepts and no backslash escapes is in `text`: the
+/// end of a properties key, of a TOML basic string.
+fn unescaped(text: &str, stop: impl Fn(char) -> bool) -> Option<usize> {
     let mut escaped = false;
-    for (at, c) in rest.char_indices() {
+    for (at, c) in text.char_indices() {
         match c {
             _ if std::mem::take(&mut escaped) => {}
             '\\' => escaped = true,
-            '"' => return Some(at),
+            c if stop(c) => return Some(at),
             _ => {}
         }
     }
