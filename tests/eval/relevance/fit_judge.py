@@ -40,6 +40,10 @@ def load(path):
     return rows, rows[0]["feature_names"]
 
 
+def sigmoid(z):
+    return 1 / (1 + math.exp(-max(-30, min(30, z))))
+
+
 def solve(a, b):
     n = len(b)
     m = [row[:] + [b[i]] for i, row in enumerate(a)]
@@ -68,7 +72,7 @@ def fit(xs, ys, l2=L2):
         for x, y in zip(xs, ys):
             v = x + [1.0]
             z = sum(a * b for a, b in zip(w, v))
-            p = 1 / (1 + math.exp(-max(-30, min(30, z))))
+            p = sigmoid(z)
             c = cw[y]
             for i in range(d):
                 g[i] += c * (p - y) * v[i]
@@ -136,8 +140,9 @@ def session_operating_points(z, rows, z_reject, z_fact):
     relevant = [(zi, r) for zi, r in zip(z, rows) if r["relevant"]]
 
     def kept(zr):
+        # The calibration's map of a log-odds z itself: the weight 1 and bias 0, calibrated.
         w, b = calibrated([1.0], 0.0, zr, z_fact)
-        return sum(agreed(1 / (1 + math.exp(-(w[0] * zi + b))), r) >= 0.3
+        return sum(agreed(sigmoid(w[0] * zi + b), r) >= 0.3
                    for zi, r in relevant) / len(relevant)
 
     for zr in sorted((zi for zi, _ in relevant if zi <= z_reject), reverse=True):
@@ -157,9 +162,9 @@ def described(r):
     """The described score as the session judge computes it (with a Japanese term's rendering
     where its own score keeps it)."""
     names = r["feature_names"]
-    d = 1 / (1 + math.exp(-r["features"][names.index("dense")]))
+    d = sigmoid(r["features"][names.index("dense")])
     if d >= 0.3 and r["term_lang"] == "ja":
-        d = max(d, 1 / (1 + math.exp(-r["features"][names.index("dense_rendered")])))
+        d = max(d, sigmoid(r["features"][names.index("dense_rendered")]))
     return d
 
 
@@ -218,7 +223,7 @@ def evaluate(rows, cols, names, session=False):
         for r in test:
             x = [r["features"][i] for i in cols]
             z = sum(a * c for a, c in zip(w2, x)) + b2
-            fitted = 1 / (1 + math.exp(-z))
+            fitted = sigmoid(z)
             scores.append(agreed(fitted, r) if session else fitted)
             ys.append(int(r["relevant"]))
             tested.append(r)
