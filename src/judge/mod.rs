@@ -753,22 +753,22 @@ impl Signals {
 
 /// Number of features in [`Signals::features`].
 pub const FEATURES: usize = 26;
-/// Fitted on the development split (eighteen repositories; see the module doc); names in
+/// Fitted on the development split (twenty repositories; see the module doc); names in
 /// [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.1513, 0.0960, 0.1907, -0.1790, -0.0585, -0.2537, 0.0110, 0.8608, 0.0000, 0.0886, -0.0600,
-    -0.0580, -0.0017, 0.0501, 0.6907, 0.2360, -0.2366, 0.5511, -0.2952, -0.0658, 0.3675, -0.2018,
-    0.1153, 0.5392, -0.3166, 0.3242,
+    -0.1500, 0.0958, 0.1787, -0.1006, -0.0969, -0.2248, 0.0323, 0.9167, 0.0000, 0.0931, -0.0399,
+    -0.0509, 0.0199, 0.0413, 0.6418, 0.1783, -0.2340, 0.5602, -0.2961, -0.0964, 0.4049, -0.1964,
+    0.1075, 0.5993, -0.3526, 0.3605,
 ];
-const BIAS: f32 = -0.6530;
+const BIAS: f32 = -0.7269;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1196, 0.1092, 0.2120, -0.0177, 0.3107, -0.1391, -0.0128, 0.7776, 0.0000, 0.1500, 0.0148,
-    0.0076, -0.0133, 0.0761, 0.0000, 0.0000, -0.3619, 0.5122, -0.3646, -0.0713, 0.0000, 0.0000,
-    0.0000, 0.0000, -0.3316, 0.1073,
+    -0.1295, 0.0976, 0.2038, 0.0747, 0.2594, -0.0993, 0.0434, 0.8102, 0.0000, 0.1498, 0.0354,
+    0.0291, 0.0185, 0.0741, 0.0000, 0.0000, -0.3700, 0.5352, -0.3636, -0.1252, 0.0000, 0.0000,
+    0.0000, 0.0000, -0.3696, 0.1260,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.6957;
+const BIAS_WITHOUT_FIELD: f32 = -0.7963;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
