@@ -281,6 +281,10 @@ fn score_repo(
                 "features": best.map(|s| s.features().to_vec()),
                 "feature_names": FEATURE_NAMES,
                 "reversed": best.is_some_and(|s| s.reversed),
+                // The words the fit weighs by their odds ([`judge::Signals::stray`]), which
+                // `fit_judge.py` reads afresh for each fold.
+                "stray": best.map(|s| &s.stray),
+                "missing": best.map(|s| &s.missing),
                 "shape": shape,
                 // How the term was read: its lexical keys (each the forms that count as the
                 // word present) and its English rendering, for auditing the bridges on dev.

@@ -40,6 +40,9 @@
 //!   ([`other_action`]: `create` beside `edit` in the links' handler, for "edit link");
 //! - **the name's other words**: the share of the name's words that are none of the term's
 //!   ([`TermKeys::unexplained`]);
+//! - **the words in between**: what the name's stray words and the term's missing words have
+//!   said on the development split ([`word_odds`]: a stray `delete` is another action, a stray
+//!   `save` what the right name says besides the term);
 //! - **size**: whether the definition is a few lines only ([`TINY_LINES`]).
 //!
 //! [`Signals::combine`] weighs them with a logistic model fitted on the development split of
@@ -63,6 +66,7 @@ mod bridge;
 mod field;
 mod lexicon;
 mod terms;
+mod word_odds;
 
 pub use field::{FIELD_SIZE, Field, FieldSearch, forget_kept};
 pub use lexicon::{Bag, Lexicon, project_lexicon};
@@ -474,6 +478,12 @@ pub struct Signals {
     pub other_action: bool,
     /// Share of the name's words that are none of the term's ([`TermKeys::unexplained`]).
     pub unexplained: f32,
+    /// The name's words that are none of the term's ([`TermKeys::stray_words`]), weighed by
+    /// what they said on the development split ([`word_odds`]).
+    pub stray: Vec<String>,
+    /// The term's words that the name, its scope and its path do not hold
+    /// ([`TermKeys::missing_in`]), weighed the same way.
+    pub missing: Vec<String>,
     /// Whether the definition is [`TINY_LINES`] lines or fewer.
     pub tiny: bool,
     /// How far (log-odds) its described score, or its rendering's, stands above the best of the
@@ -700,6 +710,8 @@ impl Signals {
     /// The features of the fitted model, in [`WEIGHTS`] order.
     pub fn features(&self) -> [f32; FEATURES] {
         let best = logit(self.dense.max(self.dense_evidence));
+        let (stray_min, stray_sum) = word_odds::stray(&self.stray);
+        let (missing_min, missing_sum) = word_odds::missing(&self.missing);
         [
             logit(self.dense),
             logit(self.dense_evidence),
@@ -729,6 +741,10 @@ impl Signals {
             self.leader_named.map_or(0.0, |top| self.lex_name - top),
             flag(self.other_action),
             self.unexplained,
+            stray_min,
+            stray_sum,
+            missing_min,
+            missing_sum,
         ]
     }
 
@@ -752,13 +768,13 @@ impl Signals {
 }
 
 /// Number of features in [`Signals::features`].
-pub const FEATURES: usize = 26;
+pub const FEATURES: usize = 30;
 /// Fitted on the development split (twenty repositories; see the module doc); names in
 /// [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
     -0.1500, 0.0958, 0.1787, -0.1006, -0.0969, -0.2248, 0.0323, 0.9167, 0.0000, 0.0931, -0.0399,
     -0.0509, 0.0199, 0.0413, 0.6418, 0.1783, -0.2340, 0.5602, -0.2961, -0.0964, 0.4049, -0.1964,
-    0.1075, 0.5993, -0.3526, 0.3605,
+    0.1075, 0.5993, -0.3526, 0.3605, 0.0, 0.0, 0.0, 0.0,
 ];
 const BIAS: f32 = -0.7269;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
@@ -766,7 +782,7 @@ const BIAS: f32 = -0.7269;
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
     -0.1295, 0.0976, 0.2038, 0.0747, 0.2594, -0.0993, 0.0434, 0.8102, 0.0000, 0.1498, 0.0354,
     0.0291, 0.0185, 0.0741, 0.0000, 0.0000, -0.3700, 0.5352, -0.3636, -0.1252, 0.0000, 0.0000,
-    0.0000, 0.0000, -0.3696, 0.1260,
+    0.0000, 0.0000, -0.3696, 0.1260, 0.0, 0.0, 0.0, 0.0,
 ];
 const BIAS_WITHOUT_FIELD: f32 = -0.7963;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
@@ -796,6 +812,10 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "field_leader_named",
     "other_action",
     "unexplained",
+    "stray_min",
+    "stray_sum",
+    "missing_min",
+    "missing_sum",
 ];
 
 /// A verdict on one claimed symbol: the best of its definitions.
@@ -1314,6 +1334,8 @@ impl<'a> Judge<'a> {
                         .is_some_and(|e| e.other_in(&Bag::of(&owned_text(ctx)), &named_bag)),
                     other_action: other_action(&keys, &ctx.name),
                     unexplained: keys.unexplained(&ctx.name),
+                    stray: keys.stray_words(&ctx.name),
+                    missing: keys.missing_in(&named_bag),
                     tiny: c.code.lines().count() <= TINY_LINES,
                     leader_gap: leader_top.map(|top| {
                         let own = rendered.as_ref().map_or(dense, |r| dense.max(r[2 * i]));

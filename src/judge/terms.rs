@@ -225,19 +225,37 @@ impl TermKeys {
     /// alone (`ban`, `remove`, `update`) is as often the neighbour that does the term's action
     /// to another thing, while the right definition's name says more (`banLink`).
     pub fn unexplained(&self, name: &str) -> f32 {
-        let words: Vec<String> = lexical::split_identifier(name)
-            .into_iter()
-            .filter(|w| !is_function_word(w))
-            .map(|w| lexical::stem(&w))
-            .collect();
+        let words = name_words(name);
         if words.is_empty() {
             return 0.0;
         }
-        let stray = words
-            .iter()
-            .filter(|w| !self.keys.iter().flatten().any(|f| forms_meet(f, w)))
-            .count();
+        let stray = words.iter().filter(|w| !self.explains(w)).count();
         stray as f32 / words.len() as f32
+    }
+
+    /// The words of a name that none of the keys' forms is ([`Self::unexplained`]), stemmed,
+    /// each once: what [`super::word_odds`] looks up.
+    pub fn stray_words(&self, name: &str) -> Vec<String> {
+        let mut stray: Vec<String> = name_words(name)
+            .into_iter()
+            .filter(|w| !self.explains(w))
+            .collect();
+        stray.sort_unstable();
+        stray.dedup();
+        stray
+    }
+
+    /// The term's words (each key by its first form) that `bag` holds in none of their forms.
+    pub fn missing_in(&self, bag: &Bag) -> Vec<String> {
+        self.keys
+            .iter()
+            .filter(|forms| !forms.iter().any(|f| bag.has(f)))
+            .filter_map(|forms| forms.first().cloned())
+            .collect()
+    }
+
+    fn explains(&self, word: &str) -> bool {
+        self.keys.iter().flatten().any(|f| forms_meet(f, word))
     }
 
     /// The best share of the term's words any definition's name, scope and path hold.
@@ -304,6 +322,16 @@ impl TermEntities {
 
 /// Whether a word of a name says nothing by itself: an article, a preposition or a
 /// conjunction, or an accessor's prefix (`get`, `set`, `is`, `has`).
+/// A name's words as the term's keys are compared with them: stemmed, without the words that
+/// say nothing by themselves.
+fn name_words(name: &str) -> Vec<String> {
+    lexical::split_identifier(name)
+        .into_iter()
+        .filter(|w| !is_function_word(w))
+        .map(|w| lexical::stem(&w))
+        .collect()
+}
+
 pub(super) fn is_function_word(word: &str) -> bool {
     const WORDS: &[&str] = &[
         "a", "an", "and", "at", "by", "for", "from", "get", "has", "in", "is", "of", "on", "or",
@@ -640,5 +668,19 @@ mod tests {
         assert_eq!(keys.unexplained("getPasswordChange"), 0.0);
         assert_eq!(keys.unexplained("sendWelcomeMail"), 1.0);
         assert_eq!(keys.unexplained("get"), 0.0);
+    }
+
+    #[test]
+    fn the_stray_and_missing_words_are_listed_for_their_odds() {
+        let keys = TermKeys::of("change password");
+        // `update` is one of "change"'s forms; each stray word once, stemmed.
+        assert_eq!(keys.stray_words("updatePassword"), Vec::<String>::new());
+        assert_eq!(keys.stray_words("resetPasswordReset"), vec!["reset"]);
+        assert_eq!(keys.stray_words("sendWelcomeMail").len(), 3);
+        // A key is missing when none of its forms is in the bag, named by its first form.
+        let missing = keys.missing_in(&Bag::of("UserController resetPassword"));
+        assert_eq!(missing.len(), 1);
+        assert_eq!(Some(&missing[0]), keys.keys[0].first());
+        assert!(keys.missing_in(&Bag::of("update_password")).is_empty());
     }
 }

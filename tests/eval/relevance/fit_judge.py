@@ -8,7 +8,9 @@ Output: the weights and bias for `src/judge/mod.rs` (WEIGHTS, BIAS), already map
 the seeds' thresholds sit on chosen dev operating points: 0.3 where the session judge keeps
 KEEP (97 %) of the relevant dev pairs (`session_operating_points`), 0.6 where FALSE_FACT of
 the unrelated ones score higher, both read from out-of-fold scores (each dev repository scored
-by a fit without it; see `out_of_fold`).
+by a fit without it; see `out_of_fold`). With `--write-odds src/judge/word_odds.rs`, also the
+word odds the judge weighs a name's stray words and the term's missing words by, read from every
+dev repository; the fit itself only ever sees odds read without the row's own repository.
 Also prints, per signal group, what leaving it out costs (leave-one-repository-out over the
 dev repositories, so every figure is on pairs the fit did not see).
 
@@ -29,6 +31,14 @@ KEEP = 0.97
 # alone: 94 % and 746).
 FALSE_FACT = 0.10
 L2 = 1.0
+# The word odds (`src/judge/word_odds.rs`): smoothing toward the dev split's share of relevant
+# pairs, as if each word had been seen this many more times; and the repositories a word must
+# occur in to be counted, so that one project's entity names do not become rules.
+ODDS_SMOOTHING = 2.0
+ODDS_MIN_REPOS = 3
+# Each list of words in a dumped row, with the two feature columns its odds fill (least, sum).
+ODDS = {"stray": ("stray_min", "stray_sum", "STRAY"),
+        "missing": ("missing_min", "missing_sum", "MISSING")}
 
 
 def load(path):
@@ -38,6 +48,70 @@ def load(path):
         sys.exit(f"{len(bad)} pairs are not from the dev split: fit on dev only")
     rows = [r for r in rows if r["features"] is not None]
     return rows, rows[0]["feature_names"]
+
+
+def odds_tables(rows):
+    """Per word list, each word's smoothed log-odds of a relevant pair against the rows' base
+    rate, for the words seen in pairs of ODDS_MIN_REPOS repositories or more."""
+    prior = sum(r["relevant"] for r in rows) / len(rows)
+    base = math.log(prior / (1 - prior))
+    tables = {}
+    for kind in ODDS:
+        counts, repos = {}, {}
+        for r in rows:
+            for w in set(r.get(kind) or []):
+                c = counts.setdefault(w, [0, 0])
+                c[int(r["relevant"])] += 1
+                repos.setdefault(w, set()).add(r["repo"])
+        table = {}
+        for w, (n0, n1) in counts.items():
+            if len(repos[w]) >= ODDS_MIN_REPOS:
+                p = (n1 + ODDS_SMOOTHING * prior) / (n0 + n1 + ODDS_SMOOTHING)
+                table[w] = math.log(p / (1 - p)) - base
+        tables[kind] = table
+    return tables
+
+
+def with_odds(r, tables, names):
+    """A copy of row `r` whose odds columns are read from `tables` (`word_odds::odds`: the
+    least, never above 0, and the sum of the odds of the words the table holds)."""
+    f = list(r["features"])
+    for kind, (least, total, _) in ODDS.items():
+        vals = [tables[kind][w] for w in (r.get(kind) or []) if w in tables[kind]]
+        f[names.index(least)] = min([0.0] + vals)
+        f[names.index(total)] = sum(vals)
+    return dict(r, features=f)
+
+
+def odds_out_of_fold(rows, names, without=()):
+    """Each row with the odds of tables read without its own repository (nor those in
+    `without`): what a project the tables were not read from gets. The dump's own columns come
+    from the shipped tables, which have read every dev repository."""
+    cache = {}
+    out = []
+    for r in rows:
+        skip = frozenset((r["repo"],) + tuple(without))
+        if skip not in cache:
+            cache[skip] = odds_tables([o for o in rows if o["repo"] not in skip])
+        out.append(with_odds(r, cache[skip], names))
+    return out
+
+
+def write_odds(path, tables):
+    """Rewrites the fitted tables of `src/judge/word_odds.rs` (between its BEGIN and END lines)."""
+    text = open(path, encoding="utf-8").read()
+    begin = text.index("// BEGIN fitted")
+    begin = text.index("\n", begin) + 1
+    end = text.index("// END fitted")
+    body = []
+    for kind, (_, _, const) in ODDS.items():
+        table = tables[kind]
+        # Sorted as Rust compares `str`s (by bytes), for the binary search.
+        words = sorted(table, key=lambda w: w.encode("utf-8"))
+        body.append("const %s: &[(&str, f32)] = &[\n" % const)
+        body.extend('    ("%s", %.4f),\n' % (w, table[w]) for w in words)
+        body.append("];\n")
+    open(path, "w", encoding="utf-8").write(text[:begin] + "".join(body) + text[end:])
 
 
 def sigmoid(z):
@@ -217,8 +291,10 @@ def evaluate(rows, cols, names, session=False):
     repos = sorted({r["repo"] for r in rows})
     scores, ys, tested = [], [], []
     for held in repos:
-        train = [r for r in rows if r["repo"] != held]
-        test = [r for r in rows if r["repo"] == held]
+        # The word odds read without the held repository, as everything else the fit learns.
+        train = odds_out_of_fold([r for r in rows if r["repo"] != held], names, (held,))
+        tables = odds_tables([r for r in rows if r["repo"] != held])
+        test = [with_odds(r, tables, names) for r in rows if r["repo"] == held]
         w2, b2 = fit_calibrated(train, cols)
         for r in test:
             x = [r["features"][i] for i in cols]
@@ -244,6 +320,9 @@ def main():
     # (the ablations take most of the run).
     quick = "--quick" in sys.argv[2:]
     rows, names = load(sys.argv[1])
+    raw = rows
+    # The final fit and its thresholds see, for each row, odds read without its repository.
+    rows = odds_out_of_fold(rows, names)
     ys = [int(r["relevant"]) for r in rows]
     everything = list(range(len(names)))
     groups = {
@@ -261,6 +340,7 @@ def main():
         "another entity": ["other_entity"],
         "another action": ["other_action"],
         "unexplained name words": ["unexplained"],
+        "stray and missing words' odds": ["stray_min", "stray_sum", "missing_min", "missing_sum"],
         "tiny definition": ["tiny"],
         "callers in the field": ["field_caller", "field_caller_found"],
         "the field's leaders": ["field_leader_gap", "field_leader_named"],
@@ -300,6 +380,10 @@ def main():
         print("  %s: %.3f" % (label, auc(z, ys)))
         print("const WEIGHTS%s: [f32; FEATURES] = [%s];" % (suffix, ", ".join("%.4f" % v for v in full)))
         print("const BIAS%s: f32 = %.4f;" % (suffix, b2))
+    if "--write-odds" in sys.argv[2:]:
+        path = sys.argv[sys.argv.index("--write-odds") + 1]
+        write_odds(path, odds_tables(raw))
+        print("word odds written to %s" % path)
 
 
 if __name__ == "__main__":
