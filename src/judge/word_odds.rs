@@ -13,330 +13,98 @@
 //! pairs for every word that occurs in enough repositories.
 //!
 //! Fitted, not written: `tests/eval/relevance/fit_judge.py --write-odds` rewrites the tables
-//! below from the development split, counting only words seen in pairs of at least three of its
-//! repositories, so that one project's entity names (`pet`, `ticket`) do not become rules. A word
-//! the tables do not hold says nothing.
+//! in `word_odds.tsv` from the development split, counting only words seen in pairs of at least
+//! three of its repositories, so that one project's entity names (`pet`, `ticket`) do not become
+//! rules. A word the tables do not hold says nothing.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The fitted tables: one line per word, `list<TAB>word<TAB>log-odds`, the list `stray` or
+/// `missing`; `#` starts a comment. Data, not code: the fit rewrites it whole.
+const FITTED: &str = include_str!("word_odds.tsv");
+
+/// Words to their odds, per list.
+#[derive(Default)]
+struct Tables {
+    stray: HashMap<String, f32>,
+    missing: HashMap<String, f32>,
+}
+
+impl Tables {
+    fn parse(text: &str) -> Tables {
+        let mut tables = Tables::default();
+        for line in text
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            let mut fields = line.split('\t');
+            let (Some(list), Some(word), Some(Ok(odds))) = (
+                fields.next(),
+                fields.next(),
+                fields.next().map(str::parse::<f32>),
+            ) else {
+                // The file is written by the fit and checked by the tests below.
+                continue;
+            };
+            let table = match list {
+                "stray" => &mut tables.stray,
+                "missing" => &mut tables.missing,
+                _ => continue,
+            };
+            table.insert(word.to_string(), odds);
+        }
+        tables
+    }
+
+    fn fitted() -> &'static Tables {
+        static TABLES: OnceLock<Tables> = OnceLock::new();
+        TABLES.get_or_init(|| Tables::parse(FITTED))
+    }
+}
 
 /// The least and the summed odds of `words` in `table` (both 0 when none is in it).
-fn odds(table: &[(&str, f32)], words: &[String]) -> (f32, f32) {
-    let found = words.iter().filter_map(|w| {
-        table
-            .binary_search_by(|(k, _)| (*k).cmp(w.as_str()))
-            .ok()
-            .map(|at| table[at].1)
-    });
+fn odds(table: &HashMap<String, f32>, words: &[String]) -> (f32, f32) {
+    let found = words.iter().filter_map(|w| table.get(w).copied());
     found.fold((0.0, 0.0), |(min, sum), v| (f32::min(min, v), sum + v))
 }
 
 /// The odds of a name's stray words: the least and the sum.
 pub fn stray(words: &[String]) -> (f32, f32) {
-    odds(STRAY, words)
+    odds(&Tables::fitted().stray, words)
 }
 
 /// The odds of the term's words the name does not hold: the least and the sum.
 pub fn missing(words: &[String]) -> (f32, f32) {
-    odds(MISSING, words)
+    odds(&Tables::fitted().missing, words)
 }
-
-// BEGIN fitted by fit_judge.py --write-odds
-const STRAY: &[(&str, f32)] = &[
-    ("2", 0.1767),
-    ("access", -0.2069),
-    ("account", -1.2575),
-    ("action", 0.1660),
-    ("add", 0.1756),
-    ("admin", -1.7402),
-    ("all", 1.0926),
-    ("allow", 0.1767),
-    ("api", -1.6143),
-    ("apply", 0.5819),
-    ("as", -0.2069),
-    ("attachment", -2.4011),
-    ("attribut", 0.1767),
-    ("auth", 1.0932),
-    ("authenticat", -0.5159),
-    ("bann", -0.5159),
-    ("batch", 0.5057),
-    ("build", 1.7868),
-    ("calculat", -0.2293),
-    ("can", 0.7671),
-    ("card", -0.6349),
-    ("chang", -0.4417),
-    ("check", 0.1367),
-    ("class", -1.1040),
-    ("cod", -0.7684),
-    ("collection", -1.1032),
-    ("color", -0.0046),
-    ("complet", -1.7947),
-    ("config", -1.6122),
-    ("confirm", 0.1941),
-    ("convert", -0.2285),
-    ("count", -0.9208),
-    ("creat", 0.0849),
-    ("css", -2.0825),
-    ("current", -0.4581),
-    ("custom", -0.7944),
-    ("dat", -2.4011),
-    ("data", 0.4636),
-    ("databas", -1.3911),
-    ("default", 0.2178),
-    ("delet", -3.6558),
-    ("destroy", -0.9759),
-    ("detail", -1.2094),
-    ("disabl", -2.7113),
-    ("domain", -2.3057),
-    ("download", -0.0056),
-    ("edit", -0.3165),
-    ("email", -0.6485),
-    ("empty", -0.2926),
-    ("exist", 1.4993),
-    ("field", 0.2178),
-    ("fil", 0.0807),
-    ("filter", -1.3918),
-    ("find", 0.1813),
-    ("follow", 0.3995),
-    ("form", 0.3762),
-    ("format", -1.7967),
-    ("generat", -0.1519),
-    ("handl", 0.3335),
-    ("handler", 0.4636),
-    ("html", -0.0056),
-    ("id", -0.5298),
-    ("imag", -2.0825),
-    ("import", -0.1880),
-    ("increment", 0.5057),
-    ("index", -0.1810),
-    ("info", -2.0825),
-    ("initiat", 0.5057),
-    ("input", -0.9862),
-    ("item", -1.0673),
-    ("json", -0.5652),
-    ("key", -0.6993),
-    ("last", -0.4758),
-    ("link", 0.1760),
-    ("list", -0.7484),
-    ("load", -0.0063),
-    ("local", -1.1845),
-    ("login", -2.3728),
-    ("logout", -2.4029),
-    ("manager", -0.5159),
-    ("map", -0.1880),
-    ("match", -0.9220),
-    ("messag", -0.4758),
-    ("metadata", 1.0058),
-    ("middlewar", -0.6975),
-    ("mov", -1.9489),
-    ("nam", -0.9615),
-    ("new", 0.5042),
-    ("not", -1.3048),
-    ("notific", 0.9118),
-    ("notify", 0.3506),
-    ("object", 0.2170),
-    ("paginat", -2.4881),
-    ("pars", -0.4481),
-    ("password", -1.3503),
-    ("perform", 0.8811),
-    ("post", 0.6548),
-    ("preview", -1.9489),
-    ("pric", -1.4528),
-    ("process", 0.7511),
-    ("profil", 0.1275),
-    ("qr", -0.5159),
-    ("query", 0.1653),
-    ("random", -0.6984),
-    ("rat", 0.1767),
-    ("read", -0.1116),
-    ("redirect", 0.6001),
-    ("refresh", -2.4881),
-    ("register", -0.7684),
-    ("remov", -1.9521),
-    ("render", -0.0056),
-    ("report", -0.9862),
-    ("request", -0.0066),
-    ("reset", -1.9870),
-    ("run", 0.9755),
-    ("sav", 1.0661),
-    ("select", -0.3628),
-    ("send", 0.1474),
-    ("setting", -1.2575),
-    ("setup", -0.0056),
-    ("show", -1.2004),
-    ("sign", -0.6252),
-    ("signup", -0.7944),
-    ("sort", -2.3057),
-    ("start", 1.2481),
-    ("stat", -1.3276),
-    ("stor", 0.7958),
-    ("string", 0.2178),
-    ("submit", 0.9118),
-    ("success", -0.0062),
-    ("tag", -0.6993),
-    ("target", 0.2828),
-    ("task", -0.1116),
-    ("templat", -0.4481),
-    ("test", -1.4719),
-    ("text", -0.6984),
-    ("them", -0.3422),
-    ("tim", -1.3911),
-    ("toggl", 0.7311),
-    ("token", -0.0937),
-    ("total", -2.3057),
-    ("typ", -1.9489),
-    ("up", 0.3506),
-    ("updat", 0.0898),
-    ("upload", -0.6984),
-    ("url", -1.4719),
-    ("use", 0.5690),
-    ("user", -0.4707),
-    ("usernam", -1.7947),
-    ("valid", 0.2818),
-    ("validat", 0.3070),
-    ("valu", 1.0932),
-    ("verify", -0.4547),
-    ("version", -2.4011),
-    ("view", -0.4758),
-    ("web", -0.6988),
-];
-const MISSING: &[(&str, f32)] = &[
-    ("access", -0.8172),
-    ("account", -0.2171),
-    ("add", -0.2212),
-    ("address", -1.3918),
-    ("admin", -0.1977),
-    ("after", -0.1239),
-    ("another", 0.0992),
-    ("api", -1.2303),
-    ("app", -0.6349),
-    ("apply", -0.3811),
-    ("approv", -0.3811),
-    ("archiv", -0.7684),
-    ("articl", 0.1079),
-    ("attachment", -0.2069),
-    ("auth", -0.4767),
-    ("authentic", -0.3165),
-    ("auto", -0.2478),
-    ("bulk", -0.3740),
-    ("card", -0.0061),
-    ("category", -1.1044),
-    ("chang", -0.6648),
-    ("check", -0.0522),
-    ("comment", -1.3926),
-    ("config", -0.0444),
-    ("confirm", 0.4642),
-    ("connect", -0.2936),
-    ("creat", -0.5354),
-    ("csv", 0.1271),
-    ("custom", 0.1844),
-    ("dashboard", -1.3911),
-    ("dat", -0.2141),
-    ("data", -0.5171),
-    ("delet", -0.7689),
-    ("download", -1.1040),
-    ("duplicat", 0.3791),
-    ("edit", -0.7348),
-    ("email", -0.5032),
-    ("enabl", -0.4114),
-    ("error", -0.0064),
-    ("exception", -0.1600),
-    ("export", -1.7551),
-    ("factor", -0.0064),
-    ("feed", -1.3185),
-    ("fil", -0.0064),
-    ("filter", -1.3276),
-    ("forgotten", 0.3123),
-    ("generat", -0.4764),
-    ("get", 0.1607),
-    ("history", -0.1784),
-    ("imag", -0.7484),
-    ("import", -0.5530),
-    ("input", 0.1483),
-    ("invit", -0.9615),
-    ("issu", -0.1239),
-    ("item", -0.5942),
-    ("json", -0.1395),
-    ("key", -0.6993),
-    ("languag", -1.0356),
-    ("last", 0.6872),
-    ("link", -0.4681),
-    ("list", 0.0887),
-    ("log", -0.0864),
-    ("login", -0.8853),
-    ("logout", -1.4719),
-    ("mail", -0.8049),
-    ("member", -0.0064),
-    ("messag", -0.2296),
-    ("my", -0.0692),
-    ("new", -1.2094),
-    ("not", 0.1760),
-    ("notific", -0.2750),
-    ("order", -0.8538),
-    ("pag", -0.0853),
-    ("paginat", -0.5566),
-    ("password", -0.6653),
-    ("permission", -0.2747),
-    ("post", -0.5298),
-    ("product", -0.9507),
-    ("public", -0.2141),
-    ("publish", -0.9220),
-    ("rat", -1.6143),
-    ("read", -0.5817),
-    ("record", -0.0067),
-    ("redirect", -0.0062),
-    ("refresh", -0.8534),
-    ("register", -0.4812),
-    ("request", -0.3548),
-    ("reset", -0.9984),
-    ("respons", -0.0062),
-    ("rol", -1.4719),
-    ("rss", -0.2747),
-    ("rul", -0.1734),
-    ("sav", -0.1020),
-    ("search", -1.5569),
-    ("select", -0.2296),
-    ("send", -0.4122),
-    ("set", 0.1477),
-    ("setting", -0.4758),
-    ("shar", -0.3422),
-    ("shipp", -1.2094),
-    ("show", -0.3165),
-    ("signup", -1.2384),
-    ("smtp", -0.5171),
-    ("sort", -0.6988),
-    ("stat", -0.5652),
-    ("statistic", -0.4758),
-    ("switch", 0.2811),
-    ("tag", -0.2517),
-    ("text", -0.0064),
-    ("tim", -0.2785),
-    ("token", -0.5997),
-    ("two", -0.2644),
-    ("up", -0.0864),
-    ("updat", -0.6126),
-    ("upload", -0.5457),
-    ("url", 0.3297),
-    ("user", -0.4486),
-    ("usernam", -0.2574),
-    ("validat", -0.6995),
-    ("via", 0.0737),
-    ("view", 0.1187),
-    ("webhook", -2.4011),
-];
-// END fitted
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_tables_are_sorted_for_the_binary_search() {
-        for table in [STRAY, MISSING] {
-            assert!(table.windows(2).all(|w| w[0].0 < w[1].0));
-        }
+    fn every_fitted_line_is_read() {
+        let lines = FITTED
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .count();
+        let tables = Tables::fitted();
+        assert_eq!(tables.stray.len() + tables.missing.len(), lines);
+        assert!(
+            tables
+                .stray
+                .values()
+                .chain(tables.missing.values())
+                .all(|v| v.is_finite())
+        );
     }
 
     #[test]
     fn words_the_table_does_not_hold_say_nothing() {
-        let table = [("delete", -2.0), ("save", 1.0)];
+        let table: HashMap<String, f32> = [("delete".to_string(), -2.0), ("save".to_string(), 1.0)]
+            .into_iter()
+            .collect();
         let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         assert_eq!(odds(&table, &words(&["zzz"])), (0.0, 0.0));
         assert_eq!(

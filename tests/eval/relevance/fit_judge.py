@@ -8,7 +8,7 @@ Output: the weights and bias for `src/judge/mod.rs` (WEIGHTS, BIAS), already map
 the seeds' thresholds sit on chosen dev operating points: 0.3 where the session judge keeps
 KEEP (97 %) of the relevant dev pairs (`session_operating_points`), 0.6 where FALSE_FACT of
 the unrelated ones score higher, both read from out-of-fold scores (each dev repository scored
-by a fit without it; see `out_of_fold`). With `--write-odds src/judge/word_odds.rs`, also the
+by a fit without it; see `out_of_fold`). With `--write-odds src/judge/word_odds.tsv`, also the
 word odds the judge weighs a name's stray words and the term's missing words by, read from every
 dev repository; the fit itself only ever sees odds read without the row's own repository.
 Also prints, per signal group, what leaving it out costs (leave-one-repository-out over the
@@ -31,14 +31,14 @@ KEEP = 0.97
 # alone: 94 % and 746).
 FALSE_FACT = 0.10
 L2 = 1.0
-# The word odds (`src/judge/word_odds.rs`): smoothing toward the dev split's share of relevant
-# pairs, as if each word had been seen this many more times; and the repositories a word must
-# occur in to be counted, so that one project's entity names do not become rules.
+# The word odds (`src/judge/word_odds.rs`, fitted into `word_odds.tsv`): smoothing toward the
+# dev split's share of relevant pairs, as if each word had been seen this many more times; and
+# the repositories a word must occur in to be counted, so that one project's entity names do not
+# become rules.
 ODDS_SMOOTHING = 2.0
 ODDS_MIN_REPOS = 3
 # Each list of words in a dumped row, with the two feature columns its odds fill (least, sum).
-ODDS = {"stray": ("stray_min", "stray_sum", "STRAY"),
-        "missing": ("missing_min", "missing_sum", "MISSING")}
+ODDS = {"stray": ("stray_min", "stray_sum"), "missing": ("missing_min", "missing_sum")}
 
 
 def load(path):
@@ -76,7 +76,7 @@ def with_odds(r, tables, names):
     """A copy of row `r` whose odds columns are read from `tables` (`word_odds::odds`: the
     least, never above 0, and the sum of the odds of the words the table holds)."""
     f = list(r["features"])
-    for kind, (least, total, _) in ODDS.items():
+    for kind, (least, total) in ODDS.items():
         vals = [tables[kind][w] for w in (r.get(kind) or []) if w in tables[kind]]
         f[names.index(least)] = min([0.0] + vals)
         f[names.index(total)] = sum(vals)
@@ -98,20 +98,14 @@ def odds_out_of_fold(rows, names, without=()):
 
 
 def write_odds(path, tables):
-    """Rewrites the fitted tables of `src/judge/word_odds.rs` (between its BEGIN and END lines)."""
-    text = open(path, encoding="utf-8").read()
-    begin = text.index("// BEGIN fitted")
-    begin = text.index("\n", begin) + 1
-    end = text.index("// END fitted")
-    body = []
-    for kind, (_, _, const) in ODDS.items():
-        table = tables[kind]
-        # Sorted as Rust compares `str`s (by bytes), for the binary search.
-        words = sorted(table, key=lambda w: w.encode("utf-8"))
-        body.append("const %s: &[(&str, f32)] = &[\n" % const)
-        body.extend('    ("%s", %.4f),\n' % (w, table[w]) for w in words)
-        body.append("];\n")
-    open(path, "w", encoding="utf-8").write(text[:begin] + "".join(body) + text[end:])
+    """Writes the fitted tables the judge reads (`src/judge/word_odds.tsv`): per line the list,
+    the word and its odds."""
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("# Fitted by tests/eval/relevance/fit_judge.py --write-odds: "
+                  "list, word (stemmed), log-odds.\n")
+        for kind in ODDS:
+            for w in sorted(tables[kind]):
+                out.write("%s\t%s\t%.4f\n" % (kind, w, tables[kind][w]))
 
 
 def sigmoid(z):
