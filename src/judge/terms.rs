@@ -320,8 +320,6 @@ impl TermEntities {
     }
 }
 
-/// Whether a word of a name says nothing by itself: an article, a preposition or a
-/// conjunction, or an accessor's prefix (`get`, `set`, `is`, `has`).
 /// A name's words as the term's keys are compared with them: stemmed, without the words that
 /// say nothing by themselves.
 fn name_words(name: &str) -> Vec<String> {
@@ -332,6 +330,8 @@ fn name_words(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a word of a name says nothing by itself: an article, a preposition or a
+/// conjunction, or an accessor's prefix (`get`, `set`, `is`, `has`).
 pub(super) fn is_function_word(word: &str) -> bool {
     const WORDS: &[&str] = &[
         "a", "an", "and", "at", "by", "for", "from", "get", "has", "in", "is", "of", "on", "or",
