@@ -32,34 +32,36 @@ struct Tables {
 }
 
 impl Tables {
-    fn parse(text: &str) -> Tables {
+    /// The tables of `text`, or the first line that is not `list<TAB>word<TAB>odds` with a
+    /// known list (1-based).
+    fn parse(text: &str) -> Result<Tables, usize> {
         let mut tables = Tables::default();
-        for line in text
-            .lines()
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        {
+        for (n, line) in text.lines().enumerate() {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
             let mut fields = line.split('\t');
-            let (Some(list), Some(word), Some(Ok(odds))) = (
+            let (Some(list), Some(word), Some(Ok(odds)), None) = (
                 fields.next(),
                 fields.next(),
                 fields.next().map(str::parse::<f32>),
+                fields.next(),
             ) else {
-                // The file is written by the fit and checked by the tests below.
-                continue;
+                return Err(n + 1);
             };
             let table = match list {
                 "stray" => &mut tables.stray,
                 "missing" => &mut tables.missing,
-                _ => continue,
+                _ => return Err(n + 1),
             };
             table.insert(word.to_string(), odds);
         }
-        tables
+        Ok(tables)
     }
 
     fn fitted() -> &'static Tables {
         static TABLES: OnceLock<Tables> = OnceLock::new();
-        TABLES.get_or_init(|| Tables::parse(FITTED))
+        TABLES.get_or_init(|| Tables::parse(FITTED).expect("the fitted word odds parse (tested)"))
     }
 }
 
@@ -84,12 +86,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_fitted_line_is_read() {
+    fn the_fitted_tables_parse_and_a_bad_line_is_named() {
+        let tables = Tables::parse(FITTED).expect("the fitted tables parse");
+        // Every line read, no word twice in a list.
         let lines = FITTED
             .lines()
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
             .count();
-        let tables = Tables::fitted();
         assert_eq!(tables.stray.len() + tables.missing.len(), lines);
         assert!(
             tables
@@ -98,6 +101,11 @@ mod tests {
                 .chain(tables.missing.values())
                 .all(|v| v.is_finite())
         );
+        assert_eq!(
+            Tables::parse("# odds\nstray\tdelet\t-3.5\nstray\tsav\n").err(),
+            Some(3)
+        );
+        assert_eq!(Tables::parse("other\tdelet\t-3.5\n").err(), Some(1));
     }
 
     #[test]
