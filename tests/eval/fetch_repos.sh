@@ -27,8 +27,18 @@ while IFS=$'\t' read -r name source commit; do
     missing=1
     continue
   fi
+  # A mirror may list its largest files without holding them: check out the rest, say which.
+  absent=()
+  while IFS= read -r path; do
+    absent+=(":(exclude,literal)$path")
+    echo "absent   $name: $path (not in the mirror)" >&2
+  done < <(git --git-dir="$mirror" ls-tree -r "$commit" | awk '$2 == "blob"' \
+    | awk -F'\t' 'NR == FNR { if ($2 == "missing") gone[$1] = 1; next }
+        { split($1, m, " "); if (m[3] in gone) print $2 }' \
+        <(git --git-dir="$mirror" ls-tree -r "$commit" | awk '$2 == "blob" {print $3}' \
+          | git --git-dir="$mirror" cat-file --batch-check | awk '{print $1 "\t" $2}') -)
   rm -rf "$dest" && mkdir -p "$dest"
-  git --git-dir="$mirror" archive "$commit" | tar -x -C "$dest"
+  git --git-dir="$mirror" archive "$commit" -- . "${absent[@]}" | tar -x -C "$dest"
   echo "$commit" > "$dest/.eval-commit"
   echo "checked  $name ($commit, $(find "$dest" -type f | wc -l) files)"
 done < <(python3 -c '
