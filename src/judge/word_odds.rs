@@ -7,14 +7,14 @@
 //! The neighbour beside the right definition shares the term's words and most of its meaning
 //! for the model; what gives it away is the word it has in their place. A stray `delete`,
 //! `logout` or `refresh` in a name, whatever the term, has meant another action far more often
-//! than the feature, where a stray `save`, `process` or `handler` is what the right definition's
+//! than the feature, where a stray `save` or `process` is what the right definition's
 //! name says besides the term's words. Hand lists (the reverses and the common actions on data
 //! in [`crate::search::glossary`]) name a few such words; these odds are read off the labelled
 //! pairs for every word that occurs in enough repositories.
 //!
 //! Fitted, not written: `tests/eval/relevance/fit_judge.py --write-odds` rewrites the tables
 //! in `word_odds.tsv` from the development split, counting only words seen in pairs of at least
-//! three of its repositories, so that one project's entity names (`pet`, `ticket`) do not become
+//! five of its repositories, so that one project's entity names (`pet`, `ticket`) do not become
 //! rules. A word the tables do not hold says nothing.
 
 use std::collections::HashMap;
