@@ -769,22 +769,22 @@ impl Signals {
 
 /// Number of features in [`Signals::features`].
 pub const FEATURES: usize = 30;
-/// Fitted on the development split (twenty-two repositories; see the module doc); names in
+/// Fitted on the development split (twenty-three repositories; see the module doc); names in
 /// [`FEATURE_NAMES`].
 const WEIGHTS: [f32; FEATURES] = [
-    -0.1582, 0.0970, 0.1496, -0.0266, -0.1183, -0.1398, 0.0671, 0.7526, 0.0000, 0.0675, -0.0422,
-    -0.0622, 0.0251, 0.0345, 0.5116, 0.1143, -0.2218, 0.5247, -0.2174, -0.0666, 0.3561, -0.1869,
-    0.1187, 0.5013, -0.2773, 0.3791, 0.3067, 0.0191, -0.2939, 0.3027,
+    -0.1660, 0.1016, 0.1517, -0.0745, -0.1763, -0.1449, 0.0596, 0.7698, 0.0000, 0.0599, -0.0391,
+    -0.0585, 0.0215, 0.0367, 0.5377, 0.1189, -0.2183, 0.5456, -0.2214, -0.0590, 0.3441, -0.1817,
+    0.1243, 0.5155, -0.2627, 0.3678, 0.1887, 0.1035, -0.2604, 0.2896,
 ];
-const BIAS: f32 = -0.6116;
+const BIAS: f32 = -0.5523;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
 /// yet (the field's weights are zero).
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
-    -0.1251, 0.0885, 0.1714, 0.1335, 0.1557, -0.0450, 0.0766, 0.6696, 0.0000, 0.1252, 0.0248,
-    0.0063, 0.0299, 0.0631, 0.0000, 0.0000, -0.3458, 0.5034, -0.2905, -0.0850, 0.0000, 0.0000,
-    0.0000, 0.0000, -0.2671, 0.1729, 0.2796, 0.0412, -0.3087, 0.3652,
+    -0.1350, 0.0889, 0.1831, 0.0945, 0.1114, -0.0475, 0.0658, 0.7040, 0.0000, 0.1194, 0.0328,
+    0.0125, 0.0299, 0.0675, 0.0000, 0.0000, -0.3559, 0.5262, -0.3046, -0.0826, 0.0000, 0.0000,
+    0.0000, 0.0000, -0.2557, 0.1635, 0.1925, 0.1083, -0.2693, 0.3455,
 ];
-const BIAS_WITHOUT_FIELD: f32 = -0.7502;
+const BIAS_WITHOUT_FIELD: f32 = -0.6984;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
