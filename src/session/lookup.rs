@@ -78,9 +78,9 @@ pub fn find_symbol(snapshot: &Snapshot, name: &str) -> Vec<SymbolDef> {
 }
 
 /// Whether definition `s` in `file` answers to qualifier `q` (dotted): its scope is `q` or ends
-/// with it; or it is a method with no named container, which only an unnamed class gives it
-/// (`export default class extends BaseModel { duplicate() {…} }`), and its file is the module
-/// `q` names. Importers call such a class by its module (`import Card from './models/Card'`),
+/// with it; or it is a method whose container has no name (`export default class extends
+/// BaseModel { duplicate() {…} }`, an exported object literal) and its file is the module `q`
+/// names. Importers call such a container by its module (`import Card from './models/Card'`),
 /// and so does an agent (`Card.duplicate`).
 fn qualifies(q: &str, s: &Symbol, file: &str) -> bool {
     let scope = normalize_qualifier(s.scope.as_deref().unwrap_or(""));
