@@ -9,5 +9,5 @@ pub mod outline;
 mod symbols;
 
 pub use symbols::{
-    FileSymbols, Reach, Symbol, SymbolKind, analyze_source, innermost_at, symbols_in_tree,
+    FileSymbols, Reach, Symbol, SymbolKind, analyze_source, dotted, innermost_at, symbols_in_tree,
 };

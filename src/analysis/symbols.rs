@@ -113,7 +113,36 @@ pub struct FileSymbols {
     pub errors: Vec<SymbolError>,
 }
 
+/// A qualified name with one separator: `App\Models\Product::save`, `Product->save`,
+/// `Product#save` and `Product.save` all read `….Product.save`, so any spelling finds the same
+/// definition.
+pub fn dotted(qualified: &str) -> String {
+    let mut out = qualified.to_string();
+    for sep in ["::", "->", "\\", "#"] {
+        out = out.replace(sep, ".");
+    }
+    out
+}
+
 impl Symbol {
+    /// Whether this definition, in `file`, answers to `qualifier` ([`dotted`]): its scope is the
+    /// qualifier or ends with it; or it is a method whose container has no name (`export default
+    /// class extends BaseModel { duplicate() {…} }`, an exported object literal) and `file` is
+    /// the module the qualifier names. Importers call such a container by its module (`import
+    /// Card from './models/Card'`), and so does an agent (`Card.duplicate`).
+    pub fn answers_to(&self, qualifier: &str, file: &str) -> bool {
+        let scope = dotted(self.scope.as_deref().unwrap_or(""));
+        if scope == qualifier || scope.ends_with(&format!(".{qualifier}")) {
+            return true;
+        }
+        let module = std::path::Path::new(file)
+            .file_stem()
+            .and_then(|stem| stem.to_str());
+        self.scope.is_none()
+            && self.kind == SymbolKind::Method
+            && module.is_some_and(|m| qualifier.rsplit('.').next() == Some(m))
+    }
+
     /// Whether a name used inside this definition is used by it: a function, a method or a
     /// type, or a variable whose value spans lines, which holds code the same way
     /// (`const login = catchAsync(async (req, res) => { … })`, a route table). A one-line
@@ -742,6 +771,30 @@ fn signature(node: Node, text: &str) -> String {
 mod tests {
     use super::*;
     use crate::lang::by_id;
+
+    #[test]
+    fn a_method_of_an_unnamed_class_answers_to_its_module() {
+        let lang = crate::lang::detect("Card.js").unwrap();
+        let source = "export default class extends BaseModel {\n  duplicate(id) {\n    return id;\n  }\n}\n\nclass Named {\n  duplicate() {}\n}\n";
+        let symbols = analyze_source(lang, source).symbols;
+        let method = |named: bool| {
+            symbols
+                .iter()
+                .find(|s| s.name == "duplicate" && s.scope.is_some() == named)
+                .expect("both methods")
+        };
+        let file = "client/src/models/Card.js";
+        assert!(method(false).answers_to("Card", file));
+        assert!(method(false).answers_to("models.Card", file));
+        assert!(!method(false).answers_to("List", file));
+        // A named container answers to its own name only, not to its file's.
+        assert!(method(true).answers_to("Named", file));
+        assert!(!method(true).answers_to("Card", file));
+        assert_eq!(
+            dotted("App\\Models\\Product::save"),
+            "App.Models.Product.save"
+        );
+    }
 
     /// Renders symbols one per line: `kind name @line-end_line scope=… exported`.
     fn check(lang: &str, text: &str, expected: &str) {

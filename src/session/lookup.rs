@@ -41,11 +41,7 @@ fn split_name(name: &str) -> (Option<String>, String) {
 }
 
 fn normalize_qualifier(q: &str) -> String {
-    let mut out = q.to_string();
-    for sep in SEPARATORS {
-        out = out.replace(sep, ".");
-    }
-    out
+    crate::analysis::dotted(q)
 }
 
 /// The name a symbol is defined by: `AuthService.login()` → `login`.
@@ -65,7 +61,7 @@ pub fn find_symbol(snapshot: &Snapshot, name: &str) -> Vec<SymbolDef> {
             if s.name != bare {
                 continue;
             }
-            if qualifier.as_ref().is_none_or(|q| qualifies(q, s, file)) {
+            if qualifier.as_ref().is_none_or(|q| s.answers_to(q, file)) {
                 found.push(SymbolDef {
                     file: file.clone(),
                     symbol: s.clone(),
@@ -75,24 +71,6 @@ pub fn find_symbol(snapshot: &Snapshot, name: &str) -> Vec<SymbolDef> {
     }
     found.sort_by(|a, b| a.file.cmp(&b.file).then(a.symbol.line.cmp(&b.symbol.line)));
     found
-}
-
-/// Whether definition `s` in `file` answers to qualifier `q` (dotted): its scope is `q` or ends
-/// with it; or it is a method whose container has no name (`export default class extends
-/// BaseModel { duplicate() {…} }`, an exported object literal) and its file is the module `q`
-/// names. Importers call such a container by its module (`import Card from './models/Card'`),
-/// and so does an agent (`Card.duplicate`).
-fn qualifies(q: &str, s: &Symbol, file: &str) -> bool {
-    let scope = normalize_qualifier(s.scope.as_deref().unwrap_or(""));
-    if scope == q || scope.ends_with(&format!(".{q}")) {
-        return true;
-    }
-    let module = std::path::Path::new(file)
-        .file_stem()
-        .and_then(|stem| stem.to_str());
-    s.scope.is_none()
-        && s.kind == crate::analysis::SymbolKind::Method
-        && module.is_some_and(|m| q.rsplit('.').next() == Some(m))
 }
 
 /// The definitions among `defs` that lie in `files` (files, or directories ending in `/`, as the
@@ -472,31 +450,6 @@ mod tests {
             2
         );
         assert_eq!(files(&in_files(defs, &[])).len(), 2);
-    }
-
-    #[test]
-    fn a_method_of_an_unnamed_class_answers_to_its_module() {
-        let lang = crate::lang::detect("Card.js").unwrap();
-        let source = "export default class extends BaseModel {\n  duplicate(id) {\n    return id;\n  }\n}\n\nclass Named {\n  duplicate() {}\n}\n";
-        let symbols = crate::analysis::analyze_source(lang, source).symbols;
-        let unnamed = symbols
-            .iter()
-            .find(|s| s.name == "duplicate" && s.scope.is_none())
-            .expect("the unnamed class's method");
-        let named = symbols
-            .iter()
-            .find(|s| s.name == "duplicate" && s.scope.is_some())
-            .expect("the named class's method");
-        assert!(qualifies("Card", unnamed, "client/src/models/Card.js"));
-        assert!(qualifies(
-            "models.Card",
-            unnamed,
-            "client/src/models/Card.js"
-        ));
-        assert!(!qualifies("List", unnamed, "client/src/models/Card.js"));
-        // A named container answers to its own name only, not to its file's.
-        assert!(qualifies("Named", named, "client/src/models/Card.js"));
-        assert!(!qualifies("Card", named, "client/src/models/Card.js"));
     }
 
     #[test]

@@ -70,7 +70,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
             continue;
         }
         for s in &entry.symbols.symbols {
-            if kind.is_none_or(|k| k == s.kind) && matcher.matches(s) {
+            if kind.is_none_or(|k| k == s.kind) && matcher.matches(s, file) {
                 found.push(Definition {
                     file: file.clone(),
                     language: entry.symbols.language.clone(),
@@ -142,7 +142,7 @@ impl NameMatcher {
         match split {
             Some((i, len)) => NameMatcher {
                 name: symbol[i + len..].to_string(),
-                qualifier: Some(normalize(&symbol[..i])),
+                qualifier: Some(crate::analysis::dotted(&symbol[..i])),
                 exact,
             },
             None => NameMatcher {
@@ -153,24 +153,19 @@ impl NameMatcher {
         }
     }
 
-    fn matches(&self, s: &Symbol) -> bool {
+    /// `s`, defined in `file`, by name and qualifier ([`Symbol::answers_to`]).
+    fn matches(&self, s: &Symbol, file: &str) -> bool {
         let name_ok = if self.exact {
             s.name == self.name
         } else {
             s.name.to_lowercase().contains(&self.name.to_lowercase())
         };
         name_ok
-            && self.qualifier.as_ref().is_none_or(|q| {
-                let scope = normalize(s.scope.as_deref().unwrap_or(""));
-                scope == *q || scope.ends_with(&format!(".{q}"))
-            })
+            && self
+                .qualifier
+                .as_ref()
+                .is_none_or(|q| s.answers_to(q, file))
     }
-}
-
-/// Qualifiers compare with one separator, so `App\Models\Product::save`, `Product.save` and
-/// `Product::save` all find the same method.
-fn normalize(qualified: &str) -> String {
-    qualified.replace("::", ".").replace('\\', ".")
 }
 
 #[cfg(test)]
