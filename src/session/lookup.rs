@@ -33,15 +33,11 @@ fn split_name(name: &str) -> (Option<String>, String) {
         .max();
     match split {
         Some((i, len)) if i > 0 && i + len < name.len() => (
-            Some(normalize_qualifier(&name[..i])),
+            Some(crate::analysis::dotted(&name[..i])),
             name[i + len..].to_string(),
         ),
         _ => (None, name.to_string()),
     }
-}
-
-fn normalize_qualifier(q: &str) -> String {
-    crate::analysis::dotted(q)
 }
 
 /// The name a symbol is defined by: `AuthService.login()` → `login`.

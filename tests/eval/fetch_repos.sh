@@ -28,15 +28,18 @@ while IFS=$'\t' read -r name source commit; do
     continue
   fi
   # A mirror may list its largest files without holding them: check out the rest, say which.
+  blobs=$(git --git-dir="$mirror" ls-tree -r "$commit" | awk '$2 == "blob"')
+  gone=$(awk '{print $3}' <<<"$blobs" | git --git-dir="$mirror" cat-file --batch-check \
+    | awk '$2 == "missing" {print $1}')
   absent=()
-  while IFS= read -r path; do
-    absent+=(":(exclude,literal)$path")
-    echo "absent   $name: $path (not in the mirror)" >&2
-  done < <(git --git-dir="$mirror" ls-tree -r "$commit" | awk '$2 == "blob"' \
-    | awk -F'\t' 'NR == FNR { if ($2 == "missing") gone[$1] = 1; next }
-        { split($1, m, " "); if (m[3] in gone) print $2 }' \
-        <(git --git-dir="$mirror" ls-tree -r "$commit" | awk '$2 == "blob" {print $3}' \
-          | git --git-dir="$mirror" cat-file --batch-check | awk '{print $1 "\t" $2}') -)
+  if [ -n "$gone" ]; then
+    while IFS= read -r path; do
+      absent+=(":(exclude,literal)$path")
+      echo "absent   $name: $path (not in the mirror)" >&2
+    done < <(awk -F'\t' -v gone="$gone" '
+        BEGIN { n = split(gone, g, "\n"); for (i = 1; i <= n; i++) set[g[i]] = 1 }
+        { split($1, m, " "); if (m[3] in set) print $2 }' <<<"$blobs")
+  fi
   rm -rf "$dest" && mkdir -p "$dest"
   git --git-dir="$mirror" archive "$commit" -- . "${absent[@]}" | tar -x -C "$dest"
   echo "$commit" > "$dest/.eval-commit"
