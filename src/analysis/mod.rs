@@ -9,5 +9,6 @@ pub mod outline;
 mod symbols;
 
 pub use symbols::{
-    FileSymbols, Reach, Symbol, SymbolKind, analyze_source, dotted, innermost_at, symbols_in_tree,
+    FileSymbols, NAME_SEPARATORS, Reach, Symbol, SymbolKind, analyze_source, dotted, innermost_at,
+    split_qualified, symbols_in_tree,
 };

@@ -124,6 +124,32 @@ pub fn dotted(qualified: &str) -> String {
     out
 }
 
+/// The separators a written name may join its qualifier with, in any language's spelling.
+pub const NAME_SEPARATORS: [&str; 5] = ["::", "->", "\\", ".", "#"];
+
+/// A name as written by a person or an agent, split at its last separator into its qualifier
+/// ([`dotted`]) and the name a definition has: `AuthService.login()` → (`AuthService`, `login`),
+/// `\App\Models\Product` → (`App.Models`, `Product`), `Product->save` and `Product#save` →
+/// (`Product`, `save`). A call's `()` and a leading global-scope `\` or `::` say nothing about
+/// which definition is meant. A separator that ends the name is part of it (`operator->`).
+pub fn split_qualified(name: &str) -> (Option<String>, &str) {
+    let name = name
+        .trim()
+        .trim_end_matches("()")
+        .trim_start_matches('\\')
+        .trim_start_matches("::");
+    let split = NAME_SEPARATORS
+        .iter()
+        .filter_map(|sep| name.rfind(sep).map(|i| (i, sep.len())))
+        .max();
+    match split {
+        Some((i, len)) if i > 0 && i + len < name.len() => {
+            (Some(dotted(&name[..i])), &name[i + len..])
+        }
+        _ => (None, name),
+    }
+}
+
 impl Symbol {
     /// Whether this definition, in `file`, answers to `qualifier` ([`dotted`]): its scope is the
     /// qualifier or ends with it; or it is a method whose container has no name (`export default
@@ -771,6 +797,38 @@ fn signature(node: Node, text: &str) -> String {
 mod tests {
     use super::*;
     use crate::lang::by_id;
+
+    /// Every language's way of writing a member finds the same qualifier and name; a call's
+    /// parentheses and a global-scope prefix are dropped, a separator that ends a name is part
+    /// of it.
+    #[test]
+    fn written_names_split_into_qualifier_and_name() {
+        let cases = [
+            ("AuthService", None, "AuthService"),
+            ("AuthService.login()", Some("AuthService"), "login"),
+            ("\\App\\Models\\Product", Some("App.Models"), "Product"),
+            (
+                "App\\Models\\Product::save",
+                Some("App.Models.Product"),
+                "save",
+            ),
+            ("CartService::add", Some("CartService"), "add"),
+            ("::add", None, "add"),
+            ("Product->save", Some("Product"), "save"),
+            (
+                "Story#save_suggested_title!",
+                Some("Story"),
+                "save_suggested_title!",
+            ),
+            ("Outer.Inner.method", Some("Outer.Inner"), "method"),
+            ("operator->", None, "operator->"),
+            (" login ", None, "login"),
+        ];
+        for (input, qualifier, name) in cases {
+            let (q, n) = split_qualified(input);
+            assert_eq!((q.as_deref(), n), (qualifier, name), "{input}");
+        }
+    }
 
     #[test]
     fn a_method_of_an_unnamed_class_answers_to_its_module() {

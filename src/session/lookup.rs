@@ -8,7 +8,7 @@
 //! counts when it occurs as a whole identifier in the symbol's source span and is not the
 //! symbol's own name or a language keyword.
 
-use crate::analysis::Symbol;
+use crate::analysis::{NAME_SEPARATORS, Symbol, split_qualified};
 use crate::index::Snapshot;
 use regex::Regex;
 use std::collections::BTreeSet;
@@ -21,33 +21,14 @@ pub struct SymbolDef {
     pub symbol: Symbol,
 }
 
-const SEPARATORS: [&str; 5] = ["::", "->", "\\", ".", "#"];
-
-/// `AuthService.login()` → (`Some("AuthService")`, `login`); `\App\Models\Product` →
-/// (`Some("App.Models")`, `Product`) with qualifiers normalised to dots.
-fn split_name(name: &str) -> (Option<String>, String) {
-    let name = name.trim().trim_end_matches("()").trim_start_matches('\\');
-    let split = SEPARATORS
-        .iter()
-        .filter_map(|sep| name.rfind(sep).map(|i| (i, sep.len())))
-        .max();
-    match split {
-        Some((i, len)) if i > 0 && i + len < name.len() => (
-            Some(crate::analysis::dotted(&name[..i])),
-            name[i + len..].to_string(),
-        ),
-        _ => (None, name.to_string()),
-    }
-}
-
 /// The name a symbol is defined by: `AuthService.login()` → `login`.
 pub fn bare_name(name: &str) -> String {
-    split_name(name).1
+    split_qualified(name).1.to_string()
 }
 
 /// Definitions of `name` (bare or qualified) in the index, in file order.
 pub fn find_symbol(snapshot: &Snapshot, name: &str) -> Vec<SymbolDef> {
-    let (qualifier, bare) = split_name(name);
+    let (qualifier, bare) = split_qualified(name);
     if bare.is_empty() {
         return Vec::new();
     }
@@ -89,7 +70,7 @@ pub fn in_files(defs: Vec<SymbolDef>, files: &[String]) -> Vec<SymbolDef> {
 /// Up to `limit` existing names close to `name` (same letters ignoring case, or one contains the
 /// other), for "did you mean".
 pub fn near_names(snapshot: &Snapshot, name: &str, limit: usize) -> Vec<String> {
-    let (_, bare) = split_name(name);
+    let (_, bare) = split_qualified(name);
     let wanted = bare.to_lowercase();
     if wanted.len() < 3 {
         return Vec::new();
@@ -239,7 +220,7 @@ fn looks_like_code(token: &str, followed_by_paren: bool, in_backticks: bool) -> 
         return true;
     }
     let token = token.trim_end_matches("()");
-    if SEPARATORS.iter().any(|s| token.contains(s)) || token.contains('_') {
+    if NAME_SEPARATORS.iter().any(|s| token.contains(s)) || token.contains('_') {
         return true;
     }
     let chars: Vec<char> = token.chars().collect();
@@ -449,18 +430,7 @@ mod tests {
     }
 
     #[test]
-    fn names_split_into_qualifier_and_name() {
-        let cases = [
-            ("AuthService", None, "AuthService"),
-            ("AuthService.login()", Some("AuthService"), "login"),
-            ("\\App\\Models\\Product", Some("App.Models"), "Product"),
-            ("CartService::add", Some("CartService"), "add"),
-            ("Outer.Inner.method", Some("Outer.Inner"), "method"),
-        ];
-        for (input, q, name) in cases {
-            let (gq, gname) = split_name(input);
-            assert_eq!((gq.as_deref(), gname.as_str()), (q, name), "{input}");
-        }
+    fn a_typo_is_one_edit() {
         assert_eq!(edit_distance("authservise", "authservice"), 1);
     }
 }

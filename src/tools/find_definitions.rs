@@ -134,22 +134,11 @@ struct NameMatcher {
 
 impl NameMatcher {
     fn new(symbol: &str, exact: bool) -> NameMatcher {
-        let symbol = symbol.trim_start_matches('\\');
-        let split = ["::", "\\", "."]
-            .iter()
-            .filter_map(|sep| symbol.rfind(sep).map(|i| (i, sep.len())))
-            .max();
-        match split {
-            Some((i, len)) => NameMatcher {
-                name: symbol[i + len..].to_string(),
-                qualifier: Some(crate::analysis::dotted(&symbol[..i])),
-                exact,
-            },
-            None => NameMatcher {
-                name: symbol.to_string(),
-                qualifier: None,
-                exact,
-            },
+        let (qualifier, name) = crate::analysis::split_qualified(symbol);
+        NameMatcher {
+            name: name.to_string(),
+            qualifier,
+            exact,
         }
     }
 
@@ -200,6 +189,18 @@ mod tests {
         );
         let out = run(&ctx, "find_definitions", json!({"symbol": "Product::save"})).unwrap();
         assert_eq!(out["total"], 2);
+        // PHP's instance arrow and a copied call name the same methods; another class does not.
+        for written in [
+            "Product->save",
+            "Product.save()",
+            "\\App\\Models\\Product::save",
+        ] {
+            let out = run(&ctx, "find_definitions", json!({"symbol": written})).unwrap();
+            let want = if written.contains("Models") { 1 } else { 2 };
+            assert_eq!(out["total"], want, "{written}");
+        }
+        let out = run(&ctx, "find_definitions", json!({"symbol": "Order->save"})).unwrap();
+        assert_eq!(out["total"], 0);
         let out = run(
             &ctx,
             "find_definitions",
