@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub const DESCRIPTION: &str = "Find where a symbol is defined: functions, methods, classes, interfaces, traits, \
 enums, types, constants, variables, properties, in every supported language (the `language` error \
 lists them; Blade sections and CSS selectors count). Give a bare name (`AuthService`, `login`) or a qualified one \
-(`App\\Models\\Product`, `CartService::add`, `AuthService.login`). Each result has kind, file, 1-based \
+(`App\\Models\\Product`, `CartService::add`, `AuthService.login`, `Product->save`, `Story#save`; a trailing `()` is ignored). Each result has kind, file, 1-based \
 line and end line, scope, qualified name (PHP: FQCN), signature and language. `exact_match: false` \
 matches case-insensitive substrings.";
 
