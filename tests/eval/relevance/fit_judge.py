@@ -223,10 +223,12 @@ def calibrated(w, b, z_reject, z_fact):
 
 
 def described(r):
-    """The described score as the session judge computes it (with a Japanese term's rendering
-    where its own score keeps it)."""
+    """The described score as the session judge computes it: the term against the symbol's
+    description or its description with the body, whichever is closer (with a Japanese term's
+    rendering where its own score keeps it)."""
     names = r["feature_names"]
-    d = sigmoid(r["features"][names.index("dense")])
+    f = r["features"]
+    d = sigmoid(max(f[names.index("dense")], f[names.index("dense_evidence")]))
     if d >= 0.3 and r["term_lang"] == "ja":
         d = max(d, sigmoid(r["features"][names.index("dense_rendered")]))
     return d
