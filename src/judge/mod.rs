@@ -780,8 +780,8 @@ const WEIGHTS: [f32; FEATURES] = [
 ];
 const BIAS: f32 = -0.5975;
 /// The same fit without the field's features, for a project whose index cannot rank by meaning
-/// yet (the field's weights are zero). A fitted weight may fall near a mathematical constant
-/// (-0.3180 is not -1/π).
+/// yet (the field's weights are zero). A fitted weight can land near a mathematical constant
+/// (1/π), which is chance, not the constant.
 #[allow(clippy::approx_constant)]
 const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
     -0.1559, 0.0977, 0.2107, 0.0535, 0.0800, -0.0685, 0.0876, 0.7731, 0.0000, 0.1204, 0.0468,
