@@ -402,7 +402,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
             }
             Mode::DescriptionOnly => "described dense score".into(),
             Mode::Agreed => {
-                "described dense score and fitted combination in agreement (a fact needs both, a rejection of either rejects)".into()
+                "described dense score and fitted combination in agreement (a fact needs both, the fitted rejection rejects)".into()
             }
         },
         session_mode: mode == judge::SESSION_MODE,

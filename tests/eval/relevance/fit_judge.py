@@ -197,10 +197,10 @@ def fit_calibrated(rows, cols):
 
 def session_operating_points(z, rows, z_reject, z_fact):
     """The reject line lowered until the session judge (`agreed`), not the combination alone,
-    keeps KEEP of the relevant out-of-fold pairs. The session judge also rejects where the
-    described score does and the combination does not lift it, so at the combination's own line
-    it kept 1.2 points fewer than KEEP says (leaving each of eighteen dev repositories out:
-    95.8 % against 97 %), and fewer still on projects no fit had seen."""
+    keeps KEEP of the relevant out-of-fold pairs. The session judge also rejects by its rules on
+    names (a reversed action), and it once rejected where the described score did and the
+    combination did not lift it: at the combination's own line it then kept 1.2 points fewer
+    than KEEP says (leaving each of eighteen dev repositories out: 95.8 % against 97 %)."""
     relevant = [(zi, r) for zi, r in zip(z, rows) if r["relevant"]]
 
     def kept(zr):
@@ -234,8 +234,6 @@ def described(r):
     return d
 
 
-# `judge::FITTED_LIFT`.
-FITTED_LIFT = 0.4
 # `judge::SIBLING_FACT_MARGIN`.
 SIBLING_FACT_MARGIN = -0.3
 # `judge::REVERSED_CEILING`: a symbol whose name says the reverse of the term's action.
@@ -243,19 +241,17 @@ REVERSED_CEILING = 0.15
 
 
 def agreed(fitted, r):
-    """`judge::agree`: a fitted rejection (below 0.3) rejects; a described rejection stays one
-    unless the fitted score reaches FITTED_LIFT (then gray); otherwise the described score
-    lowered to the fitted one, never below 0.3. Then, as the session judge does, no FACT for a
-    symbol that another definition of its file clearly beats (`Signals::outranked_in_file`), and a
-    rejection for a name that says the reverse of the term's action (`Signals::reversed`), and
-    no FACT for a name about another entity where another name holds more of the term."""
+    """`judge::agree`: a fitted rejection (below 0.3) rejects, at the lower of the two scores;
+    otherwise the lower of the two, never below 0.3 (a described rejection the fitted score keeps
+    is gray). Then, as the session judge does, no FACT for a symbol that another definition of
+    its file clearly beats (`Signals::outranked_in_file`), and a rejection for a name that says
+    the reverse of the term's action (`Signals::reversed`), and no FACT for a name about another
+    entity where another name holds more of the term."""
     d = described(r)
     if fitted < 0.3:
         score = min(d, fitted)
-    elif d < 0.3:
-        score = 0.3 if fitted >= FITTED_LIFT else d
     else:
-        score = min(d, max(fitted, 0.3))
+        score = max(min(d, fitted), 0.3)
     f = dict(zip(r["feature_names"], r["features"]))
     if r.get("reversed"):
         return min(score, REVERSED_CEILING)
