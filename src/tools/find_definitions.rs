@@ -3,7 +3,7 @@
 use super::search_text::bounded;
 use super::{Context, check_symbol, resolve_or_root};
 use crate::analysis::{Symbol, SymbolKind};
-use crate::error::{ToolError, ToolResult};
+use crate::error::{ErrorCode, ToolError, ToolResult};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +60,14 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         .refresh(&ctx.ws, &base.abs)
         .map_err(ToolError::from)?;
     let matcher = NameMatcher::new(symbol, p.exact_match.unwrap_or(true));
+    // `()` or `Product.` leave no name; a substring search for nothing would list every symbol.
+    if matcher.name.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidSymbol,
+            format!("'{symbol}' names no symbol"),
+        )
+        .with("symbol", symbol));
+    }
     let mut found: Vec<Definition> = Vec::new();
     for (file, entry) in &snapshot.files {
         if !in_scope(file, &base.rel) || language.is_some_and(|l| l != entry.symbols.language) {
@@ -228,5 +236,13 @@ mod tests {
                 .as_str(),
             "INVALID_SYMBOL"
         );
+        // A call's parentheses alone name nothing, even as a substring.
+        let err = run(
+            &ctx,
+            "find_definitions",
+            json!({"symbol": "()", "exact_match": false}),
+        )
+        .unwrap_err();
+        assert_eq!(err.code.as_str(), "INVALID_SYMBOL");
     }
 }
