@@ -118,7 +118,7 @@ pub struct FileSymbols {
 /// definition.
 pub fn dotted(qualified: &str) -> String {
     let mut out = qualified.to_string();
-    for sep in ["::", "->", "\\", "#"] {
+    for sep in NAME_SEPARATORS.iter().filter(|sep| **sep != ".") {
         out = out.replace(sep, ".");
     }
     out

@@ -681,6 +681,36 @@ pub fn agree(described: f32, fitted: f32) -> f32 {
     described.min(fitted).max(REJECT_THRESHOLD)
 }
 
+/// The described score read off the candidates' signals, which hold the same dense scores
+/// [`Judge::described`] computes (their texts are scored on their own, whatever else a call
+/// scores): the closest of description and body over the definitions, lifted by the rendering's
+/// where it already keeps the symbol.
+fn described_of(signals: &[Signals]) -> f32 {
+    let best = signals
+        .iter()
+        .map(|s| s.dense.max(s.dense_evidence))
+        .fold(0.0, f32::max);
+    if best < crate::relevance::REJECT_THRESHOLD {
+        return best;
+    }
+    signals
+        .iter()
+        .map(|s| s.dense_rendered)
+        .fold(best, f32::max)
+}
+
+/// The fitted combination of the definition it scores best, with that definition's signals.
+fn best_fitted(signals: Vec<Signals>) -> (f32, Signals) {
+    let mut best: Option<(f32, Signals)> = None;
+    for signals in signals {
+        let score = signals.combine();
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, signals));
+        }
+    }
+    best.expect("signals of at least one definition")
+}
+
 /// The mode the session tools use: [`Mode::Agreed`].
 ///
 /// Neither view alone holds the seeds' promise. On the development split (twenty-four
@@ -1158,18 +1188,22 @@ impl<'a> Judge<'a> {
         match self.mode {
             _ if !self.real_model() => self.described(term, candidates, keys),
             Mode::DescriptionOnly => self.described(term, candidates, keys),
-            Mode::Fitted => self.fitted(term, candidates, ground),
-            Mode::Agreed => {
-                let described = self.described(term, candidates, keys)?;
-                let fitted = self.fitted(term, candidates, ground)?;
-                let score = agree(described.score, fitted.score);
-                let (score, bound_by) = match &fitted.signals {
-                    Some(signals) => signals.bound(score),
-                    None => (score, None),
-                };
+            Mode::Fitted => {
+                let (score, signals) = best_fitted(self.signals(term, candidates, ground)?);
                 Ok(Verdict {
                     score,
-                    signals: fitted.signals,
+                    signals: Some(signals),
+                    bound_by: None,
+                })
+            }
+            Mode::Agreed => {
+                let all = self.signals(term, candidates, ground)?;
+                let described = described_of(&all);
+                let (fitted, signals) = best_fitted(all);
+                let (score, bound_by) = signals.bound(agree(described, fitted));
+                Ok(Verdict {
+                    score,
+                    signals: Some(signals),
                     bound_by,
                 })
             }
@@ -1179,7 +1213,8 @@ impl<'a> Judge<'a> {
     /// The described dense score: the best definition's, each scored against its description
     /// and against its description with what its body says, whichever is closer. A long body
     /// dilutes a name that says it all; a name that says little (`handle`, `fn`) leaves the
-    /// body to say it.
+    /// body to say it. For the modes without signals; [`Mode::Agreed`] reads the same score off
+    /// them ([`described_of`]).
     fn described(
         &self,
         term: &str,
@@ -1207,28 +1242,6 @@ impl<'a> Judge<'a> {
         Ok(Verdict {
             score,
             signals: None,
-            bound_by: None,
-        })
-    }
-
-    /// The fitted combination: the best definition's.
-    fn fitted(
-        &self,
-        term: &str,
-        candidates: &[Candidate],
-        ground: Ground,
-    ) -> Result<Verdict, RelevanceError> {
-        let mut best: Option<(f32, Signals)> = None;
-        for signals in self.signals(term, candidates, ground)? {
-            let score = signals.combine();
-            if best.as_ref().is_none_or(|(b, _)| score > *b) {
-                best = Some((score, signals));
-            }
-        }
-        let (score, signals) = best.expect("candidates is not empty");
-        Ok(Verdict {
-            score,
-            signals: Some(signals),
             bound_by: None,
         })
     }
