@@ -508,6 +508,25 @@ const ENTRIES: &[(&str, &[&str])] = &[
     ("国際化", &["i18n", "locale"]),
     ("ボーナス", &["bonus"]),
     ("ポイント", &["point", "points"]),
+    // sign-in factors and words whose dictionary senses miss the software one
+    ("二段階認証", &["2fa", "mfa", "totp", "otp"]),
+    ("二要素認証", &["2fa", "mfa", "totp", "otp"]),
+    ("多要素認証", &["mfa", "2fa", "totp", "otp"]),
+    ("ワンタイムパスワード", &["otp", "totp"]),
+    ("シングルサインオン", &["sso", "oauth", "oidc"]),
+    ("不正", &["abuse", "fraud", "invalid"]),
+    ("検出", &["detect", "detection"]),
+    ("検知", &["detect", "detection"]),
+    ("振替", &["transfer"]),
+    ("送金", &["transfer", "send"]),
+    ("一斉", &["bulk", "broadcast", "all"]),
+    ("ピン留め", &["pin", "pinned"]),
+    ("全文検索", &["fulltext", "search", "index"]),
+    ("楽曲", &["song", "track"]),
+    ("曲", &["song", "track"]),
+    ("有効にする", &["enable", "activate"]),
+    ("無効にする", &["disable", "deactivate"]),
+    ("絞り込む", &["filter"]),
 ];
 
 /// English terms for the Japanese vocabulary found in `query`, without repeats. A match lying

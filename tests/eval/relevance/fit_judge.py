@@ -15,7 +15,9 @@ Also prints, per signal group, what leaving it out costs (leave-one-repository-o
 dev repositories, so every figure is on pairs the fit did not see).
 
 Only ever run it on the dev split: the held-out repositories are for reporting.
-Needs numpy (`pip install numpy`): Newton iterations of an L2-regularised logistic regression.
+Needs numpy (`pip install numpy`): Newton iterations of an L2-regularised logistic regression,
+then small regression trees boosted on its log-odds (with `--write-trees src/judge/trees.tsv`,
+written where the judge reads them).
 """
 import json
 import math
@@ -45,6 +47,21 @@ L2 = 1.0
 # at FACT 68.8 %, AUC 0.852; the other points within 0.003 and 1 point of those).
 ODDS_SMOOTHING = 4.0
 ODDS_MIN_REPOS = 5
+# The trees boosted on the linear combination's log-odds (`src/judge/trees.rs`): Newton steps
+# of the class-balanced log-loss, each tree BOOST_DEPTH splits deep, its leaves holding at least
+# BOOST_MIN_LEAF pairs, shrunk by BOOST_RATE; thresholds among BOOST_BINS quantiles of each
+# feature. The linear fit weighs each signal alone; the trees learn where two signals together
+# mean more than their sum (a body that names the term counts for less when the name says another
+# action). Leaving each of the twenty-seven dev repositories out, the combination alone: AUC
+# 0.867 -> 0.873 and 41.9 -> 44.0 % of the unrelated pairs below the line that keeps 97 % of the
+# relevant ones; 50 to 300 trees, one to three splits deep and leaves of 40 to 100 pairs all
+# land within 0.001 AUC and 1 point of that.
+BOOST_ROUNDS = 100
+BOOST_DEPTH = 2
+BOOST_RATE = 0.1
+BOOST_MIN_LEAF = 100
+BOOST_LAMBDA = 1.0
+BOOST_BINS = 64
 # Each list of words in a dumped row, with the two feature columns its odds fill (least, sum).
 ODDS = {"stray": ("stray_min", "stray_sum"), "missing": ("missing_min", "missing_sum")}
 
@@ -116,6 +133,29 @@ def write_odds(path, tables):
                 out.write("%s\t%s\t%.4f\n" % (kind, w, tables[kind][w]))
 
 
+def tree_named(tree, names):
+    """`tree` with each split's column position replaced by its feature's name."""
+    if not isinstance(tree, tuple):
+        return tree
+    j, t, left, right = tree
+    return (names[j], t, tree_named(left, names), tree_named(right, names))
+
+
+def write_trees(path, trees):
+    """Writes the calibrated trees the judge reads (`src/judge/trees.tsv`): one tree per line,
+    its nodes in preorder, a split as `feature<=threshold`, a leaf as its value."""
+    def tokens(tree):
+        if not isinstance(tree, tuple):
+            return ["%.5f" % tree]
+        name, t, left, right = tree
+        return ["%s<=%.6g" % (name, t)] + tokens(left) + tokens(right)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("# Fitted by tests/eval/relevance/fit_judge.py --write-trees: one tree per "
+                  "line, preorder; `feature<=threshold` goes left when true, a number is a leaf.\n")
+        for tree in trees:
+            out.write(" ".join(tokens(tree)) + "\n")
+
+
 def sigmoid(z):
     return 1 / (1 + math.exp(-max(-30, min(30, z))))
 
@@ -140,6 +180,113 @@ def fit(xs, ys, l2=L2):
         if np.abs(step).max() < 1e-7:
             break
     return w[:-1].tolist(), float(w[-1])
+
+
+def split_edges(x):
+    """Per column, the thresholds a split may use: midway between neighbouring distinct values
+    among BOOST_BINS quantiles."""
+    out = []
+    for j in range(x.shape[1]):
+        q = np.unique(np.quantile(x[:, j], np.linspace(0, 1, BOOST_BINS + 1)))
+        out.append((q[:-1] + q[1:]) / 2)
+    return out
+
+
+def grow(xb, edges, g, h, rows, depth):
+    """One Newton regression tree on the rows `rows` (their gradient `g` and hessian `h`):
+    a leaf value, or (column, threshold, left, right) where `x[column] <= threshold` goes left."""
+    total_g, total_h = g[rows].sum(), h[rows].sum()
+    leaf = total_g / (total_h + BOOST_LAMBDA)
+    if depth == 0 or len(rows) < 2 * BOOST_MIN_LEAF:
+        return leaf
+    cols = xb.shape[1]
+    size = cols * (BOOST_BINS + 1)
+    # Every column's histogram at once: a row's bin in column j sits at j * (BOOST_BINS + 1).
+    flat = (xb[rows] + np.arange(cols) * (BOOST_BINS + 1)).ravel()
+    hist = [np.bincount(flat, weights, size).reshape(cols, BOOST_BINS + 1).cumsum(1)
+            for weights in (np.repeat(g[rows], cols), np.repeat(h[rows], cols), None)]
+    gs, hs, ns = hist
+    gain = (gs ** 2 / (hs + BOOST_LAMBDA) + (total_g - gs) ** 2 / (total_h - hs + BOOST_LAMBDA)
+            - total_g ** 2 / (total_h + BOOST_LAMBDA))
+    valid = (ns >= BOOST_MIN_LEAF) & (len(rows) - ns >= BOOST_MIN_LEAF)
+    valid &= np.arange(BOOST_BINS + 1)[None, :] < np.array([len(e) for e in edges])[:, None]
+    gain = np.where(valid, gain, -np.inf)
+    j, k = np.unravel_index(int(np.argmax(gain)), gain.shape)
+    if not gain[j, k] > 0:
+        return leaf
+    left, right = rows[xb[rows, j] <= k], rows[xb[rows, j] > k]
+    return (int(j), float(edges[j][k]), grow(xb, edges, g, h, left, depth - 1),
+            grow(xb, edges, g, h, right, depth - 1))
+
+
+def tree_value(tree, x):
+    while isinstance(tree, tuple):
+        j, t, left, right = tree
+        tree = left if x[j] <= t else right
+    return tree
+
+
+def tree_values(tree, x):
+    """`tree_value` for every row of the array `x` at once."""
+    if not isinstance(tree, tuple):
+        return np.full(len(x), tree)
+    j, t, left, right = tree
+    out = np.empty(len(x))
+    goes_left = x[:, j] <= t
+    out[goes_left] = tree_values(left, x[goes_left])
+    out[~goes_left] = tree_values(right, x[~goes_left])
+    return out
+
+
+def scaled(tree, k):
+    if not isinstance(tree, tuple):
+        return tree * k
+    j, t, left, right = tree
+    return (j, t, scaled(left, k), scaled(right, k))
+
+
+def boost(xs, ys, z0):
+    """BOOST_ROUNDS trees, each a Newton step of the class-balanced log-loss from the log-odds
+    `z0` and the trees before it."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    pos = y.sum()
+    c = np.where(y == 1, len(y) / (2 * pos), len(y) / (2 * (len(y) - pos)))
+    edges = split_edges(x)
+    # Column j's bin of a value: how many of its thresholds lie below it (x <= edges[k] iff
+    # bin <= k).
+    xb = np.stack([np.searchsorted(e, x[:, j], side="left") for j, e in enumerate(edges)], 1)
+    z = np.asarray(z0, dtype=float).copy()
+    rows = np.arange(len(y))
+    trees = []
+    for _ in range(BOOST_ROUNDS):
+        p = 1 / (1 + np.exp(-np.clip(z, -30, 30)))
+        tree = scaled(grow(xb, edges, c * (y - p), c * p * (1 - p), rows, BOOST_DEPTH),
+                      BOOST_RATE)
+        trees.append(tree)
+        z += tree_values(tree, x)
+    return trees
+
+
+def fit_model(xs, ys, trees=True):
+    """The linear fit and, with `trees`, the trees boosted on its log-odds: (w, b, trees)."""
+    w, b = fit(xs, ys)
+    if not trees:
+        return w, b, []
+    x = np.asarray(xs, dtype=float)
+    return w, b, boost(x, ys, x @ np.asarray(w) + b)
+
+
+def score(model, x):
+    """The log-odds of a model from `fit_model` for the values `x` of its columns."""
+    w, b, trees = model
+    return sum(a * c for a, c in zip(w, x)) + b + sum(tree_value(t, x) for t in trees)
+
+
+def scores(model, x):
+    """`score` for every row of the array `x` at once."""
+    w, b, trees = model
+    return x @ np.asarray(w) + b + sum((tree_values(t, x) for t in trees), np.zeros(len(x)))
 
 
 def auc(scores, ys):
@@ -169,30 +316,29 @@ def operating_points(z, ys):
     return z_reject, z_fact
 
 
-def out_of_fold(rows, cols):
+def out_of_fold(rows, cols, trees=True):
     """Each row's log-odds from a model fitted without its repository: what the combination
     gives a project it has not seen. The thresholds are read from these, not from the
     in-sample scores of the final fit, which sit further from the line than a new project's
     (the better the fit, the more: the 0.6 line would then let more unrelated pairs above it on
     new code than FALSE_FACT says)."""
-    z = [0.0] * len(rows)
-    for held in sorted({r["repo"] for r in rows}):
-        idx = [i for i, r in enumerate(rows) if r["repo"] != held]
-        xs = [[rows[i]["features"][c] for c in cols] for i in idx]
-        w, b = fit(xs, [int(rows[i]["relevant"]) for i in idx])
-        for i, r in enumerate(rows):
-            if r["repo"] == held:
-                z[i] = sum(a * r["features"][c] for a, c in zip(w, cols)) + b
-    return z
+    x = np.array([[r["features"][c] for c in cols] for r in rows], dtype=float)
+    y = np.array([int(r["relevant"]) for r in rows])
+    repos = np.array([r["repo"] for r in rows])
+    z = np.zeros(len(rows))
+    for held in sorted(set(repos)):
+        model = fit_model(x[repos != held], y[repos != held], trees)
+        z[repos == held] = scores(model, x[repos == held])
+    return z.tolist()
 
 
-def fit_calibrated(rows, cols):
+def fit_calibrated(rows, cols, trees=True):
     """The final fit on `rows`, its thresholds set on out-of-fold scores."""
     ys = [int(r["relevant"]) for r in rows]
-    w, b = fit([[r["features"][i] for i in cols] for r in rows], ys)
-    z = out_of_fold(rows, cols)
+    model = fit_model([[r["features"][i] for i in cols] for r in rows], ys, trees)
+    z = out_of_fold(rows, cols, trees)
     zr, zf = session_operating_points(z, rows, *operating_points(z, ys))
-    return calibrated(w, b, zr, zf)
+    return calibrated(model, zr, zf)
 
 
 def session_operating_points(z, rows, z_reject, z_fact):
@@ -205,7 +351,7 @@ def session_operating_points(z, rows, z_reject, z_fact):
 
     def kept(zr):
         # The calibration's map of a log-odds z itself: the weight 1 and bias 0, calibrated.
-        w, b = calibrated([1.0], 0.0, zr, z_fact)
+        w, b, _ = calibrated(([1.0], 0.0, []), zr, z_fact)
         return sum(agreed(sigmoid(w[0] * zi + b), r) >= 0.3
                    for zi, r in relevant) / len(relevant)
 
@@ -215,11 +361,13 @@ def session_operating_points(z, rows, z_reject, z_fact):
     return z_reject, z_fact
 
 
-def calibrated(w, b, z_reject, z_fact):
+def calibrated(model, z_reject, z_fact):
+    """The model with its log-odds mapped so that z_reject lands on 0.3 and z_fact on 0.6."""
+    w, b, trees = model
     lo, hi = math.log(0.3 / 0.7), math.log(0.6 / 0.4)
     k = (hi - lo) / (z_fact - z_reject)
     m = z_reject - lo / k
-    return [k * a for a in w], k * (b - m)
+    return [k * a for a in w], k * (b - m), [scaled(t, k) for t in trees]
 
 
 def described(r):
@@ -283,11 +431,9 @@ def evaluate(rows, cols, names, session=False):
         train = odds_out_of_fold([r for r in rows if r["repo"] != held], names, (held,))
         tables = odds_tables([r for r in rows if r["repo"] != held])
         test = [with_odds(r, tables, names) for r in rows if r["repo"] == held]
-        w2, b2 = fit_calibrated(train, cols)
+        model = fit_calibrated(train, cols)
         for r in test:
-            x = [r["features"][i] for i in cols]
-            z = sum(a * c for a, c in zip(w2, x)) + b2
-            fitted = sigmoid(z)
+            fitted = sigmoid(score(model, [r["features"][i] for i in cols]))
             scores.append(agreed(fitted, r) if session else fitted)
             ys.append(int(r["relevant"]))
             tested.append(r)
@@ -353,21 +499,27 @@ def main():
         terms_at_fact(only), sum(s > 0.6 for s in unr)))
     print("dev AUC (fitted on all dev):")
     field = [i for i, n in enumerate(names) if n.startswith("field_")]
-    for label, suffix, cols in [
-        ("with the field", "", everything),
+    # Only the judge with the field has trees: a project whose index is not ready gets the
+    # linear fit, until its index is.
+    for label, suffix, cols, trees in [
+        ("with the field", "", everything, True),
         ("without the field (index not ready)", "_WITHOUT_FIELD",
-         [i for i in everything if i not in field]),
+         [i for i in everything if i not in field], False),
     ]:
         xs = [[r["features"][i] for i in cols] for r in rows]
-        w, b = fit(xs, ys)
-        z = [sum(a * c for a, c in zip(w, x)) + b for x in xs]
-        w2, b2 = fit_calibrated(rows, cols)
+        model = fit_model(xs, ys, trees)
+        z = [score(model, x) for x in xs]
+        w2, b2, trees2 = fit_calibrated(rows, cols, trees)
         full = [0.0] * len(names)
         for i, v in zip(cols, w2):
             full[i] = v
         print("  %s: %.3f" % (label, auc(z, ys)))
         print("const WEIGHTS%s: [f32; FEATURES] = [%s];" % (suffix, ", ".join("%.4f" % v for v in full)))
         print("const BIAS%s: f32 = %.4f;" % (suffix, b2))
+        if trees and "--write-trees" in sys.argv[2:]:
+            path = sys.argv[sys.argv.index("--write-trees") + 1]
+            write_trees(path, [tree_named(t, [names[i] for i in cols]) for t in trees2])
+            print("%d trees written to %s" % (len(trees2), path))
     if "--write-odds" in sys.argv[2:]:
         path = sys.argv[sys.argv.index("--write-odds") + 1]
         write_odds(path, odds_tables(raw))
