@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 const FITTED: &str = include_str!("trees.tsv");
 
 /// A node of a tree, the root at index 0 of its tree's nodes.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 enum Node {
     /// `features[feature] <= threshold` goes to the node right after this one, otherwise to
     /// `right`.
@@ -35,7 +35,7 @@ enum Node {
 }
 
 /// Why a line of the trees did not parse: its 1-based number and what was wrong.
-#[derive(Debug, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[error("trees line {line}: {what}")]
 struct ParseError {
     line: usize,

@@ -219,15 +219,8 @@ def grow(xb, edges, g, h, rows, depth):
             grow(xb, edges, g, h, right, depth - 1))
 
 
-def tree_value(tree, x):
-    while isinstance(tree, tuple):
-        j, t, left, right = tree
-        tree = left if x[j] <= t else right
-    return tree
-
-
 def tree_values(tree, x):
-    """`tree_value` for every row of the array `x` at once."""
+    """The leaf each row of the array `x` reaches in `tree`."""
     if not isinstance(tree, tuple):
         return np.full(len(x), tree)
     j, t, left, right = tree
@@ -277,14 +270,8 @@ def fit_model(xs, ys, trees=True):
     return w, b, boost(x, ys, x @ np.asarray(w) + b)
 
 
-def score(model, x):
-    """The log-odds of a model from `fit_model` for the values `x` of its columns."""
-    w, b, trees = model
-    return sum(a * c for a, c in zip(w, x)) + b + sum(tree_value(t, x) for t in trees)
-
-
 def scores(model, x):
-    """`score` for every row of the array `x` at once."""
+    """The log-odds of a model from `fit_model` for each row of the array `x` (its columns)."""
     w, b, trees = model
     return x @ np.asarray(w) + b + sum((tree_values(t, x) for t in trees), np.zeros(len(x)))
 
@@ -425,28 +412,27 @@ def terms_at_fact(scored):
 def evaluate(rows, cols, names, session=False):
     """Leave-one-repository-out: AUC and accuracy at 0.3 with thresholds set on the other repos."""
     repos = sorted({r["repo"] for r in rows})
-    scores, ys, tested = [], [], []
+    verdicts, ys, tested = [], [], []
     for held in repos:
         # The word odds read without the held repository, as everything else the fit learns.
         train = odds_out_of_fold([r for r in rows if r["repo"] != held], names, (held,))
         tables = odds_tables([r for r in rows if r["repo"] != held])
         test = [with_odds(r, tables, names) for r in rows if r["repo"] == held]
         model = fit_calibrated(train, cols)
-        for r in test:
-            fitted = sigmoid(score(model, [r["features"][i] for i in cols]))
-            scores.append(agreed(fitted, r) if session else fitted)
+        z = scores(model, np.array([[r["features"][i] for i in cols] for r in test], dtype=float))
+        for r, zi in zip(test, z):
+            fitted = sigmoid(zi)
+            verdicts.append(agreed(fitted, r) if session else fitted)
             ys.append(int(r["relevant"]))
             tested.append(r)
-    acc = sum((s >= 0.3) == bool(y) for s, y in zip(scores, ys)) / len(ys)
-    kept = sum(s >= 0.3 for s, y in zip(scores, ys) if y) / sum(ys)
+    acc = sum((s >= 0.3) == bool(y) for s, y in zip(verdicts, ys)) / len(ys)
+    kept = sum(s >= 0.3 for s, y in zip(verdicts, ys) if y) / sum(ys)
     if session:
-        rejected = sum(s < 0.3 for s, y in zip(scores, ys) if not y) / (len(ys) - sum(ys))
-        return (auc(scores, ys), acc, kept, rejected, terms_at_fact(list(zip(scores, tested))),
-                sum(s > 0.6 for s, y in zip(scores, ys) if not y))
-    acc = sum((s >= 0.3) == bool(y) for s, y in zip(scores, ys)) / len(ys)
-    kept = sum(s >= 0.3 for s, y in zip(scores, ys) if y) / sum(ys)
-    fact = sum(s > 0.6 for s, y in zip(scores, ys) if not y)
-    return auc(scores, ys), acc, kept, fact
+        rejected = sum(s < 0.3 for s, y in zip(verdicts, ys) if not y) / (len(ys) - sum(ys))
+        return (auc(verdicts, ys), acc, kept, rejected, terms_at_fact(list(zip(verdicts, tested))),
+                sum(s > 0.6 for s, y in zip(verdicts, ys) if not y))
+    fact = sum(s > 0.6 for s, y in zip(verdicts, ys) if not y)
+    return auc(verdicts, ys), acc, kept, fact
 
 
 def main():
@@ -508,7 +494,7 @@ def main():
     ]:
         xs = [[r["features"][i] for i in cols] for r in rows]
         model = fit_model(xs, ys, trees)
-        z = [score(model, x) for x in xs]
+        z = scores(model, np.asarray(xs, dtype=float)).tolist()
         w2, b2, trees2 = fit_calibrated(rows, cols, trees)
         full = [0.0] * len(names)
         for i, v in zip(cols, w2):
