@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How far two labellers agree on the relevance set: `agreement.jsonl` holds 200 dev pairs drawn
-at random from `pairs.jsonl`, each with its label (`relevant`) and a second label given blind to
+"""How far two labellers agree on the relevance set: `agreement.jsonl` holds 357 dev pairs drawn
+at random from `pairs.jsonl` (two draws), each with its label (`relevant`) and a second label given blind to
 it, to the class and to every score (`second`, `second_sure`, `second_why`). The agreement is
 the ceiling any judge's accuracy can be measured against on these labels.
 
