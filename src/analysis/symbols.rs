@@ -1057,6 +1057,32 @@ module.exports = { helper: function () {} };
         );
     }
 
+    /// A router or store made by a call and bound to a name: its procedures are its methods,
+    /// whether written as functions or as a builder's call that takes one (tRPC's
+    /// `.mutation(async () => …)`); a property that holds no function is none.
+    #[test]
+    fn typescript_procedures_of_a_bound_router() {
+        check(
+            "typescript",
+            r#"
+export const polls = router({
+  make: publicProcedure.input(schema).mutation(async ({ ctx, input }) => {
+    return ctx.db.poll.create({ data: input });
+  }),
+  list: async () => [],
+  limit: 3,
+  options: z.object({ id: z.string() }),
+});
+$.ajax({ success: function (data) {} });
+"#,
+            "
+            variable polls @2-9 pub
+            method make @3-5 in polls
+            method list @6-6 in polls
+            ",
+        );
+    }
+
     /// A constructor function's prototype members are its methods, its own properties its
     /// functions; a module's exports are no one's members.
     #[test]

@@ -51,6 +51,28 @@
       key: (property_identifier) @name
       value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))
 
+; The same object passed to a call whose result is bound to a name: a tRPC router's procedures
+; (`export const polls = router({ make: procedure.mutation(async () => {…}) })`), a store or slice
+; made by a factory. The result answers to the name (`polls.make`), and a property whose value is
+; a call taking a function (the procedure builder's `.mutation(…)`, `debounce(() => …)`) holds
+; that function. A call's object that is not bound (`$.ajax({ success: … })`) still defines nothing.
+(variable_declarator
+  value: (call_expression
+    arguments: (arguments
+      (object
+        (pair
+          key: (property_identifier) @name
+          value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))))
+(variable_declarator
+  value: (call_expression
+    arguments: (arguments
+      (object
+        (pair
+          key: (property_identifier) @name
+          value: (call_expression
+            arguments: (arguments
+              [(arrow_function) (function_expression) (generator_function)]))) @definition.method))))
+
 ; An object literal bound to a name anywhere (a module pattern's `var Dashboard = { … }` inside
 ; its wrapping function) when it holds functions: the scope of its methods.
 (variable_declarator
