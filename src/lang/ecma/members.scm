@@ -62,16 +62,12 @@
       (object
         (pair
           key: (property_identifier) @name
-          value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))))
-(variable_declarator
-  value: (call_expression
-    arguments: (arguments
-      (object
-        (pair
-          key: (property_identifier) @name
-          value: (call_expression
-            arguments: (arguments
-              [(arrow_function) (function_expression) (generator_function)]))) @definition.method))))
+          value: [
+            (arrow_function) (function_expression) (generator_function)
+            (call_expression
+              arguments: (arguments
+                [(arrow_function) (function_expression) (generator_function)]))
+          ]) @definition.method))))
 
 ; An object literal bound to a name anywhere (a module pattern's `var Dashboard = { … }` inside
 ; its wrapping function) when it holds functions: the scope of its methods.
