@@ -221,3 +221,35 @@ async def test_find_references_ignores_longer_names_and_other_case(open_client, 
     ]
     assert refs["definitions_excluded"] == 1
     assert next(r for r in refs["references"] if r["line"] == 5)["enclosing"] == "make"
+
+
+# A tRPC router: each procedure is a property of the object passed to `router(...)`, its value a
+# builder's call that takes the handler. An agent names them `polls.make`; the code tools find
+# them there, and `$.ajax({ success: ... })`'s callback stays no definition.
+async def test_find_definitions_of_a_routers_procedures(open_client, make_project):
+    root = make_project(
+        {
+            "src/routers/polls.ts": (
+                "import { router, publicProcedure } from '../trpc';\n"
+                "\n"
+                "export const polls = router({\n"
+                "  make: publicProcedure.input(schema).mutation(async ({ ctx, input }) => {\n"
+                "    return ctx.db.poll.create({ data: input });\n"
+                "  }),\n"
+                "  list: publicProcedure.query(async ({ ctx }) => ctx.db.poll.findMany()),\n"
+                "  limit: 3,\n"
+                "});\n"
+            ),
+            "src/legacy.js": "$.ajax({ url: '/x', success: function (data) { render(data); } });\n",
+        }
+    )
+    async with open_client(root) as client:
+        make = await client.ok("find_definitions", {"symbol": "polls.make"})
+        listed = await client.ok("find_definitions", {"symbol": "list"})
+        limit = await client.ok("find_definitions", {"symbol": "polls.limit"})
+        success = await client.ok("find_definitions", {"symbol": "success"})
+    [found] = make["definitions"]
+    assert (found["file"], found["line"], found["scope"]) == ("src/routers/polls.ts", 4, "polls"), found
+    assert [(d["file"], d["line"]) for d in listed["definitions"]] == [("src/routers/polls.ts", 7)], listed
+    assert limit["definitions"] == [], limit
+    assert success["definitions"] == [], success
