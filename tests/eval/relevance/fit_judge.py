@@ -499,10 +499,11 @@ def main():
         ("without the field (index not ready)", "_WITHOUT_FIELD",
          [i for i in everything if i not in field], False),
     ]:
-        xs = [[r["features"][i] for i in cols] for r in rows]
-        model = fit_model(xs, ys, trees)
-        z = scores(model, np.asarray(xs, dtype=float)).tolist()
         w2, b2, trees2 = fit_calibrated(rows, cols, trees)
+        # The calibration maps the log-odds by a rising line, so the calibrated model orders
+        # the pairs as the fit does: its AUC is the fit's.
+        x = np.array([[r["features"][i] for i in cols] for r in rows], dtype=float)
+        z = scores((w2, b2, trees2), x).tolist()
         full = [0.0] * len(names)
         for i, v in zip(cols, w2):
             full[i] = v
