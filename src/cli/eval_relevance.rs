@@ -45,9 +45,22 @@ pub struct EvalRelevanceArgs {
     /// and trying new signals).
     #[arg(long)]
     pub features: Option<PathBuf>,
+    /// Which field the judge reads: `meaning` (the index embedded), `words` (the project's
+    /// words alone: BM25, definitions, paths, as while the index is being embedded) or `none`
+    /// (as before the project's first sync).
+    #[arg(long, value_enum, default_value_t = FieldKind::Meaning)]
+    pub field: FieldKind,
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The states of a project's index the judge can be measured in (`--field`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FieldKind {
+    Meaning,
+    Words,
+    None,
 }
 
 #[derive(Debug, Deserialize)]
@@ -365,7 +378,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
                 root.display()
             );
         }
-        let project = Project::open(&root)?;
+        let project = Project::open(&root, args.field)?;
         let relevance = EmbedRelevance::new(project.ctx.embedder.clone())
             .with_wait(std::time::Duration::from_secs(120));
         let judge = Judge::new(&relevance).with_mode(mode);
@@ -423,10 +436,12 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
 struct Project {
     ctx: crate::tools::Context,
     snapshot: std::sync::Arc<crate::index::Snapshot>,
+    /// The field the judge reads (`--field`).
+    field: FieldKind,
 }
 
 impl Project {
-    fn open(root: &Path) -> anyhow::Result<Project> {
+    fn open(root: &Path, field: FieldKind) -> anyhow::Result<Project> {
         let ctx = crate::tools::Context::open(root)?;
         // The field needs every chunk embedded: sync as `code-intel index` does (nothing to do
         // when the repository was indexed before).
@@ -443,7 +458,11 @@ impl Project {
         if let Some(model) = ctx.semantic.embedder_if_ready() {
             judge::warm_bridges(&ctx.ws, model.as_ref(), &snapshot);
         }
-        Ok(Project { ctx, snapshot })
+        Ok(Project {
+            ctx,
+            snapshot,
+            field,
+        })
     }
 
     fn candidates(
@@ -464,7 +483,10 @@ impl Project {
         judge::Project {
             ws: &self.ctx.ws,
             snapshot: &self.snapshot,
-            search: Some(self.ctx.field_search()),
+            search: (self.field != FieldKind::None).then(|| crate::judge::FieldSearch {
+                words_only: self.field == FieldKind::Words,
+                ..self.ctx.field_search()
+            }),
         }
     }
 }

@@ -6,14 +6,17 @@
 //! it once per term and reads where each claimed definition stands in that ranking: the fused
 //! score of the hit that covers the definition, or none when the search does not show it at all.
 //!
-//! The field is only taken when the index can rank by meaning (model loaded, every chunk
-//! embedded): a lexical-only ranking of a half-embedded project would not be the field the
-//! weights were fitted on, and the judge then weighs its other signals alone.
+//! The field ranks by meaning when the index can (model loaded, every chunk embedded). Until
+//! then — a project's first minutes, while its chunks are embedded — it ranks by the project's
+//! words alone (BM25, definitions, paths, the glossary's bridges), which the first sync makes
+//! ready within seconds: a half-embedded ranking would be neither, so the field is searched
+//! lexically until the last chunk has its vector. The two fields stand on different scales, and
+//! the judge weighs each with the weights fitted on it ([`Field::by_meaning`]).
 
-use crate::index::semantic::SemanticIndex;
+use crate::index::semantic::{IndexStatus, SemanticIndex};
 use crate::index::sync_state::SyncState;
 use crate::index::{Snapshot, SymbolIndex};
-use crate::search::semantic::{Collection, SearchCache, SearchHit, SearchRequest, search};
+use crate::search::semantic::{Collection, Mode, SearchCache, SearchHit, SearchRequest, search};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -29,11 +32,16 @@ pub struct FieldSearch<'a> {
     pub symbols: &'a SymbolIndex,
     pub semantic: &'a SemanticIndex,
     pub cache: &'a SearchCache,
+    /// Rank by the project's words even when the index can rank by meaning (what
+    /// `code-intel eval-relevance --field words` measures the judge of a project's first
+    /// minutes with).
+    pub words_only: bool,
 }
 
 impl FieldSearch<'_> {
-    /// The field of `term`, or `None` when the index cannot rank by meaning yet or the search
-    /// fails (the judge then goes without it; a verdict never waits for an index build).
+    /// The field of `term`, or `None` before the project's first sync has stored its chunks or
+    /// when the search fails (the judge then goes without it; a verdict never waits for an
+    /// index build).
     ///
     /// A session judges the same terms call after call (`validate_symbol_relevance`, then
     /// `confirm_symbol_relevance`, then `submit_understanding`), and the search is most of a
@@ -81,18 +89,33 @@ impl FieldSearch<'_> {
     }
 
     fn search(&self, term: &str) -> Option<Field> {
+        let mode = ranking(&self.semantic.status(), self.words_only)?;
         let mut request = SearchRequest::new(term, FIELD_SIZE, self.ws.config.search_weights);
+        request.mode = mode;
         // Learned agreements are the map's business: the field is about the code.
         request.collection = Collection::Forest;
         let response = search(self.semantic, self.ws, self.symbols, self.cache, &request)
             .inspect_err(|err| tracing::debug!("no field for {term:?}: {err}"))
             .ok()?;
-        let status = &response.index_status;
-        let by_meaning = response.signals.iter().any(|s| s == "vector")
-            && status.chunks > 0
-            && status.embedded >= status.chunks;
-        by_meaning.then(|| Field::of_hits(&response.results))
+        let by_meaning = mode == Mode::Hybrid && response.signals.iter().any(|s| s == "vector");
+        Some(Field::of_hits(&response.results, by_meaning))
     }
+}
+
+/// How a field is searched in an index that stands at `status`: by meaning too once the model
+/// is loaded and every chunk embedded, by the project's words alone before (or when
+/// `words_only`), and not at all before the first sync has ended — the full-text index is built
+/// at its end, and a search before it would only see the names.
+fn ranking(status: &IndexStatus, words_only: bool) -> Option<Mode> {
+    if status.chunks == 0 || status.last_sync.is_none() {
+        return None;
+    }
+    let embedded = status.model == "ready" && status.embedded >= status.chunks;
+    Some(if embedded && !words_only {
+        Mode::Hybrid
+    } else {
+        Mode::Lexical
+    })
 }
 
 /// Words of a field a Japanese word is bridged to at most ([`Field::words`]).
@@ -265,11 +288,15 @@ struct FieldHit {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Field {
     hits: Vec<FieldHit>,
+    /// Whether the search ranked by meaning too, or by the project's words alone (the index
+    /// not embedded yet, or [`FieldSearch::words_only`]).
+    pub by_meaning: bool,
 }
 
 impl Field {
-    pub fn of_hits(hits: &[SearchHit]) -> Field {
+    pub fn of_hits(hits: &[SearchHit], by_meaning: bool) -> Field {
         Field {
+            by_meaning,
             hits: hits
                 .iter()
                 .map(|h| FieldHit {
@@ -335,12 +362,55 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_field_ranks_by_meaning_once_every_chunk_is_embedded_and_by_words_before() {
+        let status = |model: &str, chunks, embedded, synced: bool| IndexStatus {
+            model: model.into(),
+            model_error: None,
+            chunks,
+            embedded,
+            agreements: 0,
+            embedding_running: false,
+            last_sync: synced.then_some(1),
+            stale: false,
+            config_problems: Vec::new(),
+        };
+        // Before the first sync has stored and indexed the chunks: no field.
+        assert_eq!(ranking(&status("ready", 0, 0, false), false), None);
+        assert_eq!(ranking(&status("loading", 40, 0, false), false), None);
+        // Stored, not (all) embedded, or the model not loaded: the project's words.
+        assert_eq!(
+            ranking(&status("loading", 40, 0, true), false),
+            Some(Mode::Lexical)
+        );
+        assert_eq!(
+            ranking(&status("ready", 40, 39, true), false),
+            Some(Mode::Lexical)
+        );
+        assert_eq!(
+            ranking(&status("unavailable", 40, 40, true), false),
+            Some(Mode::Lexical)
+        );
+        // Every chunk embedded: by meaning, unless asked for the words alone.
+        assert_eq!(
+            ranking(&status("ready", 40, 40, true), false),
+            Some(Mode::Hybrid)
+        );
+        assert_eq!(
+            ranking(&status("ready", 40, 40, true), true),
+            Some(Mode::Lexical)
+        );
+    }
+
+    #[test]
     fn a_definition_stands_on_the_best_hit_covering_its_line() {
-        let field = Field::of_hits(&[
-            hit("a.py", 10, 20, 1.0),
-            hit("b.py", 1, 5, 0.7),
-            hit("a.py", 1, 30, 0.4),
-        ]);
+        let field = Field::of_hits(
+            &[
+                hit("a.py", 10, 20, 1.0),
+                hit("b.py", 1, 5, 0.7),
+                hit("a.py", 1, 30, 0.4),
+            ],
+            true,
+        );
         assert_eq!(field.standing("a.py", 12), Some(1.0));
         assert_eq!(field.standing("a.py", 25), Some(0.4));
         assert_eq!(field.standing("b.py", 6), None);
@@ -353,7 +423,7 @@ mod tests {
         first.symbol = Some("MedicationAdd".into());
         let mut second = hit("app/models.py", 10, 20, 0.5);
         second.symbol = Some("Medication.next_dose".into());
-        let words = Field::of_hits(&[first, second]).words();
+        let words = Field::of_hits(&[first, second], true).words();
         assert_eq!(words[0], "medication");
         for word in ["app", "add", "models", "next", "dose"] {
             assert!(words.contains(&word.to_string()), "{word} in {words:?}");
@@ -388,7 +458,7 @@ mod tests {
             chunks: 10,
             embedded: 10,
         };
-        let field = Field::of_hits(&[hit("a.py", 1, 5, 1.0)]);
+        let field = Field::of_hits(&[hit("a.py", 1, 5, 1.0)], true);
         let mut kept = KeptFields::default();
         kept.keep(searched.clone(), "login", &field);
         assert_eq!(kept.get(&searched, "login"), Some(field.clone()));

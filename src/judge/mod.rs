@@ -17,7 +17,8 @@
 //! - **the field**: where the project's own hybrid search puts the term's code ([`Field`]):
 //!   the fused score of the hit that covers the definition, or none when the search does not
 //!   show it among its best [`FIELD_SIZE`]; and the best standing there of the definitions that
-//!   call it (a helper whose name says little belongs to the feature whose code calls it);
+//!   call it (a helper whose name says little belongs to the feature whose code calls it). Until
+//!   every chunk is embedded, the search ranks by the project's words alone;
 //! - **the field's leaders**: the definitions of the field's best hits ([`field_leaders`]), what
 //!   the project holds closest to the term. How far the symbol's described score falls below
 //!   theirs, and its name's share of the term's words below theirs: the neighbour that shares a
@@ -47,7 +48,8 @@
 //!
 //! [`Signals::combine`] weighs them with a logistic model fitted on the development split of
 //! `tests/eval/relevance/pairs.jsonl`, plus small boosted trees for where two signals together
-//! say more than their sum ([`trees`]) (`code-intel eval-relevance --features` dumps the signals,
+//! say more than their sum ([`trees`]); a field of words alone and no field at all (before the
+//! first sync) each have their own linear fit (`code-intel eval-relevance --features` dumps the signals,
 //! `tests/eval/relevance/fit_judge.py` fits and prints what each signal group adds) for the real
 //! model only: the weights mean nothing for another scorer, so with any other scorer (the fake
 //! of the logic tests) the judge's score is the scorer's own.
@@ -468,6 +470,9 @@ pub struct Signals {
     /// The fused search score of the hit covering the definition in the term's [`Field`]
     /// (`Some(0.0)` when the field does not show it; `None` without a field).
     pub field: Option<f32>,
+    /// Whether the field ranked by meaning ([`Field::by_meaning`]); a field of the project's
+    /// words alone stands on its own scale and has its own weights.
+    pub field_by_meaning: bool,
     /// The best standing of its callers in the term's [`Field`] (`Some(0.0)` when the field
     /// shows none of them; `None` without a field): a helper whose name says little is part of
     /// the feature when the project's search finds the feature's code calling it
@@ -775,8 +780,10 @@ impl Signals {
     /// development set's operating points on the seeds' thresholds (0.3 where the sessions'
     /// verdict keeps 97 % of the relevant out-of-fold pairs, see `fit_judge.py`).
     ///
-    /// With the field, the fitted trees ([`trees`]) add to the linear combination; without it
-    /// (the index not ready) the linear fit without the field's features scores alone.
+    /// With the field ranked by meaning, the fitted trees ([`trees`]) add to the linear
+    /// combination. Before the index is embedded, a linear fit on the field of the project's
+    /// words scores alone, and before the first sync the linear fit without the field's
+    /// features.
     pub fn combine(&self) -> f32 {
         let features = self.features();
         let linear = |weights: &[f32; FEATURES], bias: f32| -> f32 {
@@ -788,7 +795,10 @@ impl Signals {
                 + bias
         };
         let z = match self.field {
-            Some(_) => linear(&WEIGHTS, BIAS) + trees::correction(&features),
+            Some(_) if self.field_by_meaning => {
+                linear(&WEIGHTS, BIAS) + trees::correction(&features)
+            }
+            Some(_) => linear(&WEIGHTS_WORD_FIELD, BIAS_WORD_FIELD),
             None => linear(&WEIGHTS_WITHOUT_FIELD, BIAS_WITHOUT_FIELD),
         };
         sigmoid(z).clamp(0.0, 1.0)
@@ -815,6 +825,14 @@ const WEIGHTS_WITHOUT_FIELD: [f32; FEATURES] = [
     0.0000, 0.0000, -0.3443, 0.1270, 0.1676, 0.1625, -0.2955, 0.3639,
 ];
 const BIAS_WITHOUT_FIELD: f32 = -0.7443;
+/// The linear fit with the field of the project's words ([`Field::by_meaning`] false), for a
+/// project whose chunks are stored and not yet embedded.
+const WEIGHTS_WORD_FIELD: [f32; FEATURES] = [
+    -0.2050, 0.1420, 0.1851, -0.1126, -0.2130, -0.1212, 0.0937, 0.7858, 0.0000, 0.0658, -0.0075,
+    -0.0087, -0.0248, 0.0575, 0.5715, 0.0569, -0.2439, 0.5037, -0.2445, -0.1017, 0.2303, -0.0767,
+    0.1357, 0.4681, -0.3283, 0.3393, 0.1554, 0.1497, -0.2138, 0.2629,
+];
+const BIAS_WORD_FIELD: f32 = -0.5538;
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "dense",
     "dense_evidence",
@@ -1342,6 +1360,7 @@ impl<'a> Judge<'a> {
                     field: ground
                         .field
                         .map(|f| f.standing(&ctx.file, c.line).unwrap_or(0.0)),
+                    field_by_meaning: ground.field.is_some_and(|f| f.by_meaning),
                     caller_field: ground.field.map(|f| {
                         c.callers
                             .iter()
@@ -1593,10 +1612,13 @@ mod tests {
         let fake = crate::relevance::FakeRelevance::new();
         let judge = Judge::new(&fake);
         let mut helper = candidate("auth.py", SOURCE, "load_config");
-        let field = Field::of_hits(&[
-            field::hit("routes.py", 1, 9, 1.0),
-            field::hit("auth.py", 4, 5, 0.8),
-        ]);
+        let field = Field::of_hits(
+            &[
+                field::hit("routes.py", 1, 9, 1.0),
+                field::hit("auth.py", 4, 5, 0.8),
+            ],
+            true,
+        );
         let ground = || Ground {
             field: Some(&field),
             ..Ground::default()
@@ -1634,15 +1656,18 @@ mod tests {
             ("tests/test_links.py", "def test_ban():\n    pass\n"),
         ]);
         let (ws, snapshot) = (&project.ws, project.snapshot());
-        let field = Field::of_hits(&[
-            // A test's hit is no leader; a hit inside a method stands for the method.
-            field::hit("tests/test_links.py", 1, 2, 1.0),
-            field::hit("app/links.py", 3, 3, 0.9),
-            field::hit("app/users.py", 1, 2, 0.8),
-            // The same definition again, and a file the snapshot does not hold.
-            field::hit("app/links.py", 2, 3, 0.7),
-            field::hit("app/gone.py", 1, 2, 0.6),
-        ]);
+        let field = Field::of_hits(
+            &[
+                // A test's hit is no leader; a hit inside a method stands for the method.
+                field::hit("tests/test_links.py", 1, 2, 1.0),
+                field::hit("app/links.py", 3, 3, 0.9),
+                field::hit("app/users.py", 1, 2, 0.8),
+                // The same definition again, and a file the snapshot does not hold.
+                field::hit("app/links.py", 2, 3, 0.7),
+                field::hit("app/gone.py", 1, 2, 0.6),
+            ],
+            true,
+        );
         let leaders: Vec<(String, String)> = field_leaders(ws, &snapshot, &field)
             .into_iter()
             .map(|c| (c.context.file, c.context.name))

@@ -48,7 +48,8 @@ pub enum Collection {
     Auto,
 }
 
-/// Which signals a search may use (the evaluation compares them; tools always use `Hybrid`).
+/// Which signals a search may use (the evaluation compares them; tools use `Hybrid`, and the
+/// judge's field `Lexical` until the index is embedded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {

@@ -111,6 +111,7 @@ impl Context {
             symbols: &self.symbols,
             semantic: &self.semantic,
             cache: &self.search_cache,
+            words_only: false,
         }
     }
 
@@ -503,6 +504,37 @@ pub(crate) mod test_support {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The judge's field of a project whose first sync has stored its chunks: searched by the
+    /// project's words when asked to (as before the chunks are embedded), it shows the code
+    /// that holds the term and not the rest.
+    #[test]
+    fn the_judges_field_of_words_shows_the_terms_code_after_the_first_sync() {
+        let (_dir, ctx) = test_support::project(&[
+            (
+                "app/login.py",
+                "def login_user(name, password):\n    return check_password(name, password)\n",
+            ),
+            (
+                "app/cart.py",
+                "def cart_total(items):\n    return sum(items)\n",
+            ),
+        ]);
+        let words = || crate::judge::FieldSearch {
+            words_only: true,
+            ..ctx.field_search()
+        };
+        assert_eq!(
+            words().field("login"),
+            None,
+            "no field before the first sync"
+        );
+        test_support::run(&ctx, "sync_index", serde_json::json!({"target": "forest"})).unwrap();
+        let field = words().field("login").expect("a field after the sync");
+        assert!(!field.by_meaning);
+        assert!(field.standing("app/login.py", 1).is_some(), "{field:?}");
+        assert_eq!(field.standing("app/cart.py", 1), None, "{field:?}");
+    }
 
     /// The gate column: the session tools are the session's, `semantic_search` is the one search
     /// whose class depends on its collection, `sync_index` only maintains, and everything else

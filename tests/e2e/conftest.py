@@ -15,10 +15,12 @@ Oracles that recompute an expected answer from the files themselves live in ``or
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import subprocess
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
@@ -220,6 +222,34 @@ def open_client(server_bin: Path, tmp_path: Path):
             assert marker not in log, f"server stderr shows a panic:\n{log[-3000:]}"
 
     return open_
+
+
+async def wait_for_index(client: "Client", stage: str, timeout: float = 240) -> dict:
+    """Waits until the server's semantic index reaches ``stage`` and returns its status.
+
+    - ``"stored"``: the first sync has stored the chunks and built the full-text index, and the
+      chunks are not all embedded yet: the judge's field ranks by the project's words. A
+      project's first minutes look like this, while its chunks are embedded.
+    - ``"embedded"``: the model is loaded and every chunk has its vector: the field ranks by
+      meaning too.
+    """
+    assert stage in ("stored", "embedded"), stage
+    deadline = time.monotonic() + timeout
+    while True:
+        status = (await client.ok("semantic_search", {"query": "status", "collection": "forest"}))[
+            "index_status"
+        ]
+        assert status["model"] in ("ready", "loading"), status
+        if stage == "stored" and status["last_sync"] is not None and status["chunks"]:
+            # Embedding a fixture takes tens of seconds on these machines; the sync, a second.
+            assert status["embedded"] < status["chunks"], f"embedded before it was seen stored: {status}"
+            return status
+        if stage == "embedded" and status["model"] == "ready" and status["chunks"] and (
+            status["embedded"] == status["chunks"]
+        ):
+            return status
+        assert time.monotonic() < deadline, f"the index did not reach {stage}: {status}"
+        await asyncio.sleep(0.2 if stage == "stored" else 1)
 
 
 def run_cli(server_bin: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 60):

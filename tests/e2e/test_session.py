@@ -19,7 +19,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import run_cli
+from conftest import run_cli, wait_for_index
 
 pytestmark = pytest.mark.anyio
 
@@ -58,9 +58,14 @@ async def reach_ready(client) -> str:
     return started["session_id"]
 
 
-async def test_the_seeds_scenario_with_the_real_model(open_client, fresh_fixture):
+# The seeds' promise holds before the first sync (no field) and once the chunks are stored and
+# not yet embedded (the field of the project's words).
+@pytest.mark.parametrize("stage", [None, "stored"], ids=["index-not-awaited", "index-stored"])
+async def test_the_seeds_scenario_with_the_real_model(open_client, fresh_fixture, stage):
     root = fresh_fixture("python-service")
     async with open_client(root) as client:
+        if stage:
+            await wait_for_index(client, stage)
         started = await client.ok("start_session", {"intent": "MODIFY", "query": QUERY})
         assert started["phase"] == "EXPLORATION"
         assert started["shortcircuit_hint"]["found"] is False
@@ -77,7 +82,7 @@ async def test_the_seeds_scenario_with_the_real_model(open_client, fresh_fixture
         understood = await client.ok("submit_understanding", UNDERSTANDING)
         assert understood["phase"] == "READY", understood
         scores = {s["symbol"]: s["similarity"] for s in understood["symbols_with_confidence"]}
-        print(f"submit_understanding similarities: {scores}")
+        print(f"submit_understanding similarities (index {stage or 'not awaited'}): {scores}")
 
         confirm = await client.ok(
             "confirm_symbol_relevance",
@@ -88,7 +93,10 @@ async def test_the_seeds_scenario_with_the_real_model(open_client, fresh_fixture
             },
         )
         wrong, right = confirm["results"]
-        print(f"confirm: ConfigLoader {wrong['similarity']:.3f}, AuthService {right['similarity']:.3f}")
+        print(
+            f"confirm (index {stage or 'not awaited'}): ConfigLoader {wrong['similarity']:.3f}, "
+            f"AuthService {right['similarity']:.3f}"
+        )
         assert wrong["symbol"] == "ConfigLoader" and wrong["status"] == "REJECTED"
         assert wrong["approved"] is False and wrong["similarity"] < 0.3
         guidance = wrong["reinvestigation_guidance"]
