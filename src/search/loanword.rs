@@ -25,7 +25,8 @@ pub struct Sound {
     consonants: Vec<u8>,
     /// Whether the word starts with a vowel sound (オリジン "origin", not リージョン "region").
     starts_with_vowel: bool,
-    /// The katakana vowels the first vowel may be written with (bit set over a, i, u, e, o).
+    /// The katakana vowels the first vowel may be written with (bit set over a, i, u, e, o and
+    /// the two diphthongs [`AI`] and [`EI`]).
     first_vowels: u8,
 }
 
@@ -34,6 +35,12 @@ const I: u8 = 2;
 const U: u8 = 4;
 const E: u8 = 8;
 const O: u8 = 16;
+/// アイ, as katakana borrows an English long i (サイト "site", タイプ "type"): not the ア of a
+/// short a, so that サイト is not "sort" or "store".
+const AI: u8 = 32;
+/// エイ, as katakana borrows an English long a (メイン "main", レイアウト "layout"): not the エ of
+/// a short e, so that メイン is not "men".
+const EI: u8 = 64;
 
 /// Fewer consonants than this, and the first vowels must agree too.
 const FEW_CONSONANTS: usize = 3;
@@ -175,9 +182,19 @@ pub fn katakana(word: &str) -> Option<Sound> {
     let starts_with_vowel = first.0.is_empty();
     // The first vowel, and the next one too when the first may be katakana's own, added after a
     // consonant English ends or clusters (the ウ of ストーリー "story", the オ of トラック "track").
-    let mut vowels = syllables
-        .iter()
-        .filter_map(|(onset, v)| Some((onset, v.and_then(vowel_bit)?)));
+    // A bare イ after an ア or an エ makes it the diphthong ([`AI`], [`EI`]).
+    let mut vowels = syllables.iter().enumerate().filter_map(|(at, (onset, v))| {
+        let bit = v.and_then(vowel_bit)?;
+        let before_i = syllables
+            .get(at + 1)
+            .is_some_and(|(next, v)| next.is_empty() && *v == Some('i'));
+        let bit = match bit {
+            A if before_i => AI,
+            E if before_i => EI,
+            _ => bit,
+        };
+        Some((onset, bit))
+    });
     let first_vowels = match vowels.next() {
         Some((onset, v)) if v == U || (v == O && matches!(onset.as_slice(), b"t" | b"d")) => {
             v | vowels.next().map_or(0, |(_, next)| next)
@@ -197,7 +214,9 @@ fn is_vowel(c: u8) -> bool {
 }
 
 /// The katakana vowels an English word's first vowel letters may be written with: "a" is ア or
-/// エ (table テーブル), "o" オ or ア (color カラー), "oo" ウ (hook フック).
+/// エ (table テーブル), "o" オ or ア (color カラー), "oo" ウ (hook フック); "i" and "y" may be
+/// the long i アイ (site サイト), as "ei", "ui" and "uy" may (height, guide, buy), and "a", "ei"
+/// and "ey" the long a エイ (main メイン, eight エイト, survey サーベイ).
 fn english_first_vowels(w: &[u8]) -> u8 {
     let Some(at) = w
         .iter()
@@ -219,9 +238,11 @@ fn english_first_vowels(w: &[u8]) -> u8 {
             (b'o', Some(b'o')) => U,
             (b'e', Some(b'e')) => I,
             (b'a', Some(b'u' | b'w')) => O,
-            (b'a', _) => A | E,
+            (b'e', Some(b'i' | b'y')) => E | I | AI | EI,
+            (b'u', Some(b'i' | b'y')) => A | U | O | AI,
+            (b'a', _) => A | E | EI,
             (b'e', _) => E | I,
-            (b'i' | b'y', _) => I | A,
+            (b'i' | b'y', _) => I | A | AI,
             (b'o', _) => O | A,
             (b'u', _) => A | U | O,
             _ => 0,
@@ -514,6 +535,13 @@ mod tests {
             ("サムネイル", "thumbnail"),
             ("モジュール", "module"),
             ("プライバシー", "privacy"),
+            ("サイト", "site"),
+            ("タイプ", "type"),
+            ("ガイド", "guide"),
+            ("メイン", "main"),
+            ("レイアウト", "layout"),
+            ("アイテム", "item"),
+            ("エイト", "eight"),
         ];
         for (k, e) in pairs {
             assert!(sounds_like(k, e), "{k} should sound like {e}");
@@ -530,6 +558,11 @@ mod tests {
             ("ストーリー", "store"),
             ("キー", "ok"),
             ("ドメイン", "admin"),
+            ("サイト", "sort"),
+            ("サイト", "store"),
+            ("サイト", "set"),
+            ("メイン", "men"),
+            ("タイプ", "tap"),
         ] {
             assert!(!sounds_like(k, e), "{k} should not sound like {e}");
         }
