@@ -162,10 +162,15 @@ fn runs(text: &str) -> impl Iterator<Item = Run<'_>> {
 }
 
 /// Splits an identifier into its lowercase parts: `getHTTPResponse2` → `get`, `http`,
-/// `response`, `2`; `order_total` → `order`, `total`.
+/// `response`, `2`; `order_total` → `order`, `total`. Any character but a letter or a digit
+/// separates (Ruby's `unblock!` and `valid?` are `unblock` and `valid`; a qualified
+/// `Admin::User` is `admin` and `user`).
 pub fn split_identifier(ident: &str) -> Vec<String> {
     let mut parts = Vec::new();
-    for piece in ident.split(['_', '$']).filter(|p| !p.is_empty()) {
+    for piece in ident
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|p| !p.is_empty())
+    {
         let chars: Vec<char> = piece.chars().collect();
         let mut start = 0;
         for i in 1..chars.len() {
@@ -294,6 +299,14 @@ pub fn index_text(parts: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn any_mark_in_an_identifier_separates_its_words() {
+        assert_eq!(split_identifier("unblock!"), ["unblock"]);
+        assert_eq!(split_identifier("valid?"), ["valid"]);
+        assert_eq!(split_identifier("Admin::UserPolicy"), ["admin", "user", "policy"]);
+        assert_eq!(split_identifier("order_total$"), ["order", "total"]);
+    }
 
     #[test]
     fn identifiers_give_whole_and_parts() {

@@ -1520,6 +1520,9 @@ mod tests {
         assert!(reversed("enable a plugin", "DisablePlugin"));
         assert!(reversed("プラグインの無効化", "EnablePlugin"));
         assert!(reversed("delete comment", "addComment"));
+        // Ruby's bang and predicate marks are no part of the word.
+        assert!(reversed("block a user", "unblock!"));
+        assert!(reversed("lock the account", "unlocked?"));
         // The action itself, or a term that negates by itself, is not reversed.
         assert!(!reversed("login", "login_access_token"));
         assert!(!reversed("follow user", "follow"));
