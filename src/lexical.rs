@@ -304,7 +304,10 @@ mod tests {
     fn any_mark_in_an_identifier_separates_its_words() {
         assert_eq!(split_identifier("unblock!"), ["unblock"]);
         assert_eq!(split_identifier("valid?"), ["valid"]);
-        assert_eq!(split_identifier("Admin::UserPolicy"), ["admin", "user", "policy"]);
+        assert_eq!(
+            split_identifier("Admin::UserPolicy"),
+            ["admin", "user", "policy"]
+        );
         assert_eq!(split_identifier("order_total$"), ["order", "total"]);
     }
 

@@ -363,42 +363,36 @@ mod tests {
 
     #[test]
     fn the_field_ranks_by_meaning_once_every_chunk_is_embedded_and_by_words_before() {
-        let status = |model: &str, chunks, embedded, synced: bool| IndexStatus {
-            model: model.into(),
-            model_error: None,
-            chunks,
-            embedded,
-            agreements: 0,
-            embedding_running: false,
-            last_sync: synced.then_some(1),
-            stale: false,
-            config_problems: Vec::new(),
-        };
-        // Before the first sync has stored and indexed the chunks: no field.
-        assert_eq!(ranking(&status("ready", 0, 0, false), false), None);
-        assert_eq!(ranking(&status("loading", 40, 0, false), false), None);
-        // Stored, not (all) embedded, or the model not loaded: the project's words.
-        assert_eq!(
-            ranking(&status("loading", 40, 0, true), false),
-            Some(Mode::Lexical)
-        );
-        assert_eq!(
-            ranking(&status("ready", 40, 39, true), false),
-            Some(Mode::Lexical)
-        );
-        assert_eq!(
-            ranking(&status("unavailable", 40, 40, true), false),
-            Some(Mode::Lexical)
-        );
-        // Every chunk embedded: by meaning, unless asked for the words alone.
-        assert_eq!(
-            ranking(&status("ready", 40, 40, true), false),
-            Some(Mode::Hybrid)
-        );
-        assert_eq!(
-            ranking(&status("ready", 40, 40, true), true),
-            Some(Mode::Lexical)
-        );
+        let cases = [
+            // Before the first sync has stored and indexed the chunks: no field.
+            (("ready", 0, 0, false), false, None),
+            (("loading", 40, 0, false), false, None),
+            // Stored, not (all) embedded, or the model not loaded: the project's words.
+            (("loading", 40, 0, true), false, Some(Mode::Lexical)),
+            (("ready", 40, 39, true), false, Some(Mode::Lexical)),
+            (("unavailable", 40, 40, true), false, Some(Mode::Lexical)),
+            // Every chunk embedded: by meaning, unless asked for the words alone.
+            (("ready", 40, 40, true), false, Some(Mode::Hybrid)),
+            (("ready", 40, 40, true), true, Some(Mode::Lexical)),
+        ];
+        for ((model, chunks, embedded, synced), words_only, want) in cases {
+            let status = IndexStatus {
+                model: model.into(),
+                model_error: None,
+                chunks,
+                embedded,
+                agreements: 0,
+                embedding_running: false,
+                last_sync: synced.then_some(1),
+                stale: false,
+                config_problems: Vec::new(),
+            };
+            assert_eq!(
+                ranking(&status, words_only),
+                want,
+                "{status:?}, words only: {words_only}"
+            );
+        }
     }
 
     #[test]
