@@ -48,7 +48,7 @@ impl FieldSearch<'_> {
     /// verdict's time, so a field is kept for as long as what it was searched in stays the same
     /// ([`Searched`]).
     pub fn field(&self, term: &str) -> Option<Field> {
-        let searched = Searched::now(self);
+        let searched = Searched::now(self)?;
         let root = self.ws.root().to_path_buf();
         if let Some(field) = KeptFields::store()
             .get(&root)
@@ -56,7 +56,7 @@ impl FieldSearch<'_> {
         {
             return Some(field);
         }
-        let field = self.search(term)?;
+        let field = self.search(term, searched.mode)?;
         KeptFields::store()
             .entry(root)
             .or_default()
@@ -73,7 +73,7 @@ impl FieldSearch<'_> {
         if !embedder.model_id().starts_with(crate::embed::MODEL_ID) {
             return None;
         }
-        let searched = Searched::now(self);
+        let searched = Searched::now(self)?;
         let root = self.ws.root().to_path_buf();
         if let Some(meaning) = KeptFields::store()
             .get(&root)
@@ -88,8 +88,7 @@ impl FieldSearch<'_> {
         meaning
     }
 
-    fn search(&self, term: &str) -> Option<Field> {
-        let mode = ranking(&self.semantic.status(), self.words_only)?;
+    fn search(&self, term: &str, mode: Mode) -> Option<Field> {
         let mut request = SearchRequest::new(term, FIELD_SIZE, self.ws.config.search_weights);
         request.mode = mode;
         // Learned agreements are the map's business: the field is about the code.
@@ -121,32 +120,37 @@ fn ranking(status: &IndexStatus, words_only: bool) -> Option<Mode> {
 /// Words of a field a Japanese word is bridged to at most ([`Field::words`]).
 const MAX_WORDS: usize = 300;
 
-/// What a field was searched in: the index's last sync, the symbols and how much of the index
-/// was embedded. The same three give the same field; an edit changes the symbols at once and the
-/// index at its next sync, either of which searches again.
+/// What a field was searched in: the index's last sync, the symbols, how much of the index was
+/// embedded and how the search ranked ([`ranking`]). The same four give the same field; an edit
+/// changes the symbols at once and the index at its next sync, and a model that finishes loading
+/// over an index embedded before changes the ranking, any of which searches again.
 #[derive(Clone)]
 struct Searched {
     state: Arc<SyncState>,
     symbols: Arc<Snapshot>,
     chunks: usize,
     embedded: usize,
+    mode: Mode,
 }
 
 impl Searched {
-    fn now(search: &FieldSearch) -> Searched {
+    /// Where `search` stands now, read from one status of the index; `None` while there is no
+    /// field to search ([`ranking`]).
+    fn now(search: &FieldSearch) -> Option<Searched> {
         let status = search.semantic.status();
-        Searched {
+        Some(Searched {
+            mode: ranking(&status, search.words_only)?,
             state: search.semantic.sync_state(),
             symbols: search.symbols.snapshot(),
             chunks: status.chunks,
             embedded: status.embedded,
-        }
+        })
     }
 
     fn is(&self, other: &Searched) -> bool {
         Arc::ptr_eq(&self.state, &other.state)
             && Arc::ptr_eq(&self.symbols, &other.symbols)
-            && (self.chunks, self.embedded) == (other.chunks, other.embedded)
+            && (self.chunks, self.embedded, self.mode) == (other.chunks, other.embedded, other.mode)
     }
 }
 
@@ -451,6 +455,7 @@ mod tests {
             symbols: Arc::new(Snapshot::default()),
             chunks: 10,
             embedded: 10,
+            mode: Mode::Hybrid,
         };
         let field = Field::of_hits(&[hit("a.py", 1, 5, 1.0)], true);
         let mut kept = KeptFields::default();
@@ -474,6 +479,12 @@ mod tests {
             ..searched.clone()
         };
         assert_eq!(kept.get(&embedding, "login"), None);
+        // A field of words is not kept once the model could rank the same index by meaning.
+        let by_words = Searched {
+            mode: Mode::Lexical,
+            ..searched.clone()
+        };
+        assert_eq!(kept.get(&by_words, "login"), None);
 
         // A meaning is kept for its word with its term's field, a word that bridged to nothing
         // too; a term without a kept field keeps none.
