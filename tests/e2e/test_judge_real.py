@@ -10,7 +10,6 @@ multilingual-e5-small model (scripts/model/provision.sh), as in test_session.py.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import time
@@ -20,7 +19,8 @@ from conftest import wait_for_index
 
 pytestmark = pytest.mark.anyio
 
-# Generous: embedding the fixture on a loaded 2-core machine takes tens of seconds.
+# Generous: embedding the fixture on a loaded 2-core machine takes tens of seconds. Tests that
+# wait for it see the judge as a minute or so into a real session, the field ranked by meaning.
 EMBED_WAIT_SECS = 240
 QUERY = "ログイン処理を修正したい"
 FRAME = {
@@ -38,12 +38,6 @@ UNDERSTANDING = {
     ],
     "patterns": ["the route calls crud.authenticate, which checks the hash with security.verify_password"],
 }
-
-
-async def indexed(client) -> None:
-    """Waits until the semantic index has embedded every chunk, as it has a minute or so into a
-    real session: the judge then also reads where the project's own search ranks each symbol."""
-    await wait_for_index(client, "embedded", EMBED_WAIT_SECS)
 
 
 async def explore(client) -> None:
@@ -98,7 +92,7 @@ NEIGHBOURS = ["register_user", "recover_password", "reset_password", "test_token
 async def test_neighbours_of_the_login_are_not_facts(open_client, fresh_fixture):
     root = fresh_fixture("fastapi-template")
     async with open_client(root) as client:
-        await indexed(client)
+        await wait_for_index(client, "embedded", EMBED_WAIT_SECS)
         await client.ok("start_session", {"intent": "MODIFY", "query": QUERY})
         await client.ok("set_query_frame", FRAME)
         await explore(client)
@@ -288,7 +282,7 @@ def model_dir_without_dictionary(tmp_path) -> str:
 
 
 async def owner_search_tiers(client) -> dict[str, tuple[str, float]]:
-    await indexed(client)
+    await wait_for_index(client, "embedded", EMBED_WAIT_SECS)
     await client.ok("start_session", {"intent": "MODIFY", "query": OWNER_QUERY})
     frame = await client.ok("set_query_frame", OWNER_FRAME)
     assert [s["slot"] for s in frame["valid_slots"]] == list(OWNER_FRAME), frame

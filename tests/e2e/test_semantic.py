@@ -8,11 +8,10 @@ model; these tests check that the real model, the real store and a real MCP clie
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 
 import pytest
+from conftest import wait_for_index
 
 pytestmark = pytest.mark.anyio
 
@@ -35,16 +34,8 @@ async def synced(client) -> dict:
     assert outcome["forest"]["chunks"] > 0, outcome
     assert progress, "sync_index sent no progress notifications"
     assert progress == sorted(progress), f"progress went backwards: {progress}"
-    deadline = time.monotonic() + EMBED_WAIT_SECS
-    while True:
-        status = (await client.ok("semantic_search", {"query": "status", "collection": "forest"}))[
-            "index_status"
-        ]
-        if status["model"] == "ready" and status["embedded"] == status["chunks"]:
-            return outcome
-        assert status["model"] in ("ready", "loading"), status
-        assert time.monotonic() < deadline, f"embedding did not finish: {status}"
-        await asyncio.sleep(1)
+    await wait_for_index(client, "embedded", EMBED_WAIT_SECS)
+    return outcome
 
 
 def rank_of(results: list[dict], suffix: str) -> int | None:

@@ -443,20 +443,24 @@ def evaluate(rows, cols, names, session=False, trees=True):
     return auc(verdicts, ys), acc, kept, fact
 
 
+def without_field(names):
+    """The columns of every feature but the field's: what the judge reads before the first
+    sync has ended."""
+    return [i for i, n in enumerate(names) if not n.startswith("field_")]
+
+
 def words_field(rows, names, everything):
     """The judge of a project whose chunks are stored and not yet embedded: the linear fit with
     the field of the project's words. Boosted trees on it (leaving each of twenty-seven dev
     repositories out) gained 2.4 points of rejection for 0.2 points of relevant pairs kept and
     eleven more unrelated pairs above 0.6, and on nine repositories no fit had seen they kept
     0.6 points fewer: the linear fit alone it is."""
-    field = [i for i, n in enumerate(names) if n.startswith("field_")]
-    without_field = [i for i in everything if i not in field]
     print("session judge (agreed), leave-one-dev-repo-out (AUC, accuracy@0.3, relevant kept, "
           "unrelated rejected, terms at FACT, unrelated>0.6):")
     print("  the field of words   %.3f %.3f %.3f %.3f %.3f %d"
           % evaluate(rows, everything, names, session=True, trees=False))
     print("  no field             %.3f %.3f %.3f %.3f %.3f %d"
-          % evaluate(rows, without_field, names, session=True, trees=False))
+          % evaluate(rows, without_field(names), names, session=True, trees=False))
     w2, b2, _ = fit_calibrated(rows, everything, trees=False)
     print("const WEIGHTS_WORD_FIELD: [f32; FEATURES] = [%s];" % ", ".join("%.4f" % v for v in w2))
     print("const BIAS_WORD_FIELD: f32 = %.4f;" % b2)
@@ -508,12 +512,10 @@ def main():
           "unrelated rejected, terms at FACT, unrelated>0.6):")
     print("  agreed               %.3f %.3f %.3f %.3f %.3f %d"
           % evaluate(rows, everything, names, session=True))
-    # What a project gets before its index is embedded: the linear fit without the field's
+    # What a project gets before its first sync has ended: the linear fit without the field's
     # features. The end-to-end tests hold the seeds' scenario and a real login in that state too.
-    field = [i for i, n in enumerate(names) if n.startswith("field_")]
-    without_field = [i for i in everything if i not in field]
     print("  agreed, no field     %.3f %.3f %.3f %.3f %.3f %d"
-          % evaluate(rows, without_field, names, session=True, trees=False))
+          % evaluate(rows, without_field(names), names, session=True, trees=False))
     only = [(described(r), r) for r in rows]
     rel = [s for s, r in only if r["relevant"]]
     unr = [s for s, r in only if not r["relevant"]]
@@ -523,12 +525,13 @@ def main():
         sum(s >= 0.3 for s in rel) / len(rel), sum(s < 0.3 for s in unr) / len(unr),
         terms_at_fact(only), sum(s > 0.6 for s in unr)))
     print("dev AUC (fitted on all dev):")
-    # Only the judge with the field has trees: a project whose index is not ready gets the
-    # linear fit, until its index is.
+    # Only the judge with the field by meaning has trees: a project whose first sync has not
+    # ended gets the linear fit without the field (and one whose index is being embedded, the
+    # fit of `--words-field`).
     for label, suffix, cols, trees in [
         ("with the field", "", everything, True),
-        ("without the field (index not ready)", "_WITHOUT_FIELD",
-         [i for i in everything if i not in field], False),
+        ("without the field (before the first sync)", "_WITHOUT_FIELD",
+         without_field(names), False),
     ]:
         w2, b2, trees2 = fit_calibrated(rows, cols, trees)
         # The calibration maps the log-odds by a rising line, so the calibrated model orders
