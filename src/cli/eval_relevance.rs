@@ -443,13 +443,23 @@ struct Project {
 impl Project {
     fn open(root: &Path, field: FieldKind) -> anyhow::Result<Project> {
         let ctx = crate::tools::Context::open(root)?;
-        // The field needs every chunk embedded: sync as `code-intel index` does (nothing to do
-        // when the repository was indexed before).
         ctx.semantic
             .wait_for_model(std::time::Duration::from_secs(120));
-        ctx.semantic
-            .sync(&ctx.ws, &ctx.symbols, Target::All, false, None, &|_| {})
-            .with_context(|| format!("indexing {}", root.display()))?;
+        // The field by meaning needs every chunk embedded: sync as `code-intel index` does
+        // (nothing to do when the repository was indexed before). The field of words and no
+        // field read no chunk's vector, so their index stays as the first sync leaves it: a
+        // fresh checkout is measured in seconds instead of the minutes its embedding takes.
+        match field {
+            FieldKind::Meaning => ctx
+                .semantic
+                .sync(&ctx.ws, &ctx.symbols, Target::All, false, None, &|_| {})
+                .map(drop),
+            FieldKind::Words | FieldKind::None => ctx
+                .semantic
+                .sync_stored(&ctx.ws, &ctx.symbols, Target::All, false, &|_| {})
+                .map(drop),
+        }
+        .with_context(|| format!("indexing {}", root.display()))?;
         let (snapshot, _) = ctx
             .symbols
             .refresh(&ctx.ws, ctx.ws.root())

@@ -378,6 +378,30 @@ impl SemanticIndex {
         progress: ProgressFn,
     ) -> IndexResult<SyncOutcome> {
         let started = Instant::now();
+        let (forest, map) = self.sync_stored(ws, symbols, target, force, progress)?;
+        let embedding = self.embed(embed_budget, progress)?;
+        Ok(SyncOutcome {
+            forest,
+            map,
+            embedding,
+            seconds: started.elapsed().as_secs_f64(),
+            background: None,
+            config_problems: Vec::new(),
+        })
+    }
+
+    /// The first half of [`Self::sync`]: the chunks stored and the full-text index built, with
+    /// no chunk embedded and no embedding worker started. What a project's index holds in the
+    /// first seconds, kept that way: a measure of the judge in that state must not have its
+    /// field change under it, nor wait for vectors it does not read.
+    pub fn sync_stored(
+        &self,
+        ws: &Workspace,
+        symbols: &SymbolIndex,
+        target: Target,
+        force: bool,
+        progress: ProgressFn,
+    ) -> IndexResult<(Option<ForestReport>, Option<MapReport>)> {
         let store = self.store()?;
         let (forest, map) = {
             let _guard = self.sync_lock.lock().unwrap_or_else(|p| p.into_inner());
@@ -419,15 +443,7 @@ impl SemanticIndex {
         };
         *self.state_cache.write().unwrap_or_else(|p| p.into_inner()) = None;
         *self.counts_cache.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        let embedding = self.embed(embed_budget, progress)?;
-        Ok(SyncOutcome {
-            forest,
-            map,
-            embedding,
-            seconds: started.elapsed().as_secs_f64(),
-            background: None,
-            config_problems: Vec::new(),
-        })
+        Ok((forest, map))
     }
 
     /// Makes sure the worker embeds pending chunks, then waits up to `budget` (None: until it
