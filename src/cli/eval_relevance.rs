@@ -187,9 +187,21 @@ struct Report {
     groups: BTreeMap<String, Figures>,
     /// Pairs whose symbol the index does not know (scored 0).
     unresolved: Vec<String>,
+    /// Each repository's index as the judge read it: which state was measured (`--field words`
+    /// and `none` leave every chunk unembedded), and how long opening it took.
+    indexes: BTreeMap<String, IndexState>,
     /// What a verdict on 10 symbols costs (none when no repository has enough terms).
     #[serde(flatten)]
     latency: Option<Latency>,
+}
+
+/// A repository's index when its pairs were scored.
+#[derive(Debug, Serialize)]
+struct IndexState {
+    chunks: usize,
+    embedded: usize,
+    /// Seconds to open the repository: sync, symbols and bridges (a fresh checkout's indexing).
+    open_seconds: f64,
 }
 
 /// The labelled pairs and the split of each repository they name.
@@ -370,6 +382,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
     let mut scored: Vec<Scored> = Vec::new();
     let mut unresolved = Vec::new();
     let mut latency = None;
+    let mut indexes = BTreeMap::new();
     for (repo, repo_pairs) in &by_repo {
         let root = repos_dir.join(repo);
         if !root.is_dir() {
@@ -378,7 +391,19 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
                 root.display()
             );
         }
+        let opening = Instant::now();
         let project = Project::open(&root, args.field)?;
+        let counts = project
+            .ctx
+            .semantic
+            .store()
+            .and_then(|store| store.counts().map_err(Into::into))
+            .map_err(|e| anyhow::anyhow!("reading the index of {}: {e}", root.display()))?;
+        let index = IndexState {
+            chunks: counts.chunks,
+            embedded: counts.embedded,
+            open_seconds: opening.elapsed().as_secs_f64(),
+        };
         let relevance = EmbedRelevance::new(project.ctx.embedder.clone())
             .with_wait(std::time::Duration::from_secs(120));
         let judge = Judge::new(&relevance).with_mode(mode);
@@ -394,11 +419,15 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
         )?;
         if !args.json {
             eprintln!(
-                "{repo}: {} pairs in {:.1}s",
+                "{repo}: {} pairs in {:.1}s (index of {} chunks, {} embedded, opened in {:.1}s)",
                 repo_pairs.len(),
-                started.elapsed().as_secs_f64()
+                started.elapsed().as_secs_f64(),
+                index.chunks,
+                index.embedded,
+                index.open_seconds
             );
         }
+        indexes.insert(repo.to_string(), index);
         if latency.is_none() {
             latency = measure_latency(&project, &judge, repo_pairs)?;
         }
@@ -421,6 +450,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
         session_mode: mode == judge::SESSION_MODE,
         groups,
         unresolved,
+        indexes,
         latency,
     };
     if args.json {
@@ -432,7 +462,8 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
 }
 
 /// One repository opened as the server opens it: the tools' context (workspace, symbol index,
-/// semantic index, search cache), its index synced and embedded, a fresh symbol snapshot.
+/// semantic index, search cache), its index synced (and embedded, for the field by meaning), a
+/// fresh symbol snapshot.
 struct Project {
     ctx: crate::tools::Context,
     snapshot: std::sync::Arc<crate::index::Snapshot>,

@@ -10,12 +10,13 @@ multilingual-e5-small model (scripts/model/provision.sh), as in test_session.py.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
 
 import pytest
-from conftest import wait_for_index
+from conftest import run_cli, wait_for_index
 
 pytestmark = pytest.mark.anyio
 
@@ -319,3 +320,43 @@ async def test_a_domain_word_the_glossary_lacks_is_read_through_the_dictionary(
     print(f"validate_symbol_relevance, without the dictionary: {bare}")
     assert bare[VETS][0] != "REJECTED", bare
     assert bare[VETS][1] - tiers[VETS][1] > 0.15, (bare, tiers)
+
+
+def _labelled(tmp_path, project):
+    """Two labelled pairs on the FastAPI project, as `tests/eval/relevance/` lays them out: the
+    pairs, `repos.json` beside them, and the repository under a directory of checkouts."""
+    pairs = [
+        {"repo": "fastapi-template", "term": "ログイン", "term_lang": "ja", "symbol": "login_access_token",
+         "file": "backend/app/api/routes/login.py", "line": 24, "relevant": True, "class": "cross-script"},
+        {"repo": "fastapi-template", "term": "login", "term_lang": "en", "symbol": "create_item",
+         "file": "backend/app/api/routes/items.py", "line": 62, "relevant": False, "class": "unrelated"},
+    ]
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    (labels / "pairs.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs))
+    (labels / "repos.json").write_text(json.dumps({"repos": [{"name": "fastapi-template", "split": "dev"}]}))
+    return labels / "pairs.jsonl", project.parent
+
+
+@pytest.mark.parametrize("field", ["words", "none", "meaning"])
+def test_eval_relevance_measures_the_judge_in_the_state_it_names(server_bin, fresh_fixture, tmp_path, field):
+    """`code-intel eval-relevance --field words|none` measures the judge of a project whose chunks
+    are stored and not embedded, and leaves its index that way; `--field meaning` embeds every
+    chunk first. The report says which state each repository's index was in."""
+    pairs, repos = _labelled(tmp_path, fresh_fixture("fastapi-template"))
+    features = tmp_path / "features.jsonl"
+    done = run_cli(server_bin, "eval-relevance", str(pairs), "--repos", str(repos), "--field", field,
+                   "--json", "--features", str(features), timeout=EMBED_WAIT_SECS + 120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["unresolved"] == []
+    assert report["groups"]["all"]["pairs"] == 2
+    index = report["indexes"]["fastapi-template"]
+    assert index["chunks"] > 50, index
+    if field == "meaning":
+        assert index["embedded"] == index["chunks"], index
+    else:
+        assert index["embedded"] == 0, index
+    scores = {json.loads(line)["symbol"]: json.loads(line)["score"] for line in features.read_text().splitlines()}
+    # The login route is kept in every state (the end-to-end session tests hold it at FACT).
+    assert scores["login_access_token"] >= 0.3, scores

@@ -1,6 +1,7 @@
 //! Sync scenarios and search behaviour on a real store with the fake embedder.
 
 use crate::support::{assert_consistent, context, project, sync, write};
+use code_intel::index::semantic::Target;
 use code_intel::relevance::{FakeRelevance, SharedRelevance};
 use code_intel::search::semantic::{Collection, SearchRequest};
 use std::sync::Arc;
@@ -129,6 +130,31 @@ fn a_state_file_lost_or_stale_is_repaired_from_the_table() {
     std::fs::remove_file(&state_path).unwrap();
     sync(&ctx);
     assert_consistent(&ctx);
+}
+
+/// The first half of a sync stores every chunk and embeds none, and starts no worker that would
+/// embed them behind the caller's back (the judge measured in that state must stay in it); the
+/// full sync then embeds what it stored without reading a file again.
+#[test]
+fn a_stored_sync_embeds_nothing_until_the_full_sync() {
+    let dir = project(&[("app/auth.py", AUTH), ("a.py", CART), ("b.py", MAIL)]);
+    let ctx = context(dir.path());
+    let (forest, _) = ctx
+        .semantic
+        .sync_stored(&ctx.ws, &ctx.symbols, Target::All, false, &|_| {})
+        .unwrap();
+    assert_eq!(forest.unwrap().added, 3);
+    assert_consistent(&ctx);
+    let store = ctx.semantic.store().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let stored = store.counts().unwrap();
+    assert!(stored.chunks > 0);
+    assert_eq!(stored.embedded, 0, "{stored:?}");
+    assert!(!ctx.semantic.status().embedding_running);
+    let full = sync(&ctx);
+    assert_eq!(full.forest.unwrap().added, 0);
+    let embedded = store.counts().unwrap();
+    assert_eq!(embedded.embedded, embedded.chunks, "{embedded:?}");
 }
 
 /// A project moved or renamed with its `.code-intel` keeps its index: the next sync finds
