@@ -391,19 +391,7 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
                 root.display()
             );
         }
-        let opening = Instant::now();
         let project = Project::open(&root, args.field)?;
-        let counts = project
-            .ctx
-            .semantic
-            .store()
-            .and_then(|store| store.counts().map_err(Into::into))
-            .map_err(|e| anyhow::anyhow!("reading the index of {}: {e}", root.display()))?;
-        let index = IndexState {
-            chunks: counts.chunks,
-            embedded: counts.embedded,
-            open_seconds: opening.elapsed().as_secs_f64(),
-        };
         let relevance = EmbedRelevance::new(project.ctx.embedder.clone())
             .with_wait(std::time::Duration::from_secs(120));
         let judge = Judge::new(&relevance).with_mode(mode);
@@ -422,15 +410,15 @@ pub fn run(args: EvalRelevanceArgs) -> anyhow::Result<i32> {
                 "{repo}: {} pairs in {:.1}s (index of {} chunks, {} embedded, opened in {:.1}s)",
                 repo_pairs.len(),
                 started.elapsed().as_secs_f64(),
-                index.chunks,
-                index.embedded,
-                index.open_seconds
+                project.index.chunks,
+                project.index.embedded,
+                project.index.open_seconds
             );
         }
-        indexes.insert(repo.to_string(), index);
         if latency.is_none() {
             latency = measure_latency(&project, &judge, repo_pairs)?;
         }
+        indexes.insert(repo.to_string(), project.index);
     }
     if let Some(mut out) = features_out {
         out.flush()?;
@@ -469,10 +457,13 @@ struct Project {
     snapshot: std::sync::Arc<crate::index::Snapshot>,
     /// The field the judge reads (`--field`).
     field: FieldKind,
+    /// Its index once opened, for the report.
+    index: IndexState,
 }
 
 impl Project {
     fn open(root: &Path, field: FieldKind) -> anyhow::Result<Project> {
+        let opening = Instant::now();
         let ctx = crate::tools::Context::open(root)?;
         ctx.semantic
             .wait_for_model(std::time::Duration::from_secs(120));
@@ -499,10 +490,17 @@ impl Project {
         if let Some(model) = ctx.semantic.embedder_if_ready() {
             judge::warm_bridges(&ctx.ws, model.as_ref(), &snapshot);
         }
+        let status = ctx.semantic.status();
+        let index = IndexState {
+            chunks: status.chunks,
+            embedded: status.embedded,
+            open_seconds: opening.elapsed().as_secs_f64(),
+        };
         Ok(Project {
             ctx,
             snapshot,
             field,
+            index,
         })
     }
 

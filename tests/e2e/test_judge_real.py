@@ -357,6 +357,7 @@ def test_eval_relevance_measures_the_judge_in_the_state_it_names(server_bin, fre
         assert index["embedded"] == index["chunks"], index
     else:
         assert index["embedded"] == 0, index
-    scores = {json.loads(line)["symbol"]: json.loads(line)["score"] for line in features.read_text().splitlines()}
+    rows = [json.loads(line) for line in features.read_text().splitlines()]
+    scores = {row["symbol"]: row["score"] for row in rows}
     # The login route is kept in every state (the end-to-end session tests hold it at FACT).
     assert scores["login_access_token"] >= 0.3, scores
