@@ -527,6 +527,45 @@ const ENTRIES: &[(&str, &[&str])] = &[
     ("有効にする", &["enable", "activate"]),
     ("無効にする", &["disable", "deactivate"]),
     ("絞り込む", &["filter"]),
+    // words the dictionary reads in their everyday sense or not at all: a compound the glossary
+    // lacks is otherwise read through a shorter word inside it (曲線 as 曲, "song"; ロック解除 as
+    // 解除's "un"), and a katakana word the project does not hold by sound is bridged to whatever
+    // the model hears in it (プラン as `prune`). An entry's renderings are synonyms to the English
+    // terms too (`english_synonyms`), so each holds only what the word means in every project:
+    // 担当 is not `owner`, 関連付け not `link`
+    ("曲線", &["curve", "chart"]),
+    ("成長", &["growth", "grow"]),
+    ("担当者", &["assignee", "assign"]),
+    ("担当", &["assign"]),
+    ("割り当て", &["assign", "assignment"]),
+    ("割当", &["assign", "assignment"]),
+    ("条件", &["condition", "criteria", "filter"]),
+    ("候補", &["suggestion", "candidate"]),
+    ("作業", &["work"]),
+    ("計測", &["measure", "track"]),
+    ("支出", &["expense", "spend", "bill"]),
+    ("経費", &["expense"]),
+    ("資金", &["fund", "money"]),
+    ("有料", &["paid", "premium", "billing"]),
+    ("無料", &["free"]),
+    ("プラン", &["plan"]),
+    ("配信", &["deliver", "send", "publish", "serve"]),
+    ("予約投稿", &["schedule", "scheduled"]),
+    ("予約配信", &["schedule", "scheduled"]),
+    ("出欠", &["attendance", "rsvp"]),
+    ("保護", &["protect", "protected"]),
+    ("ロック", &["lock"]),
+    ("ロック解除", &["unlock"]),
+    // ロック lies inside ブロック: without its own entry, blocking a user would read as a lock
+    ("ブロック", &["block"]),
+    ("ブロック解除", &["unblock"]),
+    ("関連付け", &["relation", "associate"]),
+    ("不要", &["unused", "unnecessary", "orphan"]),
+    ("意図的", &["intentional", "deliberate"]),
+    ("デモ", &["demo"]),
+    ("トランスコード", &["transcode"]),
+    ("ホット", &["hot"]),
+    ("トレーニング", &["training", "workout"]),
 ];
 
 /// English terms for the Japanese vocabulary found in `query`, without repeats. A match lying
@@ -1034,6 +1073,27 @@ mod tests {
         let terms = expand("ログイン画面");
         assert!(terms.contains(&"login"));
         assert!(!terms.contains(&"logger"), "{terms:?}");
+    }
+
+    #[test]
+    fn a_compound_is_read_as_itself_not_through_a_word_inside_it() {
+        let curve = expand("体重の成長曲線");
+        assert!(
+            curve.contains(&"growth") && curve.contains(&"curve"),
+            "{curve:?}"
+        );
+        assert!(!curve.contains(&"song"), "{curve:?}");
+        let unlock = expand("パスワード保護ブログのロック解除");
+        assert!(
+            unlock.contains(&"unlock") && unlock.contains(&"protect"),
+            "{unlock:?}"
+        );
+        assert!(!unlock.contains(&"un"), "{unlock:?}");
+        let block = expand("ユーザーのブロック");
+        assert!(
+            block.contains(&"block") && !block.contains(&"lock"),
+            "{block:?}"
+        );
     }
 
     #[test]
