@@ -859,6 +859,11 @@ const LIGHT_WORDS: &[&str] = &[
     "動作",
     "箇所",
     "全般",
+    // whose, by way of, with each other: they say whose or how, never what (自分のアカウント is
+    // the account, LDAP経由の変更 the change)
+    "自分",
+    "経由",
+    "同士",
 ];
 
 /// Whether a Japanese word names no feature of its own (see [`LIGHT_WORDS`]).
@@ -1003,6 +1008,9 @@ mod tests {
         assert_eq!(words("ペットの登録"), vec!["ペット"]);
         assert_eq!(words("獣医一覧"), vec!["獣医"]);
         assert!(words("ログイン機能").is_empty());
+        // Whose and how are not words the server missed.
+        assert!(words("自分のアカウントを削除").is_empty());
+        assert!(words("LDAP経由のパスワード変更").is_empty());
         // A katakana word and the kanji after it are two words; 重複 is in the glossary.
         assert_eq!(
             unread("ペット名の重複"),
