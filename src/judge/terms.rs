@@ -104,9 +104,9 @@ impl TermKeys {
             }
             // Not for a katakana word the loanwords miss: by its sound the model bridges it
             // wrongly more often than not (デモ as `theme`, ホット as `hats` on the development
-            // split, before the glossary read them). Before the dictionary: the model answers only when one of the field's
-            // words stands out, and then it has read the project (二段階 as `twofactor`, where
-            // the dictionary's senses give `level`).
+            // split, before the glossary read them). Before the dictionary: the model answers
+            // only when one of the field's words stands out, and then it has read the project
+            // (二段階 as `twofactor`, where the dictionary's senses give `level`).
             if found.is_empty() && script == glossary::Script::Kanji && word.chars().count() >= 2 {
                 found = meaning(word)
                     .map(|english| (at, english.clone(), vec![lexical::stem(&english)]))
