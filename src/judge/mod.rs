@@ -602,15 +602,20 @@ impl Signals {
 
 /// Whether the name says the reverse of one of the term's actions ([`glossary::opposites`]) and
 /// not the action itself, nor another of the term's words: `logout` for 「ログイン」, `unFollow`
-/// for "follow user", but not `logout` for "login and logout". A term that negates by itself
-/// (フォロー解除, whose 解除 renders as "un") is left alone: its action is the reverse.
-fn reverses(keys: &TermKeys, name: &str) -> bool {
+/// for "follow user", but not `logout` for "login and logout"; or whether it only takes away what
+/// the term makes ([`undoes_what_term_makes`]). A term that negates by itself (フォロー解除, whose
+/// 解除 renders as "un") is left alone: its action is the reverse. A name that says no action of
+/// its own ([`says_no_action`]) is read with its scope's words: `UnlockTopic.post` unlocks.
+fn reverses(keys: &TermKeys, name: &str, scope: Option<&str>) -> bool {
     if keys.keys.iter().flatten().any(|form| form == "un") {
         return false;
     }
-    let words = action_words(name);
+    let mut words = action_words(name);
+    if let Some(scope) = scope.filter(|_| says_no_action(name)) {
+        words.extend(action_words(scope));
+    }
     let in_term = |w: &String| keys.keys.iter().flatten().any(|f| f == w);
-    keys.keys.iter().any(|forms| {
+    let opposite = keys.keys.iter().any(|forms| {
         !forms.iter().any(|f| words.contains(f))
             && forms.iter().any(|f| {
                 // "un" before an action reverses it whatever the action (`unhide`, `unvote`).
@@ -618,7 +623,40 @@ fn reverses(keys: &TermKeys, name: &str) -> bool {
                     .chain(std::iter::once(format!("un{f}")))
                     .any(|o| words.contains(&o) && !in_term(&o))
             })
-    })
+    });
+    opposite || undoes_what_term_makes(keys, &words)
+}
+
+/// Whether a term that makes something ([`glossary::makes`]: "upload ticket attachments",
+/// 「APIキーの作成」) and takes nothing away meets a name that takes away
+/// ([`glossary::undoes`]: `attachment_del`, `revokeApiKey`) and says none of the term's making
+/// words. On the development split (twenty-seven repositories, 3,661 relevant pairs) no relevant
+/// pair is such a name.
+fn undoes_what_term_makes(keys: &TermKeys, words: &[String]) -> bool {
+    if keys.keys.iter().flatten().any(|f| glossary::undoes(f)) {
+        return false;
+    }
+    let mut making = keys
+        .keys
+        .iter()
+        .filter(|forms| forms.iter().any(|f| glossary::makes(f)))
+        .peekable();
+    making.peek().is_some()
+        && !making.flatten().any(|f| words.contains(f))
+        && words.iter().any(|w| glossary::undoes(w))
+}
+
+/// Words a framework calls a class's one action by (`UnlockTopic.post`, `Logout.get`,
+/// `PrivatizeSongsController.__invoke`, an admin action's `handle_record`).
+const DISPATCH_WORDS: &[&str] = &[
+    "get", "post", "put", "patch", "invoke", "handle", "record", "call", "execute", "perform",
+    "run", "process",
+];
+
+/// Whether a name is made of [`DISPATCH_WORDS`] alone: its scope says what it does.
+fn says_no_action(name: &str) -> bool {
+    let parts = lexical::split_identifier(name);
+    !parts.is_empty() && parts.iter().all(|p| DISPATCH_WORDS.contains(&p.as_str()))
 }
 
 /// A name's words as actions, stemmed: an "un" part joins the word after it (`unFollow` →
@@ -1356,7 +1394,7 @@ impl<'a> Judge<'a> {
                         .fold(0.0, f32::max),
                     rival: ground.rival.unwrap_or(named).max(named),
                     japanese,
-                    reversed: reverses(&keys, &ctx.name),
+                    reversed: reverses(&keys, &ctx.name, ctx.scope.as_deref()),
                     field: ground
                         .field
                         .map(|f| f.standing(&ctx.file, c.line).unwrap_or(0.0)),
@@ -1509,7 +1547,7 @@ mod tests {
 
     #[test]
     fn a_name_that_reverses_the_terms_action_is_found() {
-        let reversed = |term: &str, name: &str| reverses(&TermKeys::of(term), name);
+        let reversed = |term: &str, name: &str| reverses(&TermKeys::of(term), name, None);
         assert!(reversed("login", "logout"));
         assert!(reversed("ログイン", "Logout"));
         assert!(reversed("customer login", "sign_out"));
@@ -1531,6 +1569,31 @@ mod tests {
         assert!(!reversed("password reset", "reset_password"));
         // An importer reads the other side's export: the two are one feature.
         assert!(!reversed("import contacts", "parseCsvExport"));
+        // A name that only takes away what the term makes, whichever making action it is.
+        assert!(reversed("add ticket dependency", "ticket_dependency_del"));
+        assert!(reversed("upload an image", "destroy"));
+        assert!(reversed("APIキーの作成", "revokeApiKey"));
+        assert!(reversed("invite users", "revokeByEmail"));
+        assert!(reversed("attach a file to a task", "removeFile"));
+        // Not when the name also says the making action, the term takes away too, or the term
+        // makes nothing (a noun such as "post" is no action).
+        assert!(!reversed("upload an image", "deleteOldAndUploadNew"));
+        assert!(!reversed("replace and remove tags", "removeTag"));
+        assert!(!reversed("blog post settings", "destroy"));
+        assert!(!reversed("link expiration", "batchRemove"));
+        // A name that says no action of its own is read with its scope.
+        let scoped = |term: &str, name: &str, scope: &str| {
+            reverses(&TermKeys::of(term), name, Some(scope))
+        };
+        assert!(scoped("lock a topic", "post", "UnlockTopic"));
+        assert!(scoped("log in", "get", "Logout"));
+        assert!(scoped(
+            "block a user",
+            "handle_record",
+            "Avo::Actions::UnblockUser::ActionHandler"
+        ));
+        assert!(!scoped("lock a topic", "post", "LockTopic"));
+        assert!(!scoped("lock a topic", "toggle", "UnlockTopic"));
         // A reversed name is rejected whatever the two views say; a name that only shares a file
         // with a better match is gray at most.
         let signals = Signals {

@@ -829,6 +829,47 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("start", "stop"),
 ];
 
+/// Actions that make, give or join something: what a request for one of them needs is never a
+/// definition that only takes such a thing away. Words as often nouns as verbs are left out, and
+/// so are those a noun's renderings bring in (投稿 gives "post" the form "submit", 初期化
+/// "setup"): "blog post settings" or "issue labels" ask for no action, and their `destroy` is
+/// part of the feature.
+const MAKING: &[&str] = &[
+    "create", "add", "insert", "make", "upload", "attach", "save", "register", "subscribe",
+    "connect", "share", "generate", "enable", "grant", "follow", "lock", "block", "publish",
+    "invite", "assign", "install", "schedule", "rsvp", "vote", "upvote", "pin", "mute",
+    "highlight", "transfer",
+];
+
+/// Words that take away what one of the [`MAKING`] actions made, whichever it was: `attachment_del`
+/// for "upload ticket attachments", `revokeApiKey` for 「APIキーの作成」, `events.cancel` for
+/// "schedule an event". An "un" before a making action is one too (`unsubscribe`).
+const UNDOING: &[&str] = &[
+    "delete", "del", "remove", "destroy", "erase", "drop", "purge", "trash", "revoke", "revert",
+    "cancel", "discard", "withdraw", "unlink", "unset", "unassign", "disable", "disconnect",
+    "detach",
+];
+
+/// Whether a stemmed English word names one of the [`MAKING`] actions.
+pub fn makes(stem: &str) -> bool {
+    static STEMMED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    STEMMED
+        .get_or_init(|| MAKING.iter().map(|w| crate::lexical::stem(w)).collect())
+        .iter()
+        .any(|w| w == stem)
+}
+
+/// Whether a stemmed English word takes away what a [`MAKING`] action made ([`UNDOING`], or
+/// "un" before a making action).
+pub fn undoes(stem: &str) -> bool {
+    static STEMMED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    STEMMED
+        .get_or_init(|| UNDOING.iter().map(|w| crate::lexical::stem(w)).collect())
+        .iter()
+        .any(|w| w == stem)
+        || stem.strip_prefix("un").is_some_and(makes)
+}
+
 /// The reverses of an English action word, both sides compared stemmed
 /// ([`crate::lexical::stem`]): "logins" → logout, "disabled" → enable.
 pub fn opposites(stem: &str) -> impl Iterator<Item = String> + '_ {
