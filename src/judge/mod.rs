@@ -603,11 +603,11 @@ impl Signals {
 /// Whether the name says the reverse of one of the term's actions ([`glossary::opposites`]) and
 /// not the action itself, nor another of the term's words: `logout` for 「ログイン」, `unFollow`
 /// for "follow user", but not `logout` for "login and logout"; or whether it only takes away what
-/// the term makes ([`undoes_what_term_makes`]). A term that negates by itself (フォロー解除, whose
-/// 解除 renders as "un") is left alone: its action is the reverse. A name that says no action of
+/// the term makes ([`undoes_what_term_makes`]). A term that negates by itself ([`negates`]) is
+/// left alone: its action is the reverse. A name that says no action of
 /// its own ([`says_no_action`]) is read with its scope's words: `UnlockTopic.post` unlocks.
 fn reverses(keys: &TermKeys, name: &str, scope: Option<&str>) -> bool {
-    if keys.keys.iter().flatten().any(|form| form == "un") {
+    if negates(keys) {
         return false;
     }
     let mut words = action_words(name);
@@ -659,8 +659,14 @@ fn says_no_action(name: &str) -> bool {
     !parts.is_empty() && parts.iter().all(|p| DISPATCH_WORDS.contains(&p.as_str()))
 }
 
+/// Words that undo the action after them as "un" does: `cancelInvite` uninvites,
+/// `cancelRsvpAction` takes an RSVP back, `cancelAccountDeletionAction` keeps the account.
+const NEGATING: &[&str] = &["cancel", "undo", "revert", "abort"];
+
 /// A name's words as actions, stemmed: an "un" part joins the word after it (`unFollow` →
-/// unfollow, not follow), and each two neighbours also count as one (`sign_out` → signout).
+/// unfollow, not follow), a [`NEGATING`] word stays and makes the word after it an "un" one
+/// (`cancelInvite` → cancel, uninvite), and each two neighbours also count as one (`sign_out` →
+/// signout).
 fn action_words(name: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     let mut pending_un = false;
@@ -669,11 +675,13 @@ fn action_words(name: &str) -> Vec<String> {
             pending_un = true;
             continue;
         }
+        let negating = NEGATING.contains(&part.as_str());
         parts.push(if std::mem::take(&mut pending_un) {
             format!("un{part}")
         } else {
             part
         });
+        pending_un = negating;
     }
     let joined: Vec<String> = parts.windows(2).map(|w| w.concat()).collect();
     parts
@@ -681,6 +689,15 @@ fn action_words(name: &str) -> Vec<String> {
         .chain(joined)
         .map(|w| lexical::stem(&w))
         .collect()
+}
+
+/// Whether the term negates by itself: フォロー解除 (解除 renders as "un"), "cancel an order",
+/// "undo an import".
+fn negates(keys: &TermKeys) -> bool {
+    keys.keys
+        .iter()
+        .flatten()
+        .any(|form| form == "un" || NEGATING.iter().any(|n| lexical::stem(n) == *form))
 }
 
 /// Whether the name does another of the common actions on data ([`glossary::action_kinds`]:
@@ -1582,9 +1599,8 @@ mod tests {
         assert!(!reversed("blog post settings", "destroy"));
         assert!(!reversed("link expiration", "batchRemove"));
         // A name that says no action of its own is read with its scope.
-        let scoped = |term: &str, name: &str, scope: &str| {
-            reverses(&TermKeys::of(term), name, Some(scope))
-        };
+        let scoped =
+            |term: &str, name: &str, scope: &str| reverses(&TermKeys::of(term), name, Some(scope));
         assert!(scoped("lock a topic", "post", "UnlockTopic"));
         assert!(scoped("log in", "get", "Logout"));
         assert!(scoped(
@@ -1594,6 +1610,13 @@ mod tests {
         ));
         assert!(!scoped("lock a topic", "post", "LockTopic"));
         assert!(!scoped("lock a topic", "toggle", "UnlockTopic"));
+        // Cancelling an action reverses it as "un" does, unless the term cancels itself.
+        assert!(reversed("invite a team member", "cancelInvite"));
+        assert!(reversed("RSVP to an event", "cancelRsvpAction"));
+        assert!(reversed("アカウントの削除", "cancelAccountDeletionAction"));
+        assert!(!reversed("cancel an invitation", "cancelInvite"));
+        assert!(!reversed("undo an import", "revertImport"));
+        assert!(!reversed("インポートを取り消す", "revertImport"));
         // A reversed name is rejected whatever the two views say; a name that only shares a file
         // with a better match is gray at most.
         let signals = Signals {

@@ -458,6 +458,8 @@ const ENTRIES: &[(&str, &[&str])] = &[
     ("統合", &["merge", "integrate"]),
     ("反映", &["apply", "sync"]),
     ("取り消し", &["cancel", "revoke"]),
+    // The verb as a request ends with it (インポートを取り消す): read through 消す it was "back".
+    ("取り消す", &["cancel", "revoke"]),
     ("取消", &["cancel", "revoke"]),
     ("失効", &["revoke", "expire"]),
     ("期限切れ", &["expired", "expire"]),
@@ -835,18 +837,59 @@ const OPPOSITES: &[(&str, &str)] = &[
 /// "setup"): "blog post settings" or "issue labels" ask for no action, and their `destroy` is
 /// part of the feature.
 const MAKING: &[&str] = &[
-    "create", "add", "insert", "make", "upload", "attach", "save", "register", "subscribe",
-    "connect", "share", "generate", "enable", "grant", "follow", "lock", "block", "publish",
-    "invite", "assign", "install", "schedule", "rsvp", "vote", "upvote", "pin", "mute",
-    "highlight", "transfer",
+    "create",
+    "add",
+    "insert",
+    "make",
+    "upload",
+    "attach",
+    "save",
+    "register",
+    "subscribe",
+    "connect",
+    "share",
+    "generate",
+    "enable",
+    "grant",
+    "follow",
+    "lock",
+    "block",
+    "publish",
+    "invite",
+    "assign",
+    "install",
+    "schedule",
+    "rsvp",
+    "vote",
+    "upvote",
+    "pin",
+    "mute",
+    "highlight",
+    "transfer",
 ];
 
 /// Words that take away what one of the [`MAKING`] actions made, whichever it was: `attachment_del`
 /// for "upload ticket attachments", `revokeApiKey` for 「APIキーの作成」, `events.cancel` for
 /// "schedule an event". An "un" before a making action is one too (`unsubscribe`).
 const UNDOING: &[&str] = &[
-    "delete", "del", "remove", "destroy", "erase", "drop", "purge", "trash", "revoke", "revert",
-    "cancel", "discard", "withdraw", "unlink", "unset", "unassign", "disable", "disconnect",
+    "delete",
+    "del",
+    "remove",
+    "destroy",
+    "erase",
+    "drop",
+    "purge",
+    "trash",
+    "revoke",
+    "revert",
+    "cancel",
+    "discard",
+    "withdraw",
+    "unlink",
+    "unset",
+    "unassign",
+    "disable",
+    "disconnect",
     "detach",
 ];
 
@@ -1142,6 +1185,11 @@ mod tests {
         assert!(
             block.contains(&"block") && !block.contains(&"lock"),
             "{block:?}"
+        );
+        let undo = expand("インポートを取り消す");
+        assert!(
+            undo.contains(&"cancel") && !undo.contains(&"back"),
+            "{undo:?}"
         );
     }
 
