@@ -89,6 +89,17 @@ impl TermKeys {
                 .filter(overlapping)
                 .map(as_found)
                 .collect();
+            // A katakana word the dictionary has, in a sense the project's names use, is that
+            // sense: JMdict glosses a loanword by the English it came from, where its sound can
+            // land on a neighbour (プリセット on `reset` in a music player that has `preset`,
+            // ブラウザ on `value`).
+            if found.is_empty() && script == glossary::Script::Katakana {
+                found = in_dictionary
+                    .iter()
+                    .filter(overlapping)
+                    .map(as_found)
+                    .collect();
+            }
             if found.is_empty() {
                 found = run
                     .loanwords
@@ -494,6 +505,40 @@ mod tests {
         // Without the dictionary, 飼い主 is two lone kanji and reads as nothing.
         let keys = TermKeys::bridged("飼い主の検索", Some(&lexicon), None, |_| None);
         assert!(keys.loanwords.is_empty());
+        // A katakana word the dictionary glosses, in a word the project's names use, is that
+        // word, neither the name it sounds like (イコライザー is not `equal`) nor a shorter
+        // glossary word inside it (プリセット is not リセット, `reset`).
+        let player = Lexicon::of_names(&[
+            "EqualizerPresetService.addPresetForUser app/Services/EqualizerPresetService",
+            "PasswordController.reset app/Http/Controllers/PasswordController",
+            "equalsIgnoreCase app/Values/Str",
+            "ZipArchive.super app/Services/Zip",
+        ]);
+        let presets = Dictionary::parse(
+            "プリセット\tpreset\nイコライザー\tequalizer; equaliser\n".to_string(),
+        )
+        .unwrap();
+        let term = "イコライザープリセットの保存";
+        let by_sound = TermKeys::bridged(term, Some(&player), None, |_| None);
+        assert!(by_sound.keys.contains(&vec!["reset".to_string()]));
+        let keys = TermKeys::bridged(term, Some(&player), Some(&presets), |_| None);
+        assert!(
+            keys.keys.contains(&vec!["equalizer".to_string()]),
+            "{:?}",
+            keys.keys
+        );
+        assert!(
+            keys.keys.contains(&vec!["preset".to_string()]),
+            "{:?}",
+            keys.keys
+        );
+        assert!(
+            !keys
+                .keys
+                .iter()
+                .flatten()
+                .any(|f| f == "reset" || f == "equal")
+        );
     }
 
     #[test]

@@ -345,7 +345,7 @@ pub struct ProjectWord {
 /// any name holds is left out: the dictionary cannot tell which of its meanings the request
 /// has (飼い主 is "owner" and "keeper"), and the project can. Also the compounds over the
 /// glossary's words that the project's own translations hold, and the glossary's words they hold
-/// ([`ProjectWord::over`]).
+/// ([`ProjectWord::over`]), and the loanwords that hold a shorter one of the glossary's.
 pub fn in_project(
     request: &str,
     dictionary: &Dictionary,
@@ -360,9 +360,17 @@ pub fn in_project(
         dictionary
             .words(request, |_| true)
             .into_iter()
-            .filter(|entry| entry.project)
             .filter_map(|entry| {
                 let cover = glossary::cover(request, entry.at, entry.at + entry.word.len());
+                // A loanword the glossary reads through a shorter one inside it (プリセット
+                // through リセット, "reset") is the loanword: JMdict glosses it by the English it
+                // came from. Not one made of two of the glossary's words (メールサーバー), whose
+                // entry would give "mail" and "server" as one word's two forms; other compounds
+                // only as the project's own translations say.
+                let loanword = entry.word.chars().all(crate::lexical::is_katakana)
+                    && cover == Some(glossary::Cover::Compound)
+                    && !glossary::has_adjacent_words(entry.word);
+                (entry.project || loanword).then_some(())?;
                 cover.map(|c| (entry, Some(c)))
             })
             .collect()
