@@ -896,21 +896,22 @@ const UNDOING: &[&str] = &[
 /// Whether a stemmed English word names one of the [`MAKING`] actions.
 pub fn makes(stem: &str) -> bool {
     static STEMMED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    STEMMED
-        .get_or_init(|| MAKING.iter().map(|w| crate::lexical::stem(w)).collect())
-        .iter()
-        .any(|w| w == stem)
+    among(&STEMMED, MAKING, stem)
 }
 
 /// Whether a stemmed English word takes away what a [`MAKING`] action made ([`UNDOING`], or
 /// "un" before a making action).
 pub fn undoes(stem: &str) -> bool {
     static STEMMED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    STEMMED
-        .get_or_init(|| UNDOING.iter().map(|w| crate::lexical::stem(w)).collect())
+    among(&STEMMED, UNDOING, stem) || stem.strip_prefix("un").is_some_and(makes)
+}
+
+/// Whether `stem` is one of `words` stemmed, which `cell` keeps once stemmed: the judge asks for
+/// every word of every name it scores.
+fn among(cell: &std::sync::OnceLock<Vec<String>>, words: &[&str], stem: &str) -> bool {
+    cell.get_or_init(|| words.iter().map(|w| crate::lexical::stem(w)).collect())
         .iter()
         .any(|w| w == stem)
-        || stem.strip_prefix("un").is_some_and(makes)
 }
 
 /// The reverses of an English action word, both sides compared stemmed
