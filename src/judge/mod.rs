@@ -659,12 +659,9 @@ fn says_no_action(name: &str) -> bool {
     !parts.is_empty() && parts.iter().all(|p| DISPATCH_WORDS.contains(&p.as_str()))
 }
 
-/// Words that undo the action after them as "un" does: `cancelInvite` uninvites,
-/// `cancelRsvpAction` takes an RSVP back, `cancelAccountDeletionAction` keeps the account.
-const NEGATING: &[&str] = &["cancel", "undo", "revert", "abort"];
-
 /// A name's words as actions, stemmed: an "un" part joins the word after it (`unFollow` →
-/// unfollow, not follow), a [`NEGATING`] word stays and makes the word after it an "un" one
+/// unfollow, not follow), a word that cancels ([`glossary::cancels`]) stays and makes the word
+/// after it an "un" one
 /// (`cancelInvite` → cancel, uninvite), and each two neighbours also count as one (`sign_out` →
 /// signout).
 fn action_words(name: &str) -> Vec<String> {
@@ -675,7 +672,7 @@ fn action_words(name: &str) -> Vec<String> {
             pending_un = true;
             continue;
         }
-        let negating = NEGATING.contains(&part.as_str());
+        let negating = glossary::cancels(&part);
         parts.push(if std::mem::take(&mut pending_un) {
             format!("un{part}")
         } else {
@@ -697,7 +694,7 @@ fn negates(keys: &TermKeys) -> bool {
     keys.keys
         .iter()
         .flatten()
-        .any(|form| form == "un" || NEGATING.iter().any(|n| lexical::stem(n) == *form))
+        .any(|form| form == "un" || glossary::cancels(form))
 }
 
 /// Whether the name does another of the common actions on data ([`glossary::action_kinds`]:

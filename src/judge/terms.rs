@@ -80,25 +80,26 @@ impl TermKeys {
         for run in runs {
             let glossary::Unread { at, word, script } = run.unread;
             let end = at + word.len();
-            let overlapping = |w: &&ProjectWord| w.overlaps(at, end);
-            // Each find as the word the rendering uses and the forms that count as present. The
-            // project's own translations first: the project has said what the word means.
-            let mut found: Vec<(usize, String, Vec<String>)> = in_dictionary
-                .iter()
-                .filter(|w| w.project)
-                .filter(overlapping)
-                .map(as_found)
-                .collect();
+            // Each find as the word the rendering uses and the forms that count as present: the
+            // dictionary's words that overlap this run (飼い主 overlaps 飼 and 主), or only the
+            // project's own translations among them.
+            let from_dictionary = |project_only: bool| -> Vec<(usize, String, Vec<String>)> {
+                in_dictionary
+                    .iter()
+                    .filter(|w| !project_only || w.project)
+                    .filter(|w| w.overlaps(at, end))
+                    .map(as_found)
+                    .collect()
+            };
+            // The project's own translations first: the project has said what the word means.
+            let mut found = from_dictionary(true);
             // A katakana word the dictionary has, in a sense the project's names use, is that
             // sense: JMdict glosses a loanword by the English it came from, where its sound can
             // land on a neighbour (プリセット on `reset` in a music player that has `preset`,
             // ブラウザ on `value`).
-            if found.is_empty() && script == glossary::Script::Katakana {
-                found = in_dictionary
-                    .iter()
-                    .filter(overlapping)
-                    .map(as_found)
-                    .collect();
+            let katakana = script == glossary::Script::Katakana;
+            if found.is_empty() && katakana {
+                found = from_dictionary(false);
             }
             if found.is_empty() {
                 found = run
@@ -124,13 +125,10 @@ impl TermKeys {
                     .into_iter()
                     .collect();
             }
-            if found.is_empty() {
-                // The dictionary's words that overlap this run (飼い主 overlaps 飼 and 主).
-                found = in_dictionary
-                    .iter()
-                    .filter(overlapping)
-                    .map(as_found)
-                    .collect();
+            // Any other word through the dictionary last (a katakana word was looked up there
+            // before its sound).
+            if found.is_empty() && !katakana {
+                found = from_dictionary(false);
             }
             // A word the dictionary found is not a lone kanji, whatever run it starts in
             // (飼い主 is the runs 飼 and 主).

@@ -360,18 +360,18 @@ pub fn in_project(
         dictionary
             .words(request, |_| true)
             .into_iter()
+            // The project's own translations, and the katakana words that may be loanwords.
+            .filter(|entry| entry.project || entry.word.chars().all(crate::lexical::is_katakana))
             .filter_map(|entry| {
-                let cover = glossary::cover(request, entry.at, entry.at + entry.word.len());
+                let cover = glossary::cover(request, entry.at, entry.at + entry.word.len())?;
                 // A loanword the glossary reads through a shorter one inside it (プリセット
                 // through リセット, "reset") is the loanword: JMdict glosses it by the English it
                 // came from. Not one made of two of the glossary's words (メールサーバー), whose
                 // entry would give "mail" and "server" as one word's two forms; other compounds
                 // only as the project's own translations say.
-                let loanword = entry.word.chars().all(crate::lexical::is_katakana)
-                    && cover == Some(glossary::Cover::Compound)
-                    && !glossary::has_adjacent_words(entry.word);
-                (entry.project || loanword).then_some(())?;
-                cover.map(|c| (entry, Some(c)))
+                let loanword =
+                    cover == glossary::Cover::Compound && !glossary::has_adjacent_words(entry.word);
+                (entry.project || loanword).then_some((entry, Some(cover)))
             })
             .collect()
     } else {

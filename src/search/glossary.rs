@@ -893,6 +893,16 @@ const UNDOING: &[&str] = &[
     "detach",
 ];
 
+/// Words that undo the action after them as "un" does: `cancelInvite` uninvites,
+/// `cancelRsvpAction` takes an RSVP back, `cancelAccountDeletionAction` keeps the account.
+const CANCELLING: &[&str] = &["cancel", "undo", "revert", "abort"];
+
+/// Whether a stemmed English word cancels the action after it ([`CANCELLING`]).
+pub fn cancels(stem: &str) -> bool {
+    static STEMMED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    among(&STEMMED, CANCELLING, stem)
+}
+
 /// Whether a stemmed English word names one of the [`MAKING`] actions.
 pub fn makes(stem: &str) -> bool {
     static STEMMED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
