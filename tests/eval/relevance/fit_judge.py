@@ -379,6 +379,10 @@ def described(r):
 SIBLING_FACT_MARGIN = -0.3
 # `judge::REVERSED_CEILING`: a symbol whose name says the reverse of the term's action.
 REVERSED_CEILING = 0.15
+# `judge::LEADER_FACT_MARGIN`: how far (log-odds) the best of the term's field leaders that is
+# not the symbol (the dump's `leader_best`, judged by the shipped judge) may score above it
+# before it can no longer be a FACT.
+LEADER_FACT_MARGIN = 0.0
 
 
 def agreed(fitted, r):
@@ -387,7 +391,8 @@ def agreed(fitted, r):
     is gray). Then, as the session judge does, no FACT for a symbol that another definition of
     its file clearly beats (`Signals::outranked_in_file`), and a rejection for a name that says
     the reverse of the term's action (`Signals::reversed`), and no FACT for a name about another
-    entity where another name holds more of the term."""
+    entity where another name holds more of the term, nor for one that a field leader other than
+    itself beats."""
     d = described(r)
     if fitted < 0.3:
         score = min(d, fitted)
@@ -401,7 +406,16 @@ def agreed(fitted, r):
     # `Signals::about_another_entity`.
     if f["other_entity"] > 0 and f["rival_partial"] > 0:
         score = min(score, 0.6)
+    # `Bound::OutrankedInProject`.
+    leader = r.get("leader_best")
+    if score > 0.6 and leader is not None and logit(leader) - logit(score) > LEADER_FACT_MARGIN:
+        score = 0.6
     return score
+
+
+def logit(p):
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
 
 
 def terms_at_fact(scored):
