@@ -306,7 +306,9 @@ fn score_repo(
                 "features": best.map(|s| s.features().to_vec()),
                 "feature_names": FEATURE_NAMES,
                 "reversed": best.is_some_and(|s| s.reversed),
-                "leader_best": judge.best_other_leader(&p.term, &candidates, ground)?,
+                "leader_best": judge
+                    .best_other_leader(&p.term, &candidates, ground)?
+                    .map(|(score, _)| score),
                 // The words the fit weighs by their odds ([`judge::Signals::stray`]), which
                 // `fit_judge.py` reads afresh for each fold.
                 "stray": best.map(|s| &s.stray),

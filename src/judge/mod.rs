@@ -941,6 +941,9 @@ pub struct Verdict {
     pub signals: Option<Signals>,
     /// The rule on the name or the file that lowered the score, if one did.
     pub bound_by: Option<Bound>,
+    /// The definition that held it below FACT, for [`Bound::OutrankedInProject`]: its name and
+    /// where it is defined.
+    pub outscored_by: Option<String>,
 }
 
 impl Verdict {
@@ -950,7 +953,18 @@ impl Verdict {
             score: 0.0,
             signals: None,
             bound_by: None,
+            outscored_by: None,
         }
+    }
+
+    /// Why a rule held the score down, as the agent is told: the rule's explanation, and the
+    /// definition that outscored the symbol where one did.
+    pub fn why(&self) -> Option<String> {
+        let bound = self.bound_by?;
+        Some(match &self.outscored_by {
+            Some(leader) => format!("{}: {leader}", bound.explain()),
+            None => bound.explain().to_string(),
+        })
     }
 }
 
@@ -1300,6 +1314,7 @@ impl<'a> Judge<'a> {
                     score,
                     signals: Some(signals),
                     bound_by: None,
+                    outscored_by: None,
                 })
             }
             Mode::Agreed => {
@@ -1307,17 +1322,25 @@ impl<'a> Judge<'a> {
                 let described = described_of(&all);
                 let (fitted, signals) = best_fitted(all);
                 let (mut score, mut bound_by) = signals.bound(agree(described, fitted));
+                let mut outscored_by = None;
                 if score > crate::relevance::FACT_THRESHOLD
-                    && let Some(leader) = self.best_other_leader(term, candidates, ground)?
-                    && logit(leader) - logit(score) > LEADER_FACT_MARGIN
+                    && let Some((top, leader)) = self.best_other_leader(term, candidates, ground)?
+                    && logit(top) - logit(score) > LEADER_FACT_MARGIN
                 {
                     score = crate::relevance::FACT_THRESHOLD;
                     bound_by = Some(Bound::OutrankedInProject);
+                    let ctx = &leader.context;
+                    let name = match &ctx.scope {
+                        Some(scope) => format!("{scope}.{}", ctx.name),
+                        None => ctx.name.clone(),
+                    };
+                    outscored_by = Some(format!("{name} ({}:{})", ctx.file, leader.line));
                 }
                 Ok(Verdict {
                     score,
                     signals: Some(signals),
                     bound_by,
+                    outscored_by,
                 })
             }
         }
@@ -1326,12 +1349,12 @@ impl<'a> Judge<'a> {
     /// The best verdict among the term's field leaders ([`Ground::leaders`]) that are none of
     /// `candidates`' definitions, each judged as a symbol of its own (kept in
     /// [`Ground::leader_scores`] once judged); `None` without such a leader.
-    pub fn best_other_leader(
+    pub fn best_other_leader<'g>(
         &self,
         term: &str,
         candidates: &[Candidate],
-        ground: Ground,
-    ) -> Result<Option<f32>, RelevanceError> {
+        ground: Ground<'g>,
+    ) -> Result<Option<(f32, &'g Candidate)>, RelevanceError> {
         if ground.leaders.is_empty() {
             return Ok(None);
         }
@@ -1356,8 +1379,8 @@ impl<'a> Judge<'a> {
             .iter()
             .zip(scores)
             .filter(|(l, _)| !is_candidate(l))
-            .map(|(_, s)| *s)
-            .reduce(f32::max))
+            .map(|(l, s)| (*s, l))
+            .reduce(|a, b| if b.0 > a.0 { b } else { a }))
     }
 
     /// Each of the term's field leaders judged as the agreement judges a claimed symbol, its
@@ -1417,6 +1440,7 @@ impl<'a> Judge<'a> {
             score,
             signals: None,
             bound_by: None,
+            outscored_by: None,
         })
     }
 
@@ -1922,7 +1946,14 @@ mod tests {
         // The config loader meets the login, which the term names; the login meets only the
         // config loader.
         let (for_config, for_login) = (best(&config).unwrap(), best(&login).unwrap());
-        assert!(for_config > for_login, "{for_config} vs {for_login}");
+        assert_eq!(for_config.1.context.name, "login");
+        assert_eq!(for_login.1.context.name, "load_config");
+        assert!(
+            for_config.0 > for_login.0,
+            "{} vs {}",
+            for_config.0,
+            for_login.0
+        );
         // The leaders are judged once for the term.
         assert_eq!(kept.get().map(Vec::len), Some(2));
         // The only leader meets none.
@@ -1932,7 +1963,33 @@ mod tests {
             ..Ground::default()
         };
         let only = judge.best_other_leader("login", std::slice::from_ref(&login), ground);
-        assert_eq!(only.unwrap(), None);
+        assert!(only.unwrap().is_none());
+    }
+
+    #[test]
+    fn a_verdict_held_down_by_a_leader_names_it() {
+        let held = Verdict {
+            score: crate::relevance::FACT_THRESHOLD,
+            signals: None,
+            bound_by: Some(Bound::OutrankedInProject),
+            outscored_by: Some("TaskService.create (pkg/tasks.go:12)".into()),
+        };
+        let why = held.why().unwrap();
+        assert!(
+            why.starts_with(Bound::OutrankedInProject.explain()),
+            "{why}"
+        );
+        assert!(
+            why.ends_with(": TaskService.create (pkg/tasks.go:12)"),
+            "{why}"
+        );
+        let reversed = Verdict {
+            bound_by: Some(Bound::Reversed),
+            outscored_by: None,
+            ..held
+        };
+        assert_eq!(reversed.why().as_deref(), Some(Bound::Reversed.explain()));
+        assert_eq!(Verdict::undefined().why(), None);
     }
 
     #[test]

@@ -416,8 +416,8 @@ pub struct SymbolCheck {
     pub exists: bool,
     pub near_names: Vec<String>,
     pub similarity: f32,
-    /// The judge's rule that held the similarity down, if one did.
-    pub bound_by: Option<crate::judge::Bound>,
+    /// Why the judge's rules held the similarity down, if one did ([`crate::judge::Verdict::why`]).
+    pub held_down: Option<String>,
     pub files: Vec<String>,
     /// Names (and quoted phrases) of the evidence found in the symbol's code or among the names
     /// of what calls it.
@@ -947,8 +947,9 @@ impl SessionState {
 /// The judge's rule that held a symbol's similarity down, as a clause of the verdict's text.
 fn because(check: &SymbolCheck) -> String {
     check
-        .bound_by
-        .map(|b| format!(": {}", b.explain()))
+        .held_down
+        .as_ref()
+        .map(|why| format!(": {why}"))
         .unwrap_or_default()
 }
 
@@ -1188,7 +1189,7 @@ mod tests {
             exists: true,
             near_names: vec![],
             similarity,
-            bound_by: None,
+            held_down: None,
             files: vec!["src/auth/service.py".into()],
             verified_names: verified.iter().map(|s| s.to_string()).collect(),
             unknown_names: vec![],
@@ -1210,11 +1211,11 @@ mod tests {
                     ..check("AuthServise", 0.0, &[])
                 },
                 SymbolCheck {
-                    bound_by: Some(crate::judge::Bound::Reversed),
+                    held_down: Some(crate::judge::Bound::Reversed.explain().into()),
                     ..check("logout", 0.15, &["session"])
                 },
                 SymbolCheck {
-                    bound_by: Some(crate::judge::Bound::OutrankedInFile),
+                    held_down: Some(crate::judge::Bound::OutrankedInFile.explain().into()),
                     ..check("LoginResult", 0.6, &["token"])
                 },
             ],

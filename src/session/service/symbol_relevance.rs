@@ -92,9 +92,7 @@ pub fn validate_symbol_relevance(
             exists: !defs.is_empty(),
             similarity,
             tier: similarity.map(crate::session::rules::three_tier),
-            why: verdict
-                .and_then(|v| v.bound_by)
-                .map(|b| b.explain().to_string()),
+            why: verdict.and_then(|v| v.why()),
             files: files_of(&defs),
             did_you_mean: if defs.is_empty() {
                 lookup::near_names(&snapshot, symbol, 3)
@@ -166,7 +164,7 @@ pub fn confirm_symbol_relevance(
                 exists: false,
                 near_names: lookup::near_names(&snapshot, symbol, 5),
                 similarity: 0.0,
-                bound_by: None,
+                held_down: None,
                 files: vec![],
                 verified_names: vec![],
                 unknown_names: vec![],
@@ -184,7 +182,7 @@ pub fn confirm_symbol_relevance(
             exists: true,
             near_names: vec![],
             similarity: verdict.score,
-            bound_by: verdict.bound_by,
+            held_down: verdict.why(),
             files: files_of(&defs),
             verified_names: evidence.verified,
             unknown_names: evidence.unknown,
