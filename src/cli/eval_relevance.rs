@@ -306,6 +306,7 @@ fn score_repo(
                 "features": best.map(|s| s.features().to_vec()),
                 "feature_names": FEATURE_NAMES,
                 "reversed": best.is_some_and(|s| s.reversed),
+                "outscored_by": verdict.outscored_by,
                 "leader_best": judge
                     .best_other_leader(&p.term, &candidates, ground)?
                     .map(|(score, _)| score),
