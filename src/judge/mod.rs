@@ -981,7 +981,7 @@ pub enum Bound {
     /// ([`Signals::about_another_entity`]).
     AnotherEntity,
     /// A definition the project's search puts among the term's best, judged on its own, scores
-    /// clearly higher ([`LEADER_FACT_MARGIN`]).
+    /// higher ([`LEADER_FACT_MARGIN`]).
     OutrankedInProject,
 }
 
@@ -996,7 +996,7 @@ impl Bound {
                 "another definition in the same file matches the request clearly better; check whether that one is what the request names"
             }
             Bound::OutrankedInProject => {
-                "another definition the project's search finds for the request matches it clearly better; check whether that one is what the request names"
+                "another definition the project's search finds for the request matches it better; check whether that one is what the request names"
             }
             Bound::AnotherEntity => {
                 "it belongs to another of the project's entities than the request names, and another definition's name holds more of the request; look for the one that does this to the request's entity"
@@ -1034,7 +1034,7 @@ struct TermGround {
     leaders: Vec<Candidate>,
     /// The leaders' own verdicts, in `leaders` order, judged the first time a symbol for the
     /// term would be a FACT ([`Judge::leader_scores`]).
-    leader_scores: OnceLock<Vec<f32>>,
+    leader_scores: OnceLock<Vec<Option<f32>>>,
     keys: TermKeys,
     rival: f32,
     entities: TermEntities,
@@ -1233,7 +1233,7 @@ pub struct Ground<'g> {
     pub leaders: &'g [Candidate],
     /// Where the leaders' own verdicts are kept once judged ([`Judge::leader_scores`]; none:
     /// judged on each call that needs them).
-    pub leader_scores: Option<&'g OnceLock<Vec<f32>>>,
+    pub leader_scores: Option<&'g OnceLock<Vec<Option<f32>>>>,
     /// The term's words as looked up in the project ([`TermKeys::in_project`]; without a
     /// project, [`TermKeys::of`]).
     pub keys: Option<&'g TermKeys>,
@@ -1359,14 +1359,17 @@ impl<'a> Judge<'a> {
             return Ok(None);
         }
         let judged;
-        let scores = match ground.leader_scores.and_then(OnceLock::get) {
-            Some(kept) => kept,
+        let scores = match ground.leader_scores {
+            Some(cell) => match cell.get() {
+                Some(kept) => kept,
+                None => {
+                    let scores = self.leader_scores(term, ground)?;
+                    cell.get_or_init(|| scores)
+                }
+            },
             None => {
                 judged = self.leader_scores(term, ground)?;
-                match ground.leader_scores {
-                    Some(cell) => cell.get_or_init(|| judged.clone()),
-                    None => &judged,
-                }
+                &judged
             }
         };
         let is_candidate = |l: &Candidate| {
@@ -1378,12 +1381,9 @@ impl<'a> Judge<'a> {
             .leaders
             .iter()
             .zip(scores)
-            // A migration's step of the schema shares the feature's words, never its code.
-            .filter(|(l, _)| {
-                !is_candidate(l) && roles::role_of(&l.context.file) == roles::FileRole::Code
-            })
-            .map(|(l, s)| (*s, l))
-            .reduce(|a, b| if b.0 > a.0 { b } else { a }))
+            .filter(|(l, _)| !is_candidate(l))
+            .filter_map(|(l, s)| Some((s.as_ref().copied()?, l)))
+            .max_by(|a, b| a.0.total_cmp(&b.0)))
     }
 
     /// Each of the term's field leaders judged as the agreement judges a claimed symbol, its
@@ -1394,22 +1394,32 @@ impl<'a> Judge<'a> {
     /// of words), judging the leaders with them left 87 unrelated pairs above 0.6 instead of 80
     /// and 61.2 % of the terms at FACT instead of 59.3 % (four wrong FACTs a point, the FACT
     /// line's own rate), while a verdict on a new term took 86 ms instead of 50.
-    fn leader_scores(&self, term: &str, ground: Ground) -> Result<Vec<f32>, RelevanceError> {
-        let leaders: Vec<Candidate> = ground
+    ///
+    /// `None` for a leader outside the project's code, which is not judged: a migration's step
+    /// of the schema shares the feature's words, never its code.
+    fn leader_scores(
+        &self,
+        term: &str,
+        ground: Ground,
+    ) -> Result<Vec<Option<f32>>, RelevanceError> {
+        let in_code = |l: &Candidate| roles::role_of(&l.context.file) == roles::FileRole::Code;
+        let judged: Vec<Candidate> = ground
             .leaders
             .iter()
+            .filter(|l| in_code(l))
             .map(|l| Candidate {
                 siblings: Vec::new(),
                 ..l.clone()
             })
             .collect();
-        Ok(self
-            .signals(term, &leaders, ground)?
+        let mut scores = self.signals(term, &judged, ground)?.into_iter().map(|s| {
+            let described = described_of(std::slice::from_ref(&s));
+            s.bound(agree(described, s.combine())).0
+        });
+        Ok(ground
+            .leaders
             .iter()
-            .map(|s| {
-                let described = described_of(std::slice::from_ref(s));
-                s.bound(agree(described, s.combine())).0
-            })
+            .map(|l| if in_code(l) { scores.next() } else { None })
             .collect())
     }
 
@@ -1894,14 +1904,21 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_symbol_is_measured_against_the_fields_leaders() {
+    /// A scorer that links "login" to `login` and hardly to `load_config`, with the two
+    /// definitions of [`SOURCE`].
+    fn login_and_config() -> (crate::relevance::FakeRelevance, Candidate, Candidate) {
         let fake = crate::relevance::FakeRelevance::new()
             .with("login", "def login", 0.8)
             .with("login", "def load_config", 0.2);
-        let judge = Judge::new(&fake);
         let login = candidate("auth.py", SOURCE, "login");
         let config = candidate("auth.py", SOURCE, "load_config");
+        (fake, login, config)
+    }
+
+    #[test]
+    fn a_symbol_is_measured_against_the_fields_leaders() {
+        let (fake, login, config) = login_and_config();
+        let judge = Judge::new(&fake);
         let leaders = [login.clone()];
         let ground = Ground {
             leaders: &leaders,
@@ -1931,12 +1948,8 @@ mod tests {
 
     #[test]
     fn a_symbol_meets_the_best_leader_that_is_not_itself() {
-        let fake = crate::relevance::FakeRelevance::new()
-            .with("login", "def login", 0.8)
-            .with("login", "def load_config", 0.2);
+        let (fake, login, config) = login_and_config();
         let judge = Judge::new(&fake);
-        let login = candidate("auth.py", SOURCE, "login");
-        let config = candidate("auth.py", SOURCE, "load_config");
         let leaders = [login.clone(), config.clone()];
         let kept = OnceLock::new();
         let ground = Ground {
