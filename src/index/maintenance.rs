@@ -309,6 +309,11 @@ mod tests {
             .unwrap();
     }
 
+    /// How long a test waits for maintenance work. Generous: maintenance runs at the lowest CPU
+    /// priority (SCHED_IDLE), and the tests running beside it on a two-core machine (the model's
+    /// bulk embedding) can hold it off for many seconds; a wait that ends early costs nothing.
+    const BACKGROUND_WAIT: Duration = Duration::from_secs(120);
+
     fn wait_for(what: &str, timeout: Duration, done: impl Fn() -> bool) {
         let deadline = Instant::now() + timeout;
         while !done() {
@@ -326,12 +331,8 @@ mod tests {
             catch_up: Duration::from_secs(3600),
         });
         m.start(store.clone());
-        // At start it maintains whatever is there (nothing yet). Every wait here is generous:
-        // maintenance runs at the lowest CPU priority (SCHED_IDLE), and the tests running beside
-        // it on a two-core machine (the model's bulk embedding) can hold it off for many seconds.
-        wait_for("the start run", Duration::from_secs(120), || {
-            m.runs().0 == 1
-        });
+        // At start it maintains whatever is there (nothing yet).
+        wait_for("the start run", BACKGROUND_WAIT, || m.runs().0 == 1);
 
         let writing = m.writing();
         for i in 0..12 {
@@ -343,7 +344,7 @@ mod tests {
 
         drop(writing);
         let ended = Instant::now();
-        wait_for("the idle run", Duration::from_secs(120), || m.runs().0 == 2);
+        wait_for("the idle run", BACKGROUND_WAIT, || m.runs().0 == 2);
         assert!(
             ended.elapsed() >= Duration::from_millis(400),
             "did not wait for the idle period"
@@ -372,15 +373,14 @@ mod tests {
         }
         assert_eq!(store.forest_layout().unwrap().unindexed_text_rows, Some(10));
         m.start(store.clone());
-        // As generous as above: the fold runs at the lowest CPU priority too.
-        wait_for("a catch-up fold", Duration::from_secs(120), || {
+        wait_for("a catch-up fold", BACKGROUND_WAIT, || {
             store.forest_layout().unwrap().unindexed_text_rows == Some(0)
         });
         assert_eq!(m.runs().0, 0, "a full run while writing");
         assert!(store.forest_layout().unwrap().fragments > 8);
         drop(writing);
         // `finish` skips the idle period: the CLI's way to maintain before it exits.
-        assert!(m.finish(Duration::from_secs(120)));
+        assert!(m.finish(BACKGROUND_WAIT));
         assert_eq!(store.forest_layout().unwrap().fragments, 1);
         m.stop();
     }
