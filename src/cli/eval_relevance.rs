@@ -295,7 +295,7 @@ fn score_repo(
                     "kind": c.context.kind, "lines": c.code.lines().count(),
                     "doc": c.context.doc.is_some(), "members": c.context.members.len(),
                     "callers": c.callers.len(), "siblings": c.siblings.len(),
-                    "file": c.context.file, "scope": c.context.scope,
+                    "file": c.context.file, "line": c.line, "scope": c.context.scope,
                     "text": c.context.text(), "evidence": c.evidence_text(),
                 })
             });
