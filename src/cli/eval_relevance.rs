@@ -40,9 +40,9 @@ pub struct EvalRelevanceArgs {
     /// lexical bridges), whatever the session tools use.
     #[arg(long)]
     pub fitted: bool,
-    /// Write every pair's signals, score and definition shape (kind, lines, doc, callers, the
-    /// texts the model reads) as JSON lines to this file (for fitting the judge on the dev split,
-    /// and trying new signals).
+    /// Write every pair's signals, score and definition shape (kind, lines, doc, callers, its file
+    /// and first line, the texts the model reads) as JSON lines to this file (for fitting the
+    /// judge on the dev split, and trying new signals that read the checkout).
     #[arg(long)]
     pub features: Option<PathBuf>,
     /// Which field the judge reads: `meaning` (the index embedded), `words` (the project's
