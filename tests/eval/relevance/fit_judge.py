@@ -429,16 +429,20 @@ def terms_at_fact(scored):
     return sum(v > 0.6 for v in best.values()) / len(best)
 
 
-def evaluate(rows, cols, names, session=False, trees=True):
+def evaluate(rows, cols, names, session=False, trees=True, training=None):
     """Leave-one-repository-out: AUC and accuracy at 0.3 with thresholds set on the other repos.
     `trees`: whether the fit boosts trees on the linear combination (the judge without the field
-    has none)."""
+    has none). `training(held, others)`, if given, picks the repositories each held one is
+    fitted on from the others (all of them by default)."""
     repos = sorted({r["repo"] for r in rows})
     verdicts, ys, tested = [], [], []
     for held in repos:
+        others = [o for o in repos if o != held]
+        chosen = set(training(held, others) if training else others)
         # The word odds read without the held repository, as everything else the fit learns.
-        train = odds_out_of_fold([r for r in rows if r["repo"] != held], names, (held,))
-        tables = odds_tables([r for r in rows if r["repo"] != held])
+        fitted_on = [r for r in rows if r["repo"] in chosen]
+        train = odds_out_of_fold(fitted_on, names, (held,))
+        tables = odds_tables(fitted_on)
         test = [with_odds(r, tables, names) for r in rows if r["repo"] == held]
         model = fit_calibrated(train, cols, trees)
         z = scores(model, np.array([[r["features"][i] for i in cols] for r in test], dtype=float))

@@ -13,6 +13,8 @@ above a near miss's, and measures the tuned cosine on repositories the tuning di
 - `--stack` adds the out-of-fold tuned cosine as one more column of the words-field fit
   (`fit_judge.evaluate`, each dev repository left out) and prints the session judge's figures
   with and without it;
+- `--train-share F` tunes each fold on a random share F of its training terms (whole terms,
+  with their near misses): how the tuned cosine grows with the labelled data;
 - `--heldout DUMP` tunes one model on all of dev and prints the held-out AUC of both cosines (a
   report, never a choice: nothing here is set by looking at it).
 
@@ -240,6 +242,17 @@ class Tuner:
                          self.t.passages[2][self.t.passage_of[r["passage"]]] for r in rows])
 
 
+def share_of_terms(rows, share, seed):
+    """The rows of a random `share` of the terms (whole terms, so each keeps its near misses):
+    how the tuning grows with its data."""
+    if share >= 1.0:
+        return rows
+    terms = sorted({(r["repo"], r["term"]) for r in rows})
+    kept = set(np.random.default_rng(seed).permutation(len(terms))[:round(share * len(terms))])
+    chosen = {t for i, t in enumerate(terms) if i in kept}
+    return [r for r in rows if (r["repo"], r["term"]) in chosen]
+
+
 def by_language(rows, scores):
     ys = np.array([int(r["relevant"]) for r in rows])
     out = []
@@ -287,12 +300,12 @@ def main():
                      for r in rows])
     stock, tuned = tuner.stock(rows), np.zeros(len(rows))
     for f in range(ARGS.folds):
-        train = [r for r, k in zip(rows, fold) if k != f]
+        train = share_of_terms([r for r, k in zip(rows, fold) if k != f], ARGS.train_share, f)
         test = np.where(fold == f)[0]
         params = tuner.fit(train, seed=f)
         tuned[test] = tuner.cosines(params, [rows[i] for i in test])
         print(f"  fold {f} ({len(set(rows[i]['repo'] for i in test))} repositories, "
-              f"{len(test)} pairs): stock cosine AUC {fj.auc(stock[test], ys[test]):.3f}, "
+              f"{len(test)} pairs, tuned on {len(train)}): stock cosine AUC {fj.auc(stock[test], ys[test]):.3f}, "
               f"tuned {fj.auc(tuned[test], ys[test]):.3f}", flush=True)
     print(f"dev, out of fold: stock cosine AUC {fj.auc(stock, ys):.3f} "
           f"({by_language(rows, stock)}), tuned {fj.auc(tuned, ys):.3f} "
@@ -321,6 +334,8 @@ if __name__ == "__main__":
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--lr", type=float, default=3e-5)
     p.add_argument("--tuned-layers", type=int, default=3)
+    p.add_argument("--train-share", type=float, default=1.0,
+                   help="tune each fold on this share of its training terms (a learning curve)")
     p.add_argument("--stack", action="store_true", help="also the words-field fit with the column")
     p.add_argument("--scores", help="write each dev row's stock and out-of-fold tuned cosine")
     p.add_argument("--wheel", type=Path, default=Path(os.path.expanduser(
