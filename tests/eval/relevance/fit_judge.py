@@ -432,13 +432,13 @@ def terms_at_fact(scored):
 def evaluate(rows, cols, names, session=False, trees=True, training=None):
     """Leave-one-repository-out: AUC and accuracy at 0.3 with thresholds set on the other repos.
     `trees`: whether the fit boosts trees on the linear combination (the judge without the field
-    has none). `training(held, others)`, if given, picks the repositories each held one is
-    fitted on from the others (all of them by default)."""
+    has none). `training(others)`, if given, picks the repositories each held one is fitted on
+    from the others (all of them by default)."""
     repos = sorted({r["repo"] for r in rows})
     verdicts, ys, tested = [], [], []
     for held in repos:
         others = [o for o in repos if o != held]
-        chosen = set(training(held, others) if training else others)
+        chosen = set(training(others) if training else others)
         # The word odds read without the held repository, as everything else the fit learns.
         fitted_on = [r for r in rows if r["repo"] in chosen]
         train = odds_out_of_fold(fitted_on, names, (held,))

@@ -30,22 +30,24 @@ def main():
     args = p.parse_args()
     rows, names = fj.load(args.dump)
     repos = sorted({r["repo"] for r in rows})
+    everyone = len(repos) - 1
     cols = list(range(len(names)))
-    sizes = sorted({int(k) for k in args.sizes.split(",") if 0 < int(k) < len(repos) - 1})
+    sizes = sorted({k for k in map(int, args.sizes.split(",")) if 0 < k < everyone})
     print(f"{len(repos)} dev repositories, {len(rows)} pairs; each scored by a fit on K others "
           "(AUC, accuracy, relevant kept, unrelated rejected, terms at FACT, unrelated > 0.6):",
           flush=True)
-    for k in sizes + [len(repos) - 1]:
-        draws = args.draws if k < len(repos) - 1 else 1
-        for d in range(draws):
-            rng = random.Random(f"{k}/{d}")
+    for k in sizes:
+        for d in range(args.draws):
             # A draw per held repository, from a generator seeded by the size and the draw, so
             # a run can be repeated.
-            pick = (lambda held, others: rng.sample(others, k)) if k < len(repos) - 1 else None
-            figures = fj.evaluate(rows, cols, names, session=True, trees=False, training=pick)
-            print("  K=%-3d draw %d   %.3f %.3f %.3f %.3f %.3f %d" % ((k, d) + figures),
-                  flush=True)
+            rng = random.Random(f"{k}/{d}")
+            report(k, d, fj.evaluate(rows, cols, names, session=True, trees=False,
+                                     training=lambda others: rng.sample(others, k)))
+    report(everyone, 0, fj.evaluate(rows, cols, names, session=True, trees=False))
 
+
+def report(k, draw, figures):
+    print("  K=%-3d draw %d   %.3f %.3f %.3f %.3f %.3f %d" % ((k, draw) + figures), flush=True)
 
 if __name__ == "__main__":
     main()

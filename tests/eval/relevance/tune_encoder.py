@@ -249,8 +249,8 @@ def share_of_terms(rows, share, seed):
     if share >= 1.0:
         return rows
     terms = sorted({(r["repo"], r["term"]) for r in rows})
-    kept = set(np.random.default_rng(seed).permutation(len(terms))[:round(share * len(terms))])
-    chosen = {t for i, t in enumerate(terms) if i in kept}
+    order = np.random.default_rng(seed).permutation(len(terms))
+    chosen = {terms[i] for i in order[:round(share * len(terms))]}
     return [r for r in rows if (r["repo"], r["term"]) in chosen]
 
 
@@ -272,8 +272,8 @@ def stack(rows, tuned, baseline=True):
     names = fitted[0][0]["feature_names"]
     print("session judge, words field, each dev repository left out "
           "(AUC, accuracy, relevant kept, unrelated rejected, terms at FACT, unrelated > 0.6):")
-    for label, extra in ((("without the tuned cosine", False),) if baseline else ()) + (
-            ("with it", True),):
+    variants = [("without the tuned cosine", False)] if baseline else []
+    for label, extra in variants + [("with it", True)]:
         nm = names + (["tuned_cosine"] if extra else [])
         rs = [dict(r, features=list(r["features"]) + ([c] if extra else []), feature_names=nm)
               for r, c in fitted]
@@ -316,13 +316,13 @@ def main():
         print(f"dev, out of fold, tuned on {share:g} of each fold's training terms: stock cosine "
               f"AUC {fj.auc(stock, ys):.3f} ({by_language(rows, stock)}), tuned "
               f"{fj.auc(tuned, ys):.3f} ({by_language(rows, tuned)})", flush=True)
-        if ARGS.scores:
-            with open(ARGS.scores, "w", encoding="utf-8") as f:
-                for r, s, t in zip(rows, stock, tuned):
-                    f.write(json.dumps({"key": r["key"], "stock": float(s), "tuned": float(t)},
-                                       ensure_ascii=False) + "\n")
         if ARGS.stack:
             stack(rows, tuned, baseline=n == 0)
+    if ARGS.scores:
+        with open(ARGS.scores, "w", encoding="utf-8") as f:
+            for r, s, t in zip(rows, stock, tuned):
+                f.write(json.dumps({"key": r["key"], "stock": float(s), "tuned": float(t)},
+                                   ensure_ascii=False) + "\n")
     if held:
         params = tuner.fit(rows, seed=ARGS.folds)
         hy = np.array([int(r["relevant"]) for r in held])
