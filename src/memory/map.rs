@@ -40,6 +40,9 @@ pub struct MapHit {
     pub files: Vec<String>,
     /// Calibrated relevance of the request to this agreement.
     pub score: f32,
+    /// The agreement's own strength: the relevance of its term and symbol when the session
+    /// established it.
+    pub similarity: f32,
 }
 
 /// The map collection: upsert on success, search at session start.
@@ -129,6 +132,7 @@ impl MapStore for JsonMapStore {
                 symbols: entry.symbols,
                 files: entry.files,
                 score,
+                similarity: entry.similarity,
             });
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));

@@ -168,6 +168,7 @@ impl MapStore for SemanticIndex {
                 symbols: a.symbols,
                 files: a.files,
                 score,
+                similarity: a.similarity as f32,
             })
             .collect())
     }

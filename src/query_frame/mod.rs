@@ -137,8 +137,12 @@ pub struct SlotValue {
 pub enum MappingStatus {
     /// Named by the agent, scored by the server, not yet confirmed with code evidence.
     Proposed,
-    /// Confirmed with code evidence at calibrated relevance ≥ 0.3.
+    /// Confirmed with code evidence at calibrated relevance ≥ 0.3 (`confirm_symbol_relevance`).
     Confirmed,
+    /// A hypothesis verified in VERIFICATION: evidence found in its code, code the session read,
+    /// and a link to the request the server judged (≥ 0.3, and tied to what the request is
+    /// about when below 0.6).
+    Verified,
     /// Rejected: relevance < 0.3, or evidence that names nothing in the symbol's code.
     Rejected,
 }

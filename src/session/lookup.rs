@@ -50,6 +50,24 @@ pub fn find_symbol(snapshot: &Snapshot, name: &str) -> Vec<SymbolDef> {
     found
 }
 
+/// The classes and callables defined in `file` (at most `limit`, in line order): what a
+/// hypothesis about a whole file is judged by.
+pub fn defs_in_file(snapshot: &Snapshot, file: &str, limit: usize) -> Vec<SymbolDef> {
+    snapshot.files.get(file).map_or_else(Vec::new, |entry| {
+        entry
+            .symbols
+            .symbols
+            .iter()
+            .filter(|s| s.kind.is_callable() || s.kind.as_str() == "class")
+            .take(limit)
+            .map(|s| SymbolDef {
+                file: file.to_string(),
+                symbol: s.clone(),
+            })
+            .collect()
+    })
+}
+
 /// The definitions among `defs` that lie in `files` (files, or directories ending in `/`, as the
 /// agent reported reading them), or all of `defs` when none does. A name with several
 /// definitions (`init`, `index`, `create_user`) means the one the agent read: judging the best
@@ -275,7 +293,7 @@ pub fn evidence_terms(evidence: &str) -> (Vec<String>, Vec<String>) {
 }
 
 /// Whether `ident` occurs in `code` as a whole identifier.
-fn contains_identifier(code: &str, ident: &str) -> bool {
+pub fn contains_identifier(code: &str, ident: &str) -> bool {
     crate::lexical::whole_word_starts(code, ident, crate::lexical::is_word_char)
         .next()
         .is_some()

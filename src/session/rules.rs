@@ -228,12 +228,9 @@ fn reasons_for(requirement: &str) -> &'static [&'static str] {
     }
 }
 
-/// Seed 000 `validate_semantic_reason`: the reason must be a known one and fit at least one
-/// missing requirement. Returns the reasons that would fit when it does not.
-pub fn validate_semantic_reason(
-    reason: &str,
-    missing: &[MissingRequirement],
-) -> Result<(), Vec<&'static str>> {
+/// The `semantic_reason` values that fit `missing` (every reason when nothing is missing), in
+/// a stable order: what `submit_understanding` tells the agent to send.
+pub fn accepted_semantic_reasons(missing: &[MissingRequirement]) -> Vec<&'static str> {
     let fitting: BTreeSet<&'static str> = if missing.is_empty() {
         SEMANTIC_REASONS.iter().copied().collect()
     } else {
@@ -242,15 +239,25 @@ pub fn validate_semantic_reason(
             .flat_map(|m| reasons_for(&m.requirement).iter().copied())
             .collect()
     };
-    if fitting.contains(reason.trim()) {
+    fitting.into_iter().collect()
+}
+
+/// Seed 000 `validate_semantic_reason`: the reason must be a known one and fit at least one
+/// missing requirement. Returns the reasons that would fit when it does not.
+pub fn validate_semantic_reason(
+    reason: &str,
+    missing: &[MissingRequirement],
+) -> Result<(), Vec<&'static str>> {
+    let fitting = accepted_semantic_reasons(missing);
+    if fitting.contains(&reason.trim()) {
         Ok(())
     } else {
-        Err(fitting.into_iter().collect())
+        Err(fitting)
     }
 }
 
 /// Seed 003's 3-tier rule on a calibrated similarity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Tier {
     /// > 0.6: approved as FACT.
@@ -261,7 +268,12 @@ pub enum Tier {
     Rejected,
 }
 
+/// The tier of a calibrated similarity, decided at the precision the agent is shown (three
+/// decimals): a score reported as 0.600 is on the FACT line and so gray, whatever float noise
+/// lies beyond the third decimal; one reported as 0.300 is gray, not rejected. The same score
+/// therefore always gets the same tier, in every tool and on every path.
 pub fn three_tier(similarity: f32) -> Tier {
+    let similarity = (similarity * 1000.0).round() / 1000.0;
     if similarity > FACT_THRESHOLD {
         Tier::Fact
     } else if similarity >= REJECT_THRESHOLD {
@@ -468,6 +480,12 @@ mod tests {
             (0.3, Tier::GrayZone),
             (0.29, Tier::Rejected),
             (0.0, Tier::Rejected),
+            // On the line: decided at the three decimals the agent sees.
+            (0.600_000_1, Tier::GrayZone),
+            (0.600_4, Tier::GrayZone),
+            (0.600_6, Tier::Fact),
+            (0.299_9, Tier::GrayZone),
+            (0.299_4, Tier::Rejected),
         ];
         for (s, want) in cases {
             assert_eq!(three_tier(s), want, "{s}");

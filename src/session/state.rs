@@ -6,8 +6,8 @@
 //! is appended to `history` with its reason; `revert_to_exploration` goes back from anywhere.
 
 use super::rules::{
-    Confidence, ExplorationCounts, MissingRequirement, Tier, evaluate_exploration, three_tier,
-    validate_semantic_reason,
+    Confidence, ExplorationCounts, MissingRequirement, Tier, accepted_semantic_reasons,
+    evaluate_exploration, three_tier, validate_semantic_reason,
 };
 use super::write_gate::{WriteDecision, validate_write_target};
 use crate::memory::Outcome;
@@ -100,6 +100,22 @@ pub struct Hypothesis {
     pub source: SlotSource,
     pub status: HypothesisStatus,
     pub evidence: Option<String>,
+    /// The judge's calibrated relevance of the symbol (for a file: of its best definition) to
+    /// the target feature, when it could judge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
+    /// The tier of `similarity`: a REJECTED hypothesis cannot be confirmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    /// Why the judge held the score down, when a rule did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// Once confirmed: the files it stands for (its file, or its symbol's definitions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// Once confirmed: how it connects to the request (the judge, a call, the evidence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection: Option<String>,
 }
 
 impl Hypothesis {
@@ -126,8 +142,10 @@ struct Verified {
     refused: Vec<RefusedResult>,
     /// Files of the confirmed hypotheses and of the symbols their evidence named.
     confirmed_files: Vec<String>,
-    /// Confirmed symbols with the similarity their check gave.
-    confirmed_symbols: Vec<(String, Option<f32>)>,
+    /// Confirmed symbols with the similarity their check gave and the evidence they rest on.
+    confirmed_symbols: Vec<(String, Option<f32>, SlotEvidence)>,
+    /// A hypothesis in the gray zone was confirmed: the session's risk becomes HIGH.
+    gray_confirmed: bool,
 }
 
 impl SemanticResult {
@@ -152,13 +170,15 @@ impl SemanticResult {
         ))
     }
 
-    /// Marks each named hypothesis confirmed (only with evidence the server found in the code)
-    /// or rejected.
-    fn apply(&mut self, results: &[VerificationInput]) -> Verified {
+    /// Marks each named hypothesis confirmed or rejected. A confirmation holds only when the
+    /// server finds it true ([`VerificationInput::refusal`]); otherwise the hypothesis stays open
+    /// and the refusal says what is missing and which tool finds it.
+    fn apply(&mut self, results: &[VerificationInput], term: Option<&str>) -> Verified {
         let mut verified = Verified {
             refused: Vec::new(),
             confirmed_files: Vec::new(),
             confirmed_symbols: Vec::new(),
+            gray_confirmed: false,
         };
         for r in results {
             let Some(h) = self
@@ -173,34 +193,36 @@ impl SemanticResult {
                 h.evidence = Some(r.evidence.clone());
                 continue;
             }
-            if r.evidence.trim().is_empty() || !r.evidence_ok {
+            if let Some(reason) = r.refusal(h, term) {
                 verified.refused.push(RefusedResult {
                     hypothesis: h.id.clone(),
-                    reason: if r.evidence.trim().is_empty() {
-                        "a confirmation needs evidence".to_string()
-                    } else {
-                        format!(
-                            "the evidence names nothing found in {}'s code or among the names of what calls it",
-                            h.symbol
-                                .as_deref()
-                                .or(h.file.as_deref())
-                                .unwrap_or("the hypothesis")
-                        )
-                    },
+                    reason,
                 });
                 continue;
             }
             h.status = HypothesisStatus::Confirmed;
             h.source = SlotSource::Fact;
             h.evidence = Some(r.evidence.clone());
-            verified.confirmed_files.extend(h.file.iter().cloned());
-            verified
-                .confirmed_files
-                .extend(r.symbol_files.iter().cloned());
+            h.similarity = r.similarity.or(h.similarity);
+            h.tier = h.similarity.map(three_tier);
+            h.connection = r.connection.clone();
+            let mut files: Vec<String> = h.file.iter().cloned().collect();
+            files.extend(r.symbol_files.iter().cloned());
+            files.sort();
+            files.dedup();
+            h.files = files.clone();
+            verified.gray_confirmed |= h.tier == Some(Tier::GrayZone);
+            verified.confirmed_files.extend(files.iter().cloned());
             if let Some(symbol) = &h.symbol {
-                verified
-                    .confirmed_symbols
-                    .push((symbol.clone(), r.similarity));
+                verified.confirmed_symbols.push((
+                    symbol.clone(),
+                    h.similarity,
+                    SlotEvidence {
+                        code_evidence: r.evidence.clone(),
+                        verified_names: r.verified_names.clone(),
+                        files,
+                    },
+                ));
             }
         }
         verified
@@ -272,6 +294,10 @@ pub struct SessionState {
     pub shortcircuit: ShortcircuitHint,
     pub history: Vec<PhaseChange>,
     pub outcome: Option<Outcome>,
+    /// What READY still needs, as last evaluated (by `submit_understanding` or
+    /// `submit_verification`); `submit_semantic`'s reason must fit it.
+    #[serde(default)]
+    pub missing_requirements: Vec<MissingRequirement>,
 }
 
 /// `submit_understanding`'s answer.
@@ -282,6 +308,9 @@ pub struct UnderstandingOutcome {
     pub confidence: Confidence,
     /// What the exploration lacked (empty when READY).
     pub missing_requirements: Vec<MissingRequirement>,
+    /// In SEMANTIC: the `semantic_reason` values `submit_semantic` accepts for what is missing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub accepted_semantic_reasons: Vec<String>,
     /// Each symbol's calibrated relevance to target_feature and its files.
     pub symbols_with_confidence: Vec<SymbolScore>,
     /// Symbols clearly related to target_feature (> 0.6).
@@ -317,8 +346,16 @@ pub struct VerificationOutcome {
     pub confirmed: Vec<String>,
     pub rejected: Vec<String>,
     pub open: Vec<String>,
-    /// Results refused (a confirmation without evidence from the code); they stay open.
+    /// Results refused (a confirmation the server did not find true: no evidence from the
+    /// code, a hypothesis judged unrelated, code never read, nothing tying a gray one to the
+    /// request); they stay open, each with what is missing and the tool that finds it.
     pub refused: Vec<RefusedResult>,
+    /// When every hypothesis is settled but READY still needs more (the session is back in
+    /// SEMANTIC): what, and the `semantic_reason` values that fit it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing_requirements: Vec<MissingRequirement>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub accepted_semantic_reasons: Vec<String>,
     pub explored_files: BTreeSet<String>,
     pub next_step: String,
 }
@@ -409,6 +446,28 @@ impl UnderstandingReport {
     }
 }
 
+/// How the server came to hold a link between the request's term and a symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Establishment {
+    /// A hypothesis verified with evidence from code the session read.
+    Verified,
+    /// Confirmed at FACT with code evidence (`confirm_symbol_relevance`).
+    Confirmed,
+    /// Put at FACT by the judge when the exploration was submitted.
+    Judged,
+}
+
+/// One link a successful session teaches ([`SessionState::judged_links`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgedLink {
+    pub symbol: String,
+    pub similarity: f32,
+    pub code_evidence: String,
+    pub files: Vec<String>,
+    pub how: Establishment,
+}
+
 /// The facts gathered for one symbol of `confirm_symbol_relevance`.
 #[derive(Debug, Clone)]
 pub struct SymbolCheck {
@@ -443,25 +502,101 @@ pub struct ConfirmResult {
     pub verified_names: Vec<String>,
 }
 
-/// One hypothesis as `submit_semantic` receives it (after reference checks).
-#[derive(Debug, Clone)]
+/// One hypothesis as `submit_semantic` receives it (after reference checks), with the judge's
+/// verdict on it.
+#[derive(Debug, Clone, Default)]
 pub struct HypothesisInput {
     pub symbol: Option<String>,
     pub file: Option<String>,
     pub reason: String,
+    /// Calibrated relevance to the target feature (`None`: no target feature or no model).
+    pub similarity: Option<f32>,
+    pub why: Option<String>,
 }
 
-/// One verification result with the service's evidence check.
-#[derive(Debug, Clone)]
+/// One verification result with the facts the service gathered for it.
+#[derive(Debug, Clone, Default)]
 pub struct VerificationInput {
     pub hypothesis: String,
     pub confirmed: bool,
     pub evidence: String,
-    /// For a confirmed symbol hypothesis: whether the evidence names something in its code or
-    /// among the names of its callers, and the symbol's files and relevance.
+    /// For a confirmation: whether the evidence names something in the hypothesis's code (for a
+    /// symbol, also among the names of its callers), and the names it found there.
     pub evidence_ok: bool,
+    pub verified_names: Vec<String>,
+    /// The symbol's files.
     pub symbol_files: Vec<String>,
+    /// The judge's calibrated relevance to the target feature now (`None`: it could not judge),
+    /// and why a rule held it down.
     pub similarity: Option<f32>,
+    pub why: Option<String>,
+    /// Whether the session's own calls read the hypothesis's code (definitions, the function
+    /// at a line, the file), as the server recorded them.
+    pub read: bool,
+    /// How the hypothesis ties to what the request is about, when the server found a way: it
+    /// calls or is called by a symbol judged FACT or ranked first for the term by the project's
+    /// search, or the evidence names such a symbol.
+    pub connection: Option<String>,
+    /// The symbols the request is about that the connection was looked for among (for the
+    /// refusal's text).
+    pub anchors: Vec<String>,
+}
+
+impl VerificationInput {
+    /// Why a confirmation of `h` does not hold, in the words the agent needs to fix it; `None`
+    /// when it holds. In order: evidence given, the judge's tier, code read, evidence found in
+    /// the code, and (in the gray zone) a tie to the request.
+    fn refusal(&self, h: &Hypothesis, term: Option<&str>) -> Option<String> {
+        let what = h
+            .symbol
+            .as_deref()
+            .or(h.file.as_deref())
+            .unwrap_or("the hypothesis");
+        let term = term.unwrap_or("the target feature");
+        let similarity = self.similarity.or(h.similarity);
+        let held = self
+            .why
+            .as_ref()
+            .or(h.why.as_ref())
+            .map(|w| format!(", {w}"))
+            .unwrap_or_default();
+        if self.evidence.trim().is_empty() {
+            return Some(format!(
+                "a confirmation needs evidence: name a call, field, method or comment of {what}'s code (get_function_at_line or find_definitions shows it)"
+            ));
+        }
+        if let Some(s) = similarity
+            && three_tier(s) == Tier::Rejected
+        {
+            return Some(format!(
+                "the server judges {what} unrelated to '{term}' (calibrated similarity {s:.3} < 0.3{held}): it cannot be confirmed. Mark it rejected and look for the code of '{term}' with semantic_search (collection \"forest\") or search_text, then submit_semantic with that"
+            ));
+        }
+        if !self.read {
+            return Some(format!(
+                "this session never read {what}'s code: read it (get_function_at_line, find_definitions, or get_symbols on its file), then confirm with what it shows"
+            ));
+        }
+        if !self.evidence_ok {
+            return Some(format!(
+                "the evidence names nothing found in {what}'s code or among the names of what calls it: cite its calls, fields, methods or comments (get_function_at_line shows them)"
+            ));
+        }
+        if let Some(s) = similarity
+            && three_tier(s) == Tier::GrayZone
+            && self.connection.is_none()
+        {
+            let anchors = if self.anchors.is_empty() {
+                "nothing in this session is judged clearly related to it yet".to_string()
+            } else {
+                format!("the code it is about: {}", self.anchors.join(", "))
+            };
+            return Some(format!(
+                "{what} is in the gray zone for '{term}' ({s:.3}{held}) and nothing ties it to the request: it neither calls nor is called by {anchors}, and the evidence names none of them. find_references on {what} shows what calls it; cite the caller or callee that serves '{term}', or reject it"
+            ));
+        }
+        None
+    }
 }
 
 impl SessionState {
@@ -498,6 +633,7 @@ impl SessionState {
                 reason: "start_session".into(),
             }],
             outcome: None,
+            missing_requirements: Vec::new(),
         }
     }
 
@@ -554,27 +690,8 @@ impl SessionState {
     ) -> Result<UnderstandingOutcome, Refusal> {
         self.require("submit_understanding", &[Phase::Exploration])?;
         report.check_against_code()?;
-        let counts = ExplorationCounts {
-            symbols: report.symbols_identified.len(),
-            entry_points: report.entry_points.len(),
-            files: report.files_analyzed.len(),
-            patterns: report.patterns.len(),
-        };
-        let hinted: BTreeSet<&String> = self.shortcircuit.symbols.iter().collect();
-        let shortcircuit_verified =
-            self.shortcircuit.found && report.symbols_identified.iter().any(|s| hinted.contains(s));
-        let (mut confidence, mut missing) = evaluate_exploration(
-            self.intent,
-            &counts,
-            &report.tools_used,
-            self.risk_level,
-            shortcircuit_verified,
-        );
         let mut warnings: Vec<String> = Vec::new();
-        if let Some(relevance) = self.relevance_requirement(&report, &mut warnings) {
-            missing.push(relevance);
-            confidence = Confidence::Low;
-        }
+        self.relevance_warnings(&report, &mut warnings);
         for score in &report.symbol_scores {
             if self.query_frame.mapped(&score.symbol).is_none() {
                 self.query_frame.upsert_mapped(MappedSymbol {
@@ -590,93 +707,193 @@ impl SessionState {
             .extend(report.files_analyzed.iter().cloned());
         self.explored_files
             .extend(report.call_files.iter().cloned());
-        let tools_used: Vec<String> = report.tools_used.iter().cloned().collect();
-        let high_confidence: Vec<&str> = report
+        let high_confidence: Vec<String> = report
             .symbol_scores
             .iter()
             .filter(|s| s.similarity.is_some_and(|v| three_tier(v) == Tier::Fact))
-            .map(|s| s.symbol.as_str())
+            .map(|s| s.symbol.clone())
             .collect();
-        let high_confidence: Vec<String> = high_confidence.into_iter().map(String::from).collect();
         self.exploration = Some(ExplorationResult {
             symbols_identified: report.symbols_identified,
             entry_points: report.entry_points,
             files_analyzed: report.files_analyzed,
             patterns: report.patterns,
-            tools_used,
-            confidence,
-            missing_requirements: missing.clone(),
+            tools_used: report.tools_used.iter().cloned().collect(),
+            confidence: Confidence::Low,
+            missing_requirements: Vec::new(),
             symbol_scores: report.symbol_scores.clone(),
             submitted_at: now.to_string(),
         });
-        let next = if confidence == Confidence::High && missing.is_empty() {
+        let missing = self.ready_requirements(&report.tools_used);
+        let confidence = if missing.is_empty() {
+            Confidence::High
+        } else {
+            Confidence::Low
+        };
+        if let Some(exploration) = self.exploration.as_mut() {
+            exploration.confidence = confidence;
+            exploration.missing_requirements = missing.clone();
+        }
+        self.missing_requirements = missing.clone();
+        let accepted = self.accepted_reasons();
+        let next = if missing.is_empty() {
             self.transition(
                 Phase::Ready,
                 "submit_understanding: exploration sufficient",
                 now,
             );
-            "READY: call validate_symbol_relevance / confirm_symbol_relevance to confirm the symbols with code evidence, check_write_target before each edit, record_outcome when done"
+            "READY: call validate_symbol_relevance / confirm_symbol_relevance to confirm the symbols with code evidence, check_write_target before each edit, record_outcome when done".to_string()
         } else {
             self.transition(
                 Phase::Semantic,
                 "submit_understanding: exploration insufficient",
                 now,
             );
-            "SEMANTIC: search the forest (semantic_search, collection \"forest\"), then submit_semantic with hypotheses and a semantic_reason that fits the missing requirements; or revert_to_exploration and explore more"
+            format!(
+                "SEMANTIC: search the forest (semantic_search, collection \"forest\") for what is missing, read the code of its hits, then submit_semantic with hypotheses ({{symbol or file, reason}}) and semantic_reason set to one of: {}. Or revert_to_exploration and explore more",
+                accepted.join(", ")
+            )
         };
         Ok(UnderstandingOutcome {
             phase: self.phase,
             confidence,
             missing_requirements: missing,
+            accepted_semantic_reasons: if self.phase == Phase::Semantic {
+                accepted
+            } else {
+                Vec::new()
+            },
             symbols_with_confidence: report.symbol_scores,
             high_confidence_symbols: high_confidence,
             explored_files: self.explored_files.clone(),
             warnings,
-            next_step: next.to_string(),
+            next_step: next,
         })
     }
 
-    /// The requirement an exploration misses when none of its symbols is clearly related to the
-    /// request's target feature (the server's calibrated score, not the agent's word); a note in
-    /// `warnings` when that could not be checked.
-    fn relevance_requirement(
-        &self,
-        report: &UnderstandingReport,
-        warnings: &mut Vec<String>,
-    ) -> Option<MissingRequirement> {
-        let target = self.query_frame.target_term();
-        let best = report
-            .symbol_scores
+    /// The `semantic_reason` values `submit_semantic` accepts now.
+    fn accepted_reasons(&self) -> Vec<String> {
+        accepted_semantic_reasons(&self.missing_requirements)
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+
+    /// What READY still needs, whichever path the session took — the one check every route
+    /// to READY passes. The exploration's requirements for the intent, counted over what the
+    /// exploration reported and what verification confirmed since (a confirmed hypothesis adds
+    /// its symbol and its files), with the tools from the server's record; and a link to the
+    /// request the server judged ([`SessionState::relevance_requirement`]).
+    fn ready_requirements(&self, tools_used: &BTreeSet<String>) -> Vec<MissingRequirement> {
+        let exploration = self.exploration.as_ref();
+        let confirmed = self.confirmed_hypotheses();
+        let mut symbols: BTreeSet<&str> = exploration
+            .map(|e| e.symbols_identified.iter().map(String::as_str).collect())
+            .unwrap_or_default();
+        symbols.extend(confirmed.iter().filter_map(|h| h.symbol.as_deref()));
+        let mut files: BTreeSet<&str> = exploration
+            .map(|e| e.files_analyzed.iter().map(String::as_str).collect())
+            .unwrap_or_default();
+        files.extend(
+            confirmed
+                .iter()
+                .flat_map(|h| h.files.iter().map(String::as_str)),
+        );
+        let counts = ExplorationCounts {
+            symbols: symbols.len(),
+            entry_points: exploration.map_or(0, |e| e.entry_points.len()),
+            files: files.len(),
+            patterns: exploration.map_or(0, |e| e.patterns.len()),
+        };
+        let shortcircuit_verified = self.shortcircuit.found
+            && self
+                .shortcircuit
+                .symbols
+                .iter()
+                .any(|s| symbols.contains(s.as_str()));
+        let (_, mut missing) = evaluate_exploration(
+            self.intent,
+            &counts,
+            tools_used,
+            self.risk_level,
+            shortcircuit_verified,
+        );
+        missing.extend(self.relevance_requirement());
+        missing
+    }
+
+    /// The hypotheses verification confirmed, in every round.
+    fn confirmed_hypotheses(&self) -> Vec<&Hypothesis> {
+        self.semantic
             .iter()
-            .filter_map(|s| s.similarity)
-            .fold(None, |acc: Option<f32>, s| {
-                Some(acc.map_or(s, |a| a.max(s)))
-            });
-        match (target, &report.relevance_unavailable) {
+            .flat_map(|s| s.hypotheses.iter())
+            .filter(|h| h.status == HypothesisStatus::Confirmed)
+            .collect()
+    }
+
+    /// The requirement a session misses when nothing links it to the request's target feature
+    /// by the server's judgement: no symbol of the exploration scores FACT (> 0.6), none was
+    /// confirmed at FACT with evidence (`confirm_symbol_relevance`), and no hypothesis was
+    /// verified (which needs a judged score ≥ 0.3 and, below 0.6, a tie to the request). Not
+    /// required where nothing could be judged (no target feature, no model: the session says
+    /// so in its warnings) or for a question.
+    fn relevance_requirement(&self) -> Option<MissingRequirement> {
+        let term = self.query_frame.target_term()?;
+        if self.intent == Intent::Question {
+            return None;
+        }
+        let scores: Vec<f32> = self
+            .exploration
+            .iter()
+            .flat_map(|e| e.symbol_scores.iter().filter_map(|s| s.similarity))
+            .collect();
+        let hypotheses: Vec<&Hypothesis> = self
+            .semantic
+            .iter()
+            .flat_map(|s| s.hypotheses.iter())
+            .collect();
+        if scores.is_empty() && hypotheses.iter().all(|h| h.similarity.is_none()) {
+            return None;
+        }
+        let judged_fact = scores.iter().any(|s| three_tier(*s) == Tier::Fact)
+            || self.query_frame.mapped_symbols.iter().any(|m| {
+                m.status == MappingStatus::Confirmed && three_tier(m.confidence) == Tier::Fact
+            })
+            || hypotheses
+                .iter()
+                .any(|h| h.status == HypothesisStatus::Confirmed && h.similarity.is_some());
+        if judged_fact {
+            return None;
+        }
+        let best = scores
+            .iter()
+            .chain(hypotheses.iter().filter_map(|h| h.similarity.as_ref()))
+            .copied()
+            .fold(0.0f32, f32::max);
+        Some(MissingRequirement {
+            requirement: "symbol_relevance".into(),
+            have: 0,
+            need: 1,
+            message: format!(
+                "nothing is judged related to target_feature '{term}': no identified symbol scores above 0.6 (best calibrated similarity {best:.3}) and no hypothesis was verified"
+            ),
+        })
+    }
+
+    /// Notes in `warnings` when the symbols could not be checked against the request.
+    fn relevance_warnings(&self, report: &UnderstandingReport, warnings: &mut Vec<String>) {
+        match (
+            self.query_frame.target_term(),
+            &report.relevance_unavailable,
+        ) {
             (Some(_), Some(reason)) => warnings.push(format!(
                 "symbol relevance to target_feature was not checked: {reason}"
             )),
-            (Some(term), None)
-                if self.intent != Intent::Question
-                    && !report.symbols_identified.is_empty()
-                    && best.is_none_or(|b| three_tier(b) != Tier::Fact) =>
-            {
-                return Some(MissingRequirement {
-                    requirement: "symbol_relevance".into(),
-                    have: 0,
-                    need: 1,
-                    message: format!(
-                        "no identified symbol is clearly related to target_feature '{term}' (best calibrated similarity {:.2}, needs > 0.6)",
-                        best.unwrap_or(0.0)
-                    ),
-                });
-            }
             (None, _) if matches!(self.intent, Intent::Implement | Intent::Modify) => warnings.push(
                 "target_feature is not set (set_query_frame): symbols could not be checked against the request".into(),
             ),
             _ => {}
         }
-        None
     }
 
     /// `confirm_symbol_relevance`: the 3-tier rule on each symbol, with the evidence check.
@@ -716,7 +933,9 @@ impl SessionState {
         out
     }
 
-    /// `submit_semantic`: records hypotheses and moves to VERIFICATION.
+    /// `submit_semantic`: records hypotheses and moves to VERIFICATION. Hypotheses confirmed in
+    /// an earlier round stay; the new ones continue their numbering. A round whose hypotheses
+    /// the judge all rejects is refused: none of them could be confirmed.
     pub fn submit_semantic(
         &mut self,
         hypotheses: Vec<HypothesisInput>,
@@ -743,11 +962,7 @@ impl SessionState {
                 json!({"invalid_hypotheses": bad}),
             ));
         }
-        let missing = self
-            .exploration
-            .as_ref()
-            .map(|e| e.missing_requirements.clone())
-            .unwrap_or_default();
+        let missing = self.missing_requirements.clone();
         if let Err(fitting) = validate_semantic_reason(semantic_reason, &missing) {
             return Err(Refusal::invalid(
                 format!(
@@ -759,20 +974,72 @@ impl SessionState {
                 }),
             ));
         }
-        let hypotheses: Vec<Hypothesis> = hypotheses
+        let term = self
+            .query_frame
+            .target_term()
+            .unwrap_or("the target feature");
+        let rejected_tier = |h: &HypothesisInput| {
+            h.similarity
+                .is_some_and(|s| three_tier(s) == Tier::Rejected)
+        };
+        if hypotheses.iter().all(rejected_tier) {
+            let judged: Vec<Value> = hypotheses
+                .iter()
+                .map(|h| json!({"symbol": h.symbol, "file": h.file, "similarity": h.similarity, "why": h.why}))
+                .collect();
+            return Err(Refusal::invalid(
+                format!(
+                    "the server judges every hypothesis unrelated to '{term}' (calibrated similarity < 0.3): none of them could be confirmed"
+                ),
+                json!({
+                    "hypotheses": judged,
+                    "next_actions": [
+                        format!("semantic_search (collection \"forest\") for '{term}' and take hypotheses from its hits"),
+                        "find_references on the symbols the request names, to reach the code around them",
+                    ],
+                }),
+            ));
+        }
+        let earlier: Vec<Hypothesis> = self
+            .semantic
+            .take()
+            .map(|s| s.hypotheses)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|h| h.status != HypothesisStatus::Open)
+            .collect();
+        let first = earlier.len();
+        let mut warnings = Vec::new();
+        let added: Vec<Hypothesis> = hypotheses
             .into_iter()
             .enumerate()
-            .map(|(i, h)| Hypothesis {
-                id: format!("H{}", i + 1),
-                symbol: h.symbol,
-                file: h.file,
-                reason: h.reason,
-                source: SlotSource::Hypothesis,
-                status: HypothesisStatus::Open,
-                evidence: None,
+            .map(|(i, h)| {
+                let id = format!("H{}", first + i + 1);
+                let tier = h.similarity.map(three_tier);
+                if tier == Some(Tier::Rejected) {
+                    warnings.push(format!(
+                        "{id} ({}) is judged unrelated to '{term}' ({:.3} < 0.3): it cannot be confirmed; reject it in submit_verification",
+                        h.symbol.as_deref().or(h.file.as_deref()).unwrap_or(""),
+                        h.similarity.unwrap_or(0.0)
+                    ));
+                }
+                Hypothesis {
+                    id,
+                    symbol: h.symbol,
+                    file: h.file,
+                    reason: h.reason,
+                    source: SlotSource::Hypothesis,
+                    status: HypothesisStatus::Open,
+                    evidence: None,
+                    similarity: h.similarity,
+                    tier,
+                    why: h.why,
+                    files: Vec::new(),
+                    connection: None,
+                }
             })
             .collect();
-        for h in &hypotheses {
+        for h in &added {
             if let Some(symbol) = &h.symbol
                 && self.query_frame.mapped(symbol).is_none()
             {
@@ -780,38 +1047,43 @@ impl SessionState {
                     name: symbol.clone(),
                     source: SlotSource::Hypothesis,
                     status: MappingStatus::Proposed,
-                    confidence: 0.5,
+                    confidence: h.similarity.unwrap_or(0.5),
                     evidence: None,
                 });
             }
         }
+        let mut all = earlier;
+        all.extend(added.iter().cloned());
         self.semantic = Some(SemanticResult {
-            hypotheses: hypotheses.clone(),
+            hypotheses: all,
             semantic_reason: semantic_reason.trim().to_string(),
             semantic_search_used,
             submitted_at: now.to_string(),
         });
         self.transition(Phase::Verification, "submit_semantic", now);
-        let mut warnings = Vec::new();
         if !semantic_search_used {
             warnings.push("no semantic_search call was recorded in this session; hypotheses should come from the forest".to_string());
         }
         Ok(SemanticOutcome {
             phase: self.phase,
-            hypotheses,
+            hypotheses: added,
             warnings,
             next_step: Phase::Verification.next_step().to_string(),
         })
     }
 
-    /// `submit_verification`: confirmed hypotheses become FACT, rejected ones are dropped; READY
-    /// only when none is left open.
+    /// `submit_verification`: a confirmation the server finds true makes its hypothesis FACT,
+    /// a rejection drops it. Once none is left open, READY if every requirement of the path is
+    /// met ([`SessionState::ready_requirements`], with the tools of the server's record), else
+    /// back to SEMANTIC with what is still missing.
     pub fn submit_verification(
         &mut self,
         results: Vec<VerificationInput>,
+        tools_used: &BTreeSet<String>,
         now: &str,
     ) -> Result<VerificationOutcome, Refusal> {
         self.require("submit_verification", &[Phase::Verification])?;
+        let term = self.query_frame.target_term().map(String::from);
         let Some(semantic) = self.semantic.as_mut() else {
             return Err(Refusal::invalid(
                 "there are no hypotheses to verify",
@@ -819,7 +1091,7 @@ impl SessionState {
             ));
         };
         semantic.check_named(&results)?;
-        let applied = semantic.apply(&results);
+        let applied = semantic.apply(&results, term.as_deref());
         let open = semantic.ids_with(HypothesisStatus::Open);
         let confirmed = semantic.ids_with(HypothesisStatus::Confirmed);
         let rejected = semantic.ids_with(HypothesisStatus::Rejected);
@@ -833,38 +1105,62 @@ impl SessionState {
             refused,
             confirmed_files,
             confirmed_symbols,
+            gray_confirmed,
         } = applied;
-        for (symbol, similarity) in confirmed_symbols {
+        for (symbol, similarity, evidence) in confirmed_symbols {
             self.query_frame.upsert_mapped(MappedSymbol {
                 name: symbol,
                 source: SlotSource::Fact,
-                status: MappingStatus::Proposed,
+                status: MappingStatus::Verified,
                 confidence: similarity.unwrap_or(0.5),
-                evidence: None,
+                evidence: Some(evidence),
             });
         }
         self.query_frame.mapped_symbols.retain(|m| {
             !(m.source == SlotSource::Hypothesis && rejected_symbols.contains(&m.name))
         });
+        if gray_confirmed {
+            // Seed 003: a gray-zone link raises the session's risk, and with it the quota.
+            self.risk_floor = RiskLevel::High;
+            self.refresh_risk();
+        }
         self.explored_files.extend(confirmed_files);
         self.verification = Some(VerificationResult {
             confirmed: confirmed.clone(),
             rejected: rejected.clone(),
             submitted_at: now.to_string(),
         });
-        let next = if open.is_empty() {
-            self.transition(
-                Phase::Ready,
-                "submit_verification: no hypothesis left open",
-                now,
-            );
-            if confirmed.is_empty() {
-                "READY, but every hypothesis was rejected: consider revert_to_exploration before writing"
-            } else {
-                Phase::Ready.next_step()
-            }
+        let mut missing = Vec::new();
+        let next = if !open.is_empty() {
+            "hypotheses are still open: verify them (each refusal says what is missing) and call submit_verification again, or mark them rejected".to_string()
         } else {
-            "hypotheses are still open: verify them and call submit_verification again"
+            missing = self.ready_requirements(tools_used);
+            self.missing_requirements = missing.clone();
+            if missing.is_empty() {
+                self.transition(
+                    Phase::Ready,
+                    "submit_verification: every requirement met",
+                    now,
+                );
+                Phase::Ready.next_step().to_string()
+            } else {
+                self.transition(
+                    Phase::Semantic,
+                    "submit_verification: READY still needs more",
+                    now,
+                );
+                let needs: Vec<&str> = missing.iter().map(|m| m.message.as_str()).collect();
+                format!(
+                    "not READY yet: {}. Find what is missing (semantic_search, find_references, get_function_at_line) and submit_semantic again with semantic_reason one of: {}; or revert_to_exploration {{\"keep_results\": true}} and submit_understanding with the fuller exploration",
+                    needs.join("; "),
+                    self.accepted_reasons().join(", ")
+                )
+            }
+        };
+        let accepted = if self.phase == Phase::Semantic {
+            self.accepted_reasons()
+        } else {
+            Vec::new()
         };
         Ok(VerificationOutcome {
             phase: self.phase,
@@ -872,8 +1168,10 @@ impl SessionState {
             rejected,
             open,
             refused,
+            missing_requirements: missing,
+            accepted_semantic_reasons: accepted,
             explored_files: self.explored_files.clone(),
-            next_step: next.to_string(),
+            next_step: next,
         })
     }
 
@@ -913,6 +1211,7 @@ impl SessionState {
             self.verification = None;
             self.query_frame.mapped_symbols.clear();
             self.explored_files.clear();
+            self.missing_requirements.clear();
         }
         self.transition(
             Phase::Exploration,
@@ -934,12 +1233,101 @@ impl SessionState {
         self.status = SessionStatus::Closed;
     }
 
-    /// Confirmed mappings: what an agreement is made of.
+    /// Confirmed mappings (`confirm_symbol_relevance`, any approved tier).
     pub fn confirmed_symbols(&self) -> Vec<&MappedSymbol> {
         self.query_frame
             .mapped_symbols
             .iter()
             .filter(|m| m.status == MappingStatus::Confirmed)
+            .collect()
+    }
+
+    /// The links between the request's term and symbols that the server judged relevant, which
+    /// is what a success teaches: hypotheses verified in VERIFICATION (evidence in their code,
+    /// code read, judged ≥ 0.3 and tied to the request), symbols confirmed at FACT with code
+    /// evidence, and the exploration's symbols the judge put at FACT. Each symbol once, in that
+    /// order of strength, the best score first within each. A gray link the agent only
+    /// confirmed (`confirm_symbol_relevance` between 0.3 and 0.6) is not among them: the server
+    /// never found it true.
+    pub fn judged_links(&self) -> Vec<JudgedLink> {
+        let mut links: Vec<JudgedLink> = Vec::new();
+        let mut push = |link: JudgedLink| {
+            if !links.iter().any(|l| l.symbol == link.symbol) {
+                links.push(link);
+            }
+        };
+        let by_kind = |status: MappingStatus, fact_only: bool, how: Establishment| {
+            let mut found: Vec<&MappedSymbol> = self
+                .query_frame
+                .mapped_symbols
+                .iter()
+                .filter(|m| m.status == status && m.evidence.is_some())
+                .filter(|m| !fact_only || three_tier(m.confidence) == Tier::Fact)
+                .collect();
+            found.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+            found
+                .into_iter()
+                .map(|m| {
+                    let evidence = m.evidence.clone().unwrap_or_else(|| SlotEvidence {
+                        code_evidence: String::new(),
+                        verified_names: Vec::new(),
+                        files: Vec::new(),
+                    });
+                    JudgedLink {
+                        symbol: m.name.clone(),
+                        similarity: m.confidence,
+                        code_evidence: evidence.code_evidence,
+                        files: evidence.files,
+                        how,
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        let verified = by_kind(MappingStatus::Verified, false, Establishment::Verified);
+        let confirmed = by_kind(MappingStatus::Confirmed, true, Establishment::Confirmed);
+        verified.into_iter().chain(confirmed).for_each(&mut push);
+        let rejected: BTreeSet<&str> = self
+            .query_frame
+            .mapped_symbols
+            .iter()
+            .filter(|m| m.status == MappingStatus::Rejected)
+            .map(|m| m.name.as_str())
+            .collect();
+        let mut judged: Vec<&SymbolScore> = self
+            .exploration
+            .iter()
+            .flat_map(|e| e.symbol_scores.iter())
+            .filter(|s| s.similarity.is_some_and(|v| three_tier(v) == Tier::Fact))
+            .filter(|s| !rejected.contains(s.symbol.as_str()))
+            .collect();
+        judged.sort_by(|a, b| {
+            b.similarity
+                .unwrap_or(0.0)
+                .total_cmp(&a.similarity.unwrap_or(0.0))
+        });
+        for score in judged {
+            let similarity = score.similarity.unwrap_or(0.0);
+            push(JudgedLink {
+                symbol: score.symbol.clone(),
+                similarity,
+                code_evidence: format!(
+                    "Judged FACT ({similarity:.3}) by the server when the exploration was submitted; defined in {}.",
+                    score.files.join(", ")
+                ),
+                files: score.files.clone(),
+                how: Establishment::Judged,
+            });
+        }
+        links
+    }
+
+    /// Symbols the agent confirmed only in the gray zone: not taught.
+    pub fn gray_only_confirmations(&self) -> Vec<&str> {
+        let taught: BTreeSet<String> = self.judged_links().into_iter().map(|l| l.symbol).collect();
+        self.confirmed_symbols()
+            .into_iter()
+            .filter(|m| three_tier(m.confidence) != Tier::Fact && !taught.contains(&m.name))
+            .map(|m| m.name.as_str())
             .collect()
     }
 }
@@ -1269,11 +1657,44 @@ mod tests {
         assert!(s.query_frame.mapped("AuthServise").is_none());
     }
 
+    fn hypothesis(symbol: &str, similarity: f32) -> HypothesisInput {
+        HypothesisInput {
+            symbol: Some(symbol.into()),
+            reason: "semantic_search ranked it first".into(),
+            similarity: Some(similarity),
+            ..HypothesisInput::default()
+        }
+    }
+
+    /// A confirmation whose facts all hold: evidence in the code, the code read, tied to the
+    /// request; each test takes one away.
+    fn confirm(h: &str, similarity: f32, file: &str) -> VerificationInput {
+        VerificationInput {
+            hypothesis: h.into(),
+            confirmed: true,
+            evidence: "login() calls is_limited()".into(),
+            evidence_ok: true,
+            verified_names: vec!["is_limited".into()],
+            symbol_files: vec![file.into()],
+            similarity: Some(similarity),
+            read: true,
+            connection: Some("called by login".into()),
+            ..VerificationInput::default()
+        }
+    }
+
+    fn tool_set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
     fn semantic_then_verification_then_ready() {
         let mut s = session(Intent::Modify);
-        s.submit_understanding(report(&[("AuthService", 0.8)], BOTH), NOW)
-            .unwrap();
+        s.submit_understanding(
+            report(&[("AuthService", 0.8), ("UserRepository", 0.4)], BOTH),
+            NOW,
+        )
+        .unwrap();
         assert_eq!(s.phase, Phase::Semantic);
         // Write and exploration-only operations are refused here.
         assert!(s.add_explored_files(vec!["x.py".into()]).is_err());
@@ -1281,15 +1702,12 @@ mod tests {
         // A reason that does not fit the missing requirements is refused.
         let hyps = || {
             vec![
+                hypothesis("RateLimiter", 0.7),
                 HypothesisInput {
-                    symbol: Some("RateLimiter".into()),
-                    file: None,
-                    reason: "throttles logins".into(),
-                },
-                HypothesisInput {
-                    symbol: None,
                     file: Some("src/api/deps.py".into()),
                     reason: "wires auth".into(),
+                    similarity: Some(0.35),
+                    ..HypothesisInput::default()
                 },
             ]
         };
@@ -1304,47 +1722,53 @@ mod tests {
         s.submit_semantic(hyps(), "no_definition_found", true, NOW)
             .unwrap();
         assert_eq!(s.phase, Phase::Verification);
-
-        let input = |h: &str, confirmed: bool, evidence: &str, ok: bool| VerificationInput {
-            hypothesis: h.into(),
-            confirmed,
-            evidence: evidence.into(),
-            evidence_ok: ok,
-            symbol_files: vec!["src/services/rate_limiter.py".into()],
-            similarity: Some(0.5),
-        };
+        let file = "src/services/rate_limiter.py";
         // Unknown reference → refused, nothing changes.
         assert!(
-            s.submit_verification(vec![input("H9", true, "x", true)], NOW)
+            s.submit_verification(vec![confirm("H9", 0.7, file)], BOTH_SET(), NOW)
                 .is_err()
         );
         // Evidence that names nothing in the code leaves the hypothesis open.
         let out = s
-            .submit_verification(vec![input("RateLimiter", true, "it is used", false)], NOW)
+            .submit_verification(
+                vec![VerificationInput {
+                    evidence_ok: false,
+                    ..confirm("RateLimiter", 0.7, file)
+                }],
+                BOTH_SET(),
+                NOW,
+            )
             .unwrap();
         assert_eq!(s.phase, Phase::Verification);
         assert_eq!(out.open.len(), 2);
+        assert!(
+            out.refused[0].reason.contains("get_function_at_line"),
+            "{out:?}"
+        );
         let out = s
             .submit_verification(
                 vec![
-                    input("H1", true, "login() calls is_limited()", true),
-                    input("src/api/deps.py", false, "unrelated", true),
+                    confirm("H1", 0.7, file),
+                    VerificationInput {
+                        confirmed: false,
+                        evidence: "unrelated".into(),
+                        ..confirm("src/api/deps.py", 0.35, "src/api/deps.py")
+                    },
                 ],
+                BOTH_SET(),
                 NOW,
             )
             .unwrap();
         assert_eq!(s.phase, Phase::Ready, "{out:?}");
         assert_eq!(out.confirmed, ["H1"]);
         assert_eq!(out.rejected, ["H2"]);
-        assert!(s.explored_files.contains("src/services/rate_limiter.py"));
+        assert!(s.explored_files.contains(file));
+        let mapped = s.query_frame.mapped("RateLimiter").unwrap();
         assert_eq!(
-            s.query_frame.mapped("RateLimiter").unwrap().source,
-            SlotSource::Fact
+            (mapped.source, mapped.status),
+            (SlotSource::Fact, MappingStatus::Verified)
         );
-        assert!(
-            s.check_write("src/services/rate_limiter.py", true, false)
-                .allowed
-        );
+        assert!(s.check_write(file, true, false).allowed);
         // History records every step.
         let phases: Vec<Phase> = s.history.iter().map(|h| h.to).collect();
         assert_eq!(
@@ -1356,6 +1780,236 @@ mod tests {
                 Phase::Ready
             ]
         );
+    }
+
+    #[allow(non_snake_case)]
+    fn BOTH_SET() -> &'static BTreeSet<String> {
+        static SET: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
+        SET.get_or_init(|| tool_set(BOTH))
+    }
+
+    /// The red-team case: an exploration of unrelated code cannot reach READY by
+    /// asserting hypotheses about it.
+    #[test]
+    fn unrelated_code_does_not_reach_ready_by_assertion() {
+        let mut s = session(Intent::Modify);
+        let out = s
+            .submit_understanding(
+                report(&[("create_item", 0.19), ("ItemCreate", 0.2)], BOTH),
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(s.phase, Phase::Semantic);
+        assert!(
+            out.accepted_semantic_reasons
+                .contains(&"no_definition_found".to_string()),
+            "{out:?}"
+        );
+        assert!(out.next_step.contains("no_definition_found"), "{out:?}");
+        // A round of hypotheses the judge rejects is refused outright.
+        match s.submit_semantic(
+            vec![hypothesis("create_item", 0.19)],
+            "no_definition_found",
+            true,
+            NOW,
+        ) {
+            Err(Refusal::Invalid { message, details }) => {
+                assert!(message.contains("unrelated"), "{message}");
+                assert!(
+                    details["next_actions"][0]
+                        .as_str()
+                        .unwrap()
+                        .contains("semantic_search")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(s.phase, Phase::Semantic);
+        // Mixed with a gray one, it is recorded, but its confirmation is refused.
+        let out = s
+            .submit_semantic(
+                vec![
+                    hypothesis("create_item", 0.19),
+                    hypothesis("Settings", 0.31),
+                ],
+                "no_definition_found",
+                true,
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(out.hypotheses[0].tier, Some(Tier::Rejected));
+        assert!(out.warnings[0].contains("cannot be confirmed"), "{out:?}");
+        let out = s
+            .submit_verification(
+                vec![
+                    confirm("H1", 0.19, "backend/app/crud.py"),
+                    // Gray, read, evidence in its code, but nothing ties it to the request.
+                    VerificationInput {
+                        connection: None,
+                        anchors: vec!["login_access_token".into()],
+                        ..confirm("H2", 0.31, "backend/app/core/config.py")
+                    },
+                ],
+                BOTH_SET(),
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(out.confirmed, Vec::<String>::new());
+        assert_eq!(out.open, ["H1", "H2"]);
+        assert!(out.refused[0].reason.contains("< 0.3"), "{out:?}");
+        assert!(out.refused[1].reason.contains("find_references"), "{out:?}");
+        assert!(
+            out.refused[1].reason.contains("login_access_token"),
+            "{out:?}"
+        );
+        // Code never read: refused, with the tool that reads it.
+        let out = s
+            .submit_verification(
+                vec![VerificationInput {
+                    read: false,
+                    ..confirm("H2", 0.31, "backend/app/core/config.py")
+                }],
+                BOTH_SET(),
+                NOW,
+            )
+            .unwrap();
+        assert!(out.refused[0].reason.contains("never read"), "{out:?}");
+        // Rejecting them all settles the hypotheses, but READY still needs a judged link:
+        // back to SEMANTIC, told what is missing and what to send.
+        let out = s
+            .submit_verification(
+                vec![
+                    VerificationInput {
+                        confirmed: false,
+                        ..confirm("H1", 0.19, "a.py")
+                    },
+                    VerificationInput {
+                        confirmed: false,
+                        ..confirm("H2", 0.31, "a.py")
+                    },
+                ],
+                BOTH_SET(),
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(s.phase, Phase::Semantic, "{out:?}");
+        let missing: Vec<&str> = out
+            .missing_requirements
+            .iter()
+            .map(|m| m.requirement.as_str())
+            .collect();
+        assert!(missing.contains(&"symbol_relevance"), "{missing:?}");
+        assert!(missing.contains(&"symbols_identified"), "{missing:?}");
+        assert!(!out.accepted_semantic_reasons.is_empty());
+        assert!(!s.check_write("backend/app/crud.py", true, false).allowed);
+    }
+
+    /// What EXPLORATION required is still required on the gray path: a confirmed hypothesis
+    /// counts as a symbol and its files, but a thin exploration stays short.
+    #[test]
+    fn the_path_requirements_do_not_vanish() {
+        let mut s = session(Intent::Modify);
+        let mut thin = report(&[("AuthService", 0.45)], BOTH);
+        thin.files_analyzed.truncate(1);
+        s.submit_understanding(thin, NOW).unwrap();
+        s.submit_semantic(
+            vec![hypothesis("login", 0.8)],
+            "no_definition_found",
+            true,
+            NOW,
+        )
+        .unwrap();
+        let out = s
+            .submit_verification(
+                vec![confirm("H1", 0.8, "src/auth/login.py")],
+                BOTH_SET(),
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(s.phase, Phase::Semantic, "{out:?}");
+        let missing: Vec<&str> = out
+            .missing_requirements
+            .iter()
+            .map(|m| m.requirement.as_str())
+            .collect();
+        assert_eq!(missing, ["symbols_identified"], "{out:?}");
+        // A second round continues the numbering and keeps what was confirmed.
+        let out = s
+            .submit_semantic(
+                vec![hypothesis("verify_password", 0.5)],
+                "no_definition_found",
+                true,
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(out.hypotheses[0].id, "H2");
+        // The gray confirmation raises the risk, and with it the quota: a third file and
+        // search_text, which the server's record shows the session used by now.
+        let out = s
+            .submit_verification(
+                vec![confirm("H2", 0.5, "src/auth/passwords.py")],
+                &tool_set(&["find_definitions", "find_references", "search_text"]),
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(s.phase, Phase::Ready, "{out:?}");
+        assert_eq!(s.risk_level, RiskLevel::High);
+        assert_eq!(out.confirmed, ["H1", "H2"]);
+    }
+
+    /// A success teaches what the server judged, verified links first, and never a symbol the
+    /// agent only confirmed in the gray zone.
+    #[test]
+    fn judged_links_are_what_is_taught() {
+        let mut s = session(Intent::Modify);
+        s.submit_understanding(
+            report(
+                &[
+                    ("login_access_token", 0.6),
+                    ("authenticate", 0.5),
+                    ("hash", 0.2),
+                ],
+                BOTH,
+            ),
+            NOW,
+        )
+        .unwrap();
+        s.confirm_symbols(
+            vec![check("Settings", 0.31, &["SECRET_KEY"])],
+            "uses SECRET_KEY",
+        );
+        s.submit_semantic(
+            vec![
+                hypothesis("authenticate", 0.5),
+                hypothesis("login_access_token", 0.6),
+            ],
+            "no_definition_found",
+            true,
+            NOW,
+        )
+        .unwrap();
+        s.submit_verification(
+            vec![
+                confirm("H1", 0.5, "backend/app/crud.py"),
+                confirm("H2", 0.6, "backend/app/api/routes/login.py"),
+            ],
+            BOTH_SET(),
+            NOW,
+        )
+        .unwrap();
+        let links: Vec<(String, Establishment)> = s
+            .judged_links()
+            .into_iter()
+            .map(|l| (l.symbol, l.how))
+            .collect();
+        assert_eq!(
+            links,
+            [
+                ("login_access_token".to_string(), Establishment::Verified),
+                ("authenticate".to_string(), Establishment::Verified),
+            ]
+        );
+        assert_eq!(s.gray_only_confirmations(), ["Settings"]);
     }
 
     #[test]

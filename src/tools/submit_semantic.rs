@@ -8,9 +8,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub const DESCRIPTION: &str = "Finish SEMANTIC: submit hypotheses ({symbol?, file?, reason}, each naming \
-something that exists) found with semantic_search on the forest, and semantic_reason, which must fit what \
-the exploration lacked: no_definition_found, no_reference_found, no_similar_implementation, \
-architecture_unknown or context_fragmented. Moves to VERIFICATION; hypotheses get ids H1, H2, ...";
+something that exists) found with semantic_search on the forest, and semantic_reason: one of the values \
+submit_understanding (or submit_verification) returned in accepted_semantic_reasons for what is missing \
+(no_definition_found, no_reference_found, no_similar_implementation, architecture_unknown, \
+context_fragmented). The server judges each hypothesis against target_feature as it judges symbols \
+(similarity, tier): one judged REJECTED (< 0.3) cannot be confirmed, and a round of only such \
+hypotheses is refused. Moves to VERIFICATION; hypotheses get ids H1, H2, ... (continuing earlier rounds).";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -28,8 +31,9 @@ pub struct HypothesisParam {
 pub struct Params {
     /// What semantic search suggested: each names an existing symbol or file, with why.
     pub hypotheses: Vec<HypothesisParam>,
-    /// Why the code tools were not enough: no_definition_found, no_reference_found,
-    /// no_similar_implementation, architecture_unknown or context_fragmented.
+    /// Why the code tools were not enough; must be one of the session's
+    /// accepted_semantic_reasons (returned by submit_understanding).
+    #[schemars(extend("enum" = crate::session::rules::SEMANTIC_REASONS))]
     pub semantic_reason: String,
     /// Defaults to the active session.
     pub session_id: Option<String>,

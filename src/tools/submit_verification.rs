@@ -7,10 +7,16 @@ use crate::session::service;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub const DESCRIPTION: &str = "Finish VERIFICATION: for each hypothesis (by id H1..., symbol or file) give \
-status confirmed|rejected and evidence. A confirmation's evidence must name something in the \
-hypothesis's code or, for a symbol, a function that calls it. Confirmed hypotheses become FACT (their files become writable), rejected ones are \
-dropped; the session moves to READY only when no hypothesis is left open.";
+pub const DESCRIPTION: &str = "Finish VERIFICATION: results is a list of {hypothesis, status, evidence}: \
+hypothesis is the id (\"H1\"), symbol or file of a hypothesis; status is \"confirmed\" or \"rejected\"; \
+evidence is what the code shows. The server checks each confirmation: the hypothesis must not be judged \
+REJECTED against target_feature; this session must have read its code (find_definitions, \
+get_function_at_line, get_symbols on its file); the evidence must name something in that code or a \
+function that calls it; and one in the gray zone (0.3-0.6) must call or be called by code the request \
+is about. A refused confirmation stays open with what is missing. Confirmed hypotheses become FACT \
+(their files become writable), rejected ones are dropped. Once none is open: READY if every \
+requirement of the exploration is met (counting confirmed symbols and files), else back to SEMANTIC \
+with missing_requirements and accepted_semantic_reasons.";
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

@@ -54,6 +54,7 @@ pub fn submit_semantic(
             symbol,
             file,
             reason: h.reason,
+            ..HypothesisInput::default()
         });
     }
     if !hallucinated.is_empty() || !missing_files.is_empty() {
@@ -61,6 +62,25 @@ pub fn submit_semantic(
             symbols: hallucinated,
             files: missing_files,
         });
+    }
+    // Each hypothesis is judged as `submit_understanding` judges a symbol: the same judge, the
+    // same term. A model still loading refuses the call rather than let hypotheses through
+    // unjudged.
+    if let Some(term) = state.query_frame.target_term() {
+        env.expect_symbols(&snapshot, inputs.iter().filter_map(|h| h.symbol.as_deref()));
+        for h in &mut inputs {
+            let candidates =
+                hypothesis_candidates(env, &snapshot, h.symbol.as_deref(), h.file.as_deref());
+            match env.verdict(&snapshot, term, &candidates) {
+                Ok(v) if !candidates.is_empty() => {
+                    h.similarity = Some(v.score);
+                    h.why = v.why();
+                }
+                Ok(_) => {}
+                Err(err @ RelevanceError::Loading(_)) => return Err(err.into()),
+                Err(_) => break,
+            }
+        }
     }
     let used = env
         .calls(&state.session_id)
@@ -76,6 +96,28 @@ pub fn submit_semantic(
         result,
     })
 }
+
+/// What a hypothesis is judged by: its symbol's definitions (those in its file, when it names
+/// one too), or the classes and callables of its file.
+fn hypothesis_candidates(
+    env: &Env,
+    snapshot: &Snapshot,
+    symbol: Option<&str>,
+    file: Option<&str>,
+) -> Vec<Candidate> {
+    let defs = match (symbol, file) {
+        (Some(symbol), file) => {
+            let files: Vec<String> = file.iter().map(|f| f.to_string()).collect();
+            lookup::in_files(env.definitions(snapshot, symbol), &files)
+        }
+        (None, Some(file)) => lookup::defs_in_file(snapshot, file, FILE_DEFINITIONS),
+        (None, None) => Vec::new(),
+    };
+    env.contexts(snapshot, &defs)
+}
+
+/// How many of a file's definitions a hypothesis about the whole file is judged by.
+const FILE_DEFINITIONS: usize = 60;
 
 /// One verification result as the tool receives it.
 #[derive(Debug, Clone)]
@@ -112,53 +154,228 @@ pub fn submit_verification(
         h.symbol.as_deref()
     });
     env.expect_symbols(&snapshot, symbols);
+    let calls = env.calls(&state.session_id);
+    let read = read_files(&calls);
+    let anchors = match &term {
+        Some(term) if results.iter().any(|r| r.confirmed) => {
+            request_anchors(env, &snapshot, &state, term)
+        }
+        _ => Anchors::default(),
+    };
     let mut inputs = Vec::new();
     for r in results {
-        let hypothesis = hypotheses.iter().find(|h| h.is_named_by(&r.hypothesis));
-        let (mut evidence_ok, mut symbol_files, mut similarity) = (true, Vec::new(), None);
-        if let (true, Some(h)) = (r.confirmed, hypothesis) {
-            if let Some(symbol) = &h.symbol {
-                let defs = env.definitions(&snapshot, symbol);
-                let contexts = env.contexts(&snapshot, &defs);
-                let exists = |n: &str| lookup::name_exists(&snapshot, n);
-                evidence_ok =
-                    !lookup::check_symbol_evidence(&r.evidence, symbol, &contexts, &exists)
-                        .verified
-                        .is_empty();
-                symbol_files = files_of(&defs);
-                if let Some(term) = &term {
-                    similarity = env
-                        .verdict(&snapshot, term, &contexts)
-                        .ok()
-                        .map(|v| v.score);
-                }
-            } else if let Some(file) = &h.file {
-                let text = read_source(
-                    &env.ws.root().join(file),
-                    file,
-                    env.ws.config.max_file_bytes,
-                )
-                .map(|s| s.text)
-                .unwrap_or_default();
-                let exists = |n: &str| lookup::name_exists(&snapshot, n);
-                evidence_ok = !lookup::check_evidence(&r.evidence, &[], &text, &exists)
-                    .verified
-                    .is_empty();
-            }
-        }
-        inputs.push(VerificationInput {
-            hypothesis: r.hypothesis,
+        let mut input = VerificationInput {
+            hypothesis: r.hypothesis.clone(),
             confirmed: r.confirmed,
-            evidence: r.evidence,
-            evidence_ok,
-            symbol_files,
-            similarity,
-        });
+            evidence: r.evidence.clone(),
+            evidence_ok: true,
+            ..VerificationInput::default()
+        };
+        if let (true, Some(h)) = (
+            r.confirmed,
+            hypotheses.iter().find(|h| h.is_named_by(&r.hypothesis)),
+        ) {
+            check_confirmation(
+                env,
+                &snapshot,
+                h,
+                term.as_deref(),
+                &read,
+                &anchors,
+                &mut input,
+            )?;
+        }
+        inputs.push(input);
     }
+    let tools = tools_used(&calls, env.tools);
     let (_, stamp) = now();
-    let result = env.update(&state.session_id, |s| s.submit_verification(inputs, &stamp))?;
+    let result = env.update(&state.session_id, |s| {
+        s.submit_verification(inputs, &tools, &stamp)
+    })?;
     Ok(WithSession {
         session_id: state.session_id,
         result,
     })
+}
+
+/// Gathers the facts on one confirmation: whether its evidence is in the hypothesis's code,
+/// the judge's verdict now, whether the session read that code, and what ties it to the
+/// request. The state machine decides from them.
+fn check_confirmation(
+    env: &Env,
+    snapshot: &Snapshot,
+    h: &crate::session::state::Hypothesis,
+    term: Option<&str>,
+    read: &BTreeSet<String>,
+    anchors: &Anchors,
+    input: &mut VerificationInput,
+) -> SessionResult<()> {
+    let candidates = hypothesis_candidates(env, snapshot, h.symbol.as_deref(), h.file.as_deref());
+    let exists = |n: &str| lookup::name_exists(snapshot, n);
+    let evidence = match &h.symbol {
+        Some(symbol) => {
+            lookup::check_symbol_evidence(&input.evidence, symbol, &candidates, &exists)
+        }
+        None => {
+            let file = h.file.as_deref().unwrap_or_default();
+            let text = read_source(
+                &env.ws.root().join(file),
+                file,
+                env.ws.config.max_file_bytes,
+            )
+            .map(|s| s.text)
+            .unwrap_or_default();
+            lookup::check_evidence(&input.evidence, &[], &text, &exists)
+        }
+    };
+    input.evidence_ok = !evidence.verified.is_empty();
+    input.verified_names = evidence.verified;
+    let mut files: BTreeSet<String> = candidates.iter().map(|c| c.context.file.clone()).collect();
+    files.extend(h.file.iter().cloned());
+    input.read = files.iter().any(|f| read.contains(f));
+    input.symbol_files = if h.symbol.is_some() {
+        files.into_iter().collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(term) = term
+        && !candidates.is_empty()
+    {
+        match env.verdict(snapshot, term, &candidates) {
+            Ok(v) => {
+                input.similarity = Some(v.score);
+                input.why = v.why();
+            }
+            Err(err @ RelevanceError::Loading(_)) => return Err(err.into()),
+            Err(_) => {}
+        }
+    }
+    input.anchors = anchors.names();
+    input.connection = connection(
+        &candidates,
+        input.similarity,
+        anchors,
+        &input.verified_names,
+    );
+    Ok(())
+}
+
+/// Tools whose answers show code: the definitions they return and the file or line they target
+/// count as read. A search's hit list (semantic_search, search_text) does not: a hypothesis taken
+/// from one is verified only after its code is looked at.
+const SHOWS_CODE: &[&str] = &["find_definitions", "search_symbol", "get_function_at_line"];
+/// Tools that show one file's symbols when pointed at it.
+const SHOWS_FILE: &[&str] = &[
+    "get_symbols",
+    "analyze_structure",
+    "analyze_file",
+    "get_chunks",
+];
+
+/// The files whose code the session's own calls showed the agent (the server's record).
+fn read_files(calls: &[ToolCall]) -> BTreeSet<String> {
+    let mut read = BTreeSet::new();
+    for c in calls.iter().filter(|c| c.ok && c.source == "mcp") {
+        if SHOWS_CODE.contains(&c.tool.as_str()) {
+            read.extend(c.files.iter().cloned());
+            read.extend(c.result_files.iter().cloned());
+        } else if SHOWS_FILE.contains(&c.tool.as_str()) {
+            read.extend(c.files.iter().cloned());
+        }
+    }
+    read
+}
+
+/// What the request is about, as the server knows it: the session's symbols judged FACT for the
+/// term, and the definitions the project's own search ranks first for it (the judge's field
+/// leaders).
+#[derive(Debug, Default)]
+struct Anchors {
+    judged: Vec<String>,
+    leaders: Vec<String>,
+}
+
+impl Anchors {
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.judged.clone();
+        for l in &self.leaders {
+            if !names.contains(l) {
+                names.push(l.clone());
+            }
+        }
+        names
+    }
+}
+
+fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState, term: &str) -> Anchors {
+    let fact = |s: f32| crate::session::rules::three_tier(s) == crate::session::rules::Tier::Fact;
+    let mut judged: Vec<String> = Vec::new();
+    let mut add = |name: &str| {
+        let bare = lookup::bare_name(name);
+        if !bare.is_empty() && !judged.contains(&bare) {
+            judged.push(bare);
+        }
+    };
+    for score in state
+        .exploration
+        .iter()
+        .flat_map(|e| e.symbol_scores.iter())
+    {
+        if score.similarity.is_some_and(fact) {
+            add(&score.symbol);
+        }
+    }
+    for m in &state.query_frame.mapped_symbols {
+        if m.status != crate::query_frame::MappingStatus::Rejected
+            && m.status != crate::query_frame::MappingStatus::Proposed
+            && fact(m.confidence)
+        {
+            add(&m.name);
+        }
+    }
+    Anchors {
+        judged,
+        leaders: env.field_leaders(snapshot, term),
+    }
+}
+
+/// How a hypothesis ties to the request, if it does: judged FACT by itself, ranked among the
+/// project's best hits for the term, or calling or called by (or named by the evidence next
+/// to) a symbol the request is about.
+fn connection(
+    candidates: &[Candidate],
+    similarity: Option<f32>,
+    anchors: &Anchors,
+    verified_names: &[String],
+) -> Option<String> {
+    if let Some(s) = similarity
+        && crate::session::rules::three_tier(s) == crate::session::rules::Tier::Fact
+    {
+        return Some(format!("judged FACT ({s:.3})"));
+    }
+    let own: BTreeSet<String> = candidates.iter().map(|c| c.context.name.clone()).collect();
+    if own.iter().any(|n| anchors.leaders.contains(n)) {
+        return Some("among the project's best hits for the target feature".into());
+    }
+    for anchor in anchors.names().iter().filter(|a| !own.contains(*a)) {
+        if candidates
+            .iter()
+            .any(|c| c.callers.iter().any(|caller| &caller.name == anchor))
+        {
+            return Some(format!("called by {anchor}"));
+        }
+        if candidates
+            .iter()
+            .any(|c| lookup::contains_identifier(&c.code, anchor))
+        {
+            return Some(format!("calls {anchor}"));
+        }
+        if verified_names
+            .iter()
+            .any(|n| lookup::bare_name(n) == *anchor)
+        {
+            return Some(format!("the evidence names {anchor}"));
+        }
+    }
+    None
 }

@@ -42,9 +42,9 @@ pub use crate::session::error::{SessionError, SessionResult};
 use crate::session::gate;
 use crate::session::lookup::{self, SymbolDef};
 use crate::session::state::{
-    ConfirmResult, ExploredOutcome, HypothesisInput, Refusal, RevertOutcome, SemanticOutcome,
-    SessionState, SessionStatus, ShortcircuitHint, SymbolCheck, SymbolScore, ToolCall,
-    UnderstandingOutcome, UnderstandingReport, VerificationInput, VerificationOutcome,
+    ConfirmResult, Establishment, ExploredOutcome, HypothesisInput, Refusal, RevertOutcome,
+    SemanticOutcome, SessionState, SessionStatus, ShortcircuitHint, SymbolCheck, SymbolScore,
+    ToolCall, UnderstandingOutcome, UnderstandingReport, VerificationInput, VerificationOutcome,
 };
 use crate::session::store::{SessionStore, new_session_id};
 use crate::session::write_gate::WriteDecision;
@@ -321,6 +321,27 @@ impl Env<'_> {
         Judge::new(relevance.as_ref())
             .with_mode(judge::SESSION_MODE)
             .verdict(term, candidates, ground)
+    }
+
+    /// The bare names of the definitions the project's own search ranks first for `term` (the
+    /// judge's field leaders); none where the project cannot be searched by meaning.
+    fn field_leaders(&self, snapshot: &Snapshot, term: &str) -> Vec<String> {
+        if judge::SESSION_MODE == judge::Mode::DescriptionOnly {
+            return Vec::new();
+        }
+        let project = judge::Project {
+            ws: self.ws,
+            snapshot,
+            search: self.field_search,
+        };
+        let grounds = self.judged.grounds(project, term);
+        let mut names: Vec<String> = Vec::new();
+        for leader in grounds.ground().leaders {
+            if !names.contains(&leader.context.name) {
+                names.push(leader.context.name.clone());
+            }
+        }
+        names
     }
 
     fn calls(&self, id: &str) -> Vec<ToolCall> {

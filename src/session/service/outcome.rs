@@ -126,8 +126,10 @@ struct Learning {
     notes: Vec<String>,
 }
 
-/// One agreement per symbol confirmed with code evidence: written as a file, put in the map,
-/// and kept as a learned pair of the request's term and the symbol.
+/// One agreement per link the server judged relevant in the session
+/// ([`SessionState::judged_links`]: verified hypotheses, FACT confirmations, the exploration's
+/// FACT symbols, strongest first): written as a file, put in the map, and kept as a learned pair
+/// of the request's term and the symbol. What the agent only asserted is not taught.
 fn learn_agreements(env: &Env, state: &SessionState, stamp: &str) -> SessionResult<Learning> {
     let mut learning = Learning::default();
     let nl_term = state
@@ -135,25 +137,34 @@ fn learn_agreements(env: &Env, state: &SessionState, stamp: &str) -> SessionResu
         .target_term()
         .map(String::from)
         .unwrap_or_else(|| state.query.clone());
-    let confirmed = state.confirmed_symbols();
-    if confirmed.is_empty() {
+    let links = state.judged_links();
+    if links.is_empty() {
         learning.notes.push(
-            "no symbol was confirmed with confirm_symbol_relevance, so nothing was learned"
+            "no link to the request was judged relevant (no symbol at FACT, none confirmed at FACT with evidence, no hypothesis verified), so nothing was learned"
                 .to_string(),
         );
     }
+    let gray = state.gray_only_confirmations();
+    if !gray.is_empty() {
+        learning.notes.push(format!(
+            "not taught, confirmed only in the gray zone without verification: {}",
+            gray.join(", ")
+        ));
+    }
     let map = env.sessions.map();
-    for mapped in confirmed {
-        let Some(evidence) = &mapped.evidence else {
-            continue;
-        };
+    for link in links {
+        let code_evidence = format!(
+            "{} ({})",
+            link.code_evidence.trim(),
+            establishment(link.how)
+        );
         let agreement = Agreement {
             nl_term: nl_term.clone(),
-            symbol: mapped.name.clone(),
-            similarity: mapped.confidence,
+            symbol: link.symbol.clone(),
+            similarity: link.similarity,
             session_id: state.session_id.clone(),
-            code_evidence: evidence.code_evidence.clone(),
-            files: evidence.files.clone(),
+            code_evidence: code_evidence.clone(),
+            files: link.files.clone(),
             query: state.query.clone(),
             created_at: stamp.to_string(),
         };
@@ -168,10 +179,10 @@ fn learn_agreements(env: &Env, state: &SessionState, stamp: &str) -> SessionResu
                 .map(|s| s.to_string_lossy().to_string())
                 .unwrap_or_default(),
             nl_term: nl_term.clone(),
-            symbols: vec![mapped.name.clone()],
-            files: evidence.files.clone(),
-            code_evidence: evidence.code_evidence.clone(),
-            similarity: mapped.confidence,
+            symbols: vec![link.symbol.clone()],
+            files: link.files.clone(),
+            code_evidence: code_evidence.clone(),
+            similarity: link.similarity,
             session_id: state.session_id.clone(),
             query: state.query.clone(),
             created_at: stamp.to_string(),
@@ -186,12 +197,21 @@ fn learn_agreements(env: &Env, state: &SessionState, stamp: &str) -> SessionResu
         );
         learning.learned.push(LearnedPair {
             nl_term: nl_term.clone(),
-            symbol: mapped.name.clone(),
-            similarity: mapped.confidence,
-            code_evidence: evidence.code_evidence.clone(),
+            symbol: link.symbol.clone(),
+            similarity: link.similarity,
+            code_evidence,
             session_id: state.session_id.clone(),
             learned_at: stamp.to_string(),
         });
     }
     Ok(learning)
+}
+
+/// How a link was established, as the agreement records it.
+fn establishment(how: Establishment) -> &'static str {
+    match how {
+        Establishment::Verified => "verified in VERIFICATION",
+        Establishment::Confirmed => "confirmed at FACT with code evidence",
+        Establishment::Judged => "judged FACT in EXPLORATION",
+    }
 }

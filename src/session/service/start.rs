@@ -99,35 +99,13 @@ pub fn start_session(env: &Env, intent: Intent, query: &str) -> SessionResult<St
         "elapsed_ms": started.elapsed().as_millis() as u64,
     });
     let map = env.sessions.map();
-    let (hint, map_status) = match map.search(query, 3) {
+    let (hint, map_status) = match map.search(query, PATTERN_HITS) {
         Ok(hits) => {
             let entries = map.len().unwrap_or(hits.len());
-            let best = hits.first();
-            let hint = match best {
-                Some(hit) if hit.score >= SHORTCIRCUIT_THRESHOLD => {
-                    // Only symbols that still exist are worth verifying first.
-                    let symbols: Vec<String> = hit
-                        .symbols
-                        .iter()
-                        .filter(|s| !lookup::find_symbol(&snapshot, s).is_empty())
-                        .cloned()
-                        .collect();
-                    ShortcircuitHint {
-                        found: !symbols.is_empty(),
-                        symbols,
-                        confidence: Some(hit.score),
-                        nl_term: Some(hit.nl_term.clone()),
-                        files: Some(hit.files.clone()),
-                        recommendation: Some("Past success pattern found. Verify these symbols first (find_definitions), then submit_understanding with them.".into()),
-                    }
-                }
-                _ => ShortcircuitHint {
-                    found: false,
-                    confidence: best.map(|h| h.score),
-                    ..ShortcircuitHint::default()
-                },
-            };
-            (hint, json!({"store": map.kind(), "entries": entries}))
+            (
+                shortcircuit_hint(&snapshot, &hits),
+                json!({"store": map.kind(), "entries": entries}),
+            )
         }
         Err(err) => (
             ShortcircuitHint::default(),
@@ -161,4 +139,54 @@ pub fn start_session(env: &Env, intent: Intent, query: &str) -> SessionResult<St
         previous_session,
         next_step: "fill the slots with the extraction_prompt and call set_query_frame".into(),
     })
+}
+
+/// How many map hits are read for one hint.
+const PATTERN_HITS: usize = 10;
+/// Hits within this much of the best one's score are the same past pattern: a success leaves
+/// one agreement per symbol, all learned from the same request and term, so they score alike.
+const PATTERN_MARGIN: f32 = 0.05;
+
+/// Seed 004's short-circuit hint from the map's hits for a request: when the best scores at
+/// least [`SHORTCIRCUIT_THRESHOLD`], the symbols of every agreement of that pattern that still
+/// exist, the strongest link first.
+fn shortcircuit_hint(snapshot: &Snapshot, hits: &[crate::memory::MapHit]) -> ShortcircuitHint {
+    let Some(best) = hits.first() else {
+        return ShortcircuitHint::default();
+    };
+    if best.score < SHORTCIRCUIT_THRESHOLD {
+        return ShortcircuitHint {
+            found: false,
+            confidence: Some(best.score),
+            ..ShortcircuitHint::default()
+        };
+    }
+    let mut pattern: Vec<&crate::memory::MapHit> = hits
+        .iter()
+        .filter(|h| h.score >= SHORTCIRCUIT_THRESHOLD && best.score - h.score <= PATTERN_MARGIN)
+        .collect();
+    pattern.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+    let mut symbols: Vec<String> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
+    for hit in pattern {
+        // Only symbols that still exist are worth verifying first.
+        for s in &hit.symbols {
+            if !symbols.contains(s) && !lookup::find_symbol(snapshot, s).is_empty() {
+                symbols.push(s.clone());
+            }
+        }
+        for f in &hit.files {
+            if !files.contains(f) {
+                files.push(f.clone());
+            }
+        }
+    }
+    ShortcircuitHint {
+        found: !symbols.is_empty(),
+        symbols,
+        confidence: Some(best.score),
+        nl_term: Some(best.nl_term.clone()),
+        files: Some(files),
+        recommendation: Some("Past success pattern found. Verify these symbols first (find_definitions), then submit_understanding with them.".into()),
+    }
 }
