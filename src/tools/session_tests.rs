@@ -52,6 +52,7 @@ fn fake() -> FakeRelevance {
     FakeRelevance::new()
         .with("ログイン", "class authservice", 0.82)
         .with("ログイン", "def login_route", 0.66)
+        .with("ログイン", "def verify_password", 0.7)
         .with("ログイン", "class configloader", 0.08)
         .with("ログイン時", "ログイン機能", 0.8)
 }
@@ -302,11 +303,17 @@ fn the_seeds_scenario_with_learning() {
         "record_outcome",
         json!({"outcome": "success", "analysis": "added the empty-password check"}),
     );
-    assert_eq!(
-        outcome["agreements_created"].as_array().unwrap().len(),
-        1,
-        "{outcome}"
-    );
+    // What the server judged: AuthService confirmed at FACT with evidence, then login_route,
+    // which the judge put at FACT in the exploration. ConfigLoader was rejected.
+    let created: Vec<&str> = outcome["agreements_created"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(created.len(), 2, "{outcome}");
+    assert!(created[0].contains("AuthService-"), "{outcome}");
+    assert!(created[1].contains("login_route-"), "{outcome}");
     assert_eq!(outcome["map_updated"], true);
     let agreement_path = ctx
         .ws
@@ -346,7 +353,11 @@ fn the_seeds_scenario_with_learning() {
         json!({"intent": "MODIFY", "query": "ログイン時のパスワードチェックを強化したい"}),
     );
     assert_eq!(next["shortcircuit_hint"]["found"], true, "{next}");
-    assert_eq!(next["shortcircuit_hint"]["symbols"], json!(["AuthService"]));
+    // Every symbol of the pattern, the strongest link first.
+    assert_eq!(
+        next["shortcircuit_hint"]["symbols"],
+        json!(["AuthService", "login_route"])
+    );
     assert!(next["shortcircuit_hint"]["confidence"].as_f64().unwrap() >= 0.7);
     let cached = ok(
         &ctx,
@@ -407,6 +418,19 @@ fn verification_evidence_may_name_a_caller() {
             "semantic_reason": "no_definition_found",
         }),
     );
+    // Code the session never read is not verified, whatever the evidence says.
+    let refused = ok(
+        &ctx,
+        "submit_verification",
+        json!({"results": [{"hypothesis": "H1", "status": "confirmed", "evidence": "`login()` calls it"}]}),
+    );
+    let reason = refused["refused"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("never read"), "{refused}");
+    ok(
+        &ctx,
+        "find_definitions",
+        json!({"symbol": "AuthService.verify_password"}),
+    );
     let refused = ok(
         &ctx,
         "submit_verification",
@@ -423,7 +447,28 @@ fn verification_evidence_may_name_a_caller() {
         json!({"results": [{"hypothesis": "H1", "status": "confirmed", "evidence": "`login()` calls it"}]}),
     );
     assert_eq!(out["refused"].as_array().map_or(0, Vec::len), 0, "{out}");
-    assert_eq!(out["phase"], "READY", "{out}");
+    assert_eq!(out["confirmed"], json!(["H1"]), "{out}");
+    // The exploration's requirements did not vanish: two symbols, no entry point, no pattern,
+    // no find_references. Back to SEMANTIC, told what is missing and what to send.
+    assert_eq!(out["phase"], "SEMANTIC", "{out}");
+    let missing: Vec<&str> = out["missing_requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["requirement"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        missing,
+        ["symbols_identified", "entry_points", "patterns", "tools"],
+        "{out}"
+    );
+    assert!(
+        out["accepted_semantic_reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == "no_definition_found")
+    );
 }
 
 #[test]
@@ -515,6 +560,8 @@ fn semantic_and_verification_phases_gate_the_tools() {
         json!({"results": [{"hypothesis": "H7", "status": "confirmed", "evidence": "x"}]}),
     );
     assert_eq!(code, "INVALID_PARAMETER");
+    ok(&ctx, "find_definitions", json!({"symbol": "AuthService"}));
+    ok(&ctx, "get_symbols", json!({"path": "src/api/routes/auth.py"}));
     let out = ok(
         &ctx,
         "submit_verification",
@@ -526,13 +573,16 @@ fn semantic_and_verification_phases_gate_the_tools() {
         "submit_verification",
         json!({"results": [{"hypothesis": "src/api/routes/auth.py", "status": "confirmed", "evidence": "login_route calls service.login"}]}),
     );
-    assert_eq!(out["phase"], "READY", "{out}");
+    assert_eq!(out["confirmed"], json!(["H1", "H2"]), "{out}");
+    // Both confirmed, but the exploration had no entry point, no pattern and no
+    // find_references: not READY, and the gate still refuses the write.
+    assert_eq!(out["phase"], "SEMANTIC", "{out}");
     let write = ok(
         &ctx,
         "check_write_target",
         json!({"file_path": "src/api/routes/auth.py"}),
     );
-    assert_eq!(write["allowed"], true);
+    assert_eq!(write["allowed"], false);
 
     // Back to exploration on request.
     let out = ok(
@@ -555,7 +605,7 @@ fn semantic_and_verification_phases_gate_the_tools() {
             "EXPLORATION",
             "SEMANTIC",
             "VERIFICATION",
-            "READY",
+            "SEMANTIC",
             "EXPLORATION"
         ]
     );

@@ -71,6 +71,12 @@ class Agent:
         if not is_error:
             if data.get("accepted_semantic_reasons"):
                 self.accepted_reasons = data["accepted_semantic_reasons"]
+            for missing in data.get("missing_requirements", []):
+                self.played.trace.append(f"  missing: {missing['message'][:200]}")
+            for scored in data.get("symbols_with_confidence", []) + data.get("hypotheses", []):
+                if isinstance(scored, dict) and scored.get("similarity") is not None:
+                    name = scored.get("symbol") or scored.get("file")
+                    self.played.trace.append(f"  {name}: {scored['similarity']:.3f}")
             for refused in data.get("refused", []):
                 self.played.trace.append(f"  refused {refused['hypothesis']}: {refused['reason'][:200]}")
             if phase == "READY" and self.played.calls_to_ready is None:
@@ -102,7 +108,9 @@ async def play(client, scenario: dict) -> Played:
 
 async def semantic_rounds(agent: Agent, scenario: dict, tries: int) -> None:
     for round_ in scenario.get("rounds", []):
-        for tool, args in round_.get("search", []) + round_.get("reads", []):
+        # Code tools are closed in SEMANTIC: the agent searches the forest, submits its
+        # hypotheses, then reads their code in VERIFICATION.
+        for tool, args in round_.get("search", []):
             await agent.call(tool, args)
         reason = agent.accepted_reasons[0] if agent.accepted_reasons else "no_definition_found"
         for _ in range(tries):
@@ -113,6 +121,8 @@ async def semantic_rounds(agent: Agent, scenario: dict, tries: int) -> None:
                 break
         if is_error:
             continue
+        for tool, args in round_.get("reads", []):
+            await agent.call(tool, args)
         for _ in range(tries):
             is_error, verified = await agent.call("submit_verification", {"results": round_["verification"]})
             if is_error or verified["phase"] != "VERIFICATION":
