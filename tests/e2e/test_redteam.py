@@ -185,3 +185,79 @@ async def test_red_team_sessions(open_client, fresh_fixture, project):
         if s["group"] == "dishonest" and (p.ready or p.write_allowed):
             failures.append((s["id"], f"dishonest reached READY={p.ready} write={p.write_allowed}", p.trace))
     assert not failures, "\n\n".join(f"{i}: {why}\n  " + "\n  ".join(trace) for i, why, trace in failures)
+
+
+LOGIN_FRAME = {
+    "target_feature": {"value": "ログイン", "quote": "ログイン"},
+    "trigger_condition": {"value": "パスワードが空", "quote": "パスワードが空なら"},
+    "desired_action": {"value": "エラーにしたい", "quote": "エラーにしたい"},
+}
+
+
+async def test_a_gray_path_success_teaches_what_was_verified(open_client, fresh_fixture):
+    """After an honest session that went through SEMANTIC ends in success, the next session on a
+    related request is offered the verified symbols, and not one the agent only confirmed in the
+    gray zone."""
+    root = fresh_fixture("fastapi-template")
+    async with open_client(root) as client:
+        await wait_for_index(client, "embedded", EMBED_WAIT_SECS)
+        await client.ok("start_session", {"intent": "MODIFY", "query": "ログイン時にパスワードが空ならエラーにしたい"})
+        await client.ok("set_query_frame", LOGIN_FRAME)
+        await client.ok("search_text", {"pattern": "password"})
+        await client.ok("find_definitions", {"symbol": "authenticate"})
+        await client.ok("find_definitions", {"symbol": "verify_password"})
+        await client.ok("find_references", {"symbol": "authenticate"})
+        # Two symbols where MODIFY needs three: SEMANTIC.
+        understood = await client.ok(
+            "submit_understanding",
+            {
+                "symbols_identified": ["authenticate", "verify_password"],
+                "entry_points": ["authenticate"],
+                "files_analyzed": ["backend/app/crud.py", "backend/app/core/security.py", "backend/app/api/routes/login.py"],
+                "patterns": ["crud.authenticate checks the hash with security.verify_password"],
+            },
+        )
+        assert understood["phase"] == "SEMANTIC", understood
+        reason = understood["accepted_semantic_reasons"][0]
+        await client.ok("semantic_search", {"query": "ログイン", "collection": "forest"})
+        await client.ok(
+            "submit_semantic",
+            {
+                "hypotheses": [{"symbol": "login_access_token", "reason": "the login route calls authenticate"}],
+                "semantic_reason": reason,
+            },
+        )
+        await client.ok("get_function_at_line", {"file_path": "backend/app/api/routes/login.py", "line": 30})
+        verified = await client.ok(
+            "submit_verification",
+            {
+                "results": [
+                    {
+                        "hypothesis": "H1",
+                        "status": "confirmed",
+                        "evidence": "login_access_token calls `crud.authenticate` with `form_data.password` and raises `HTTPException`",
+                    }
+                ]
+            },
+        )
+        assert verified["phase"] == "READY", verified
+        # The agent also confirms the settings class, which the judge puts in the gray zone.
+        confirmed = await client.ok(
+            "confirm_symbol_relevance",
+            {"relevant_symbols": ["Settings"], "code_evidence": "Settings defines `SECRET_KEY` and `ACCESS_TOKEN_EXPIRE_MINUTES`"},
+        )
+        settings = confirmed["results"][0]
+        print(f"Settings: {settings['status']} {settings['similarity']:.3f}")
+        outcome = await client.ok("record_outcome", {"outcome": "success"})
+        print(f"record_outcome: {outcome['agreements_created']} {outcome['notes']}")
+        assert any("login_access_token" in a for a in outcome["agreements_created"]), outcome
+        if settings["similarity"] <= 0.6:
+            assert not any("Settings" in a for a in outcome["agreements_created"]), outcome
+
+        nxt = await client.ok("start_session", {"intent": "MODIFY", "query": "ログイン処理を修正したい"})
+        hint = nxt["shortcircuit_hint"]
+        print(f"next session's hint: {hint}")
+        assert hint["found"], hint
+        assert "login_access_token" in hint["symbols"], hint
+        if settings["similarity"] <= 0.6:
+            assert "Settings" not in hint["symbols"], hint
