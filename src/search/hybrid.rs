@@ -127,6 +127,47 @@ fn reciprocal_rank(k: f64, weight: f64, rank: usize) -> f64 {
     weight / (k + rank as f64)
 }
 
+/// Each file's rank in the dense list, where a chunk still waiting for its vector stands at its
+/// keyword rank: while the index is being embedded, the dense list only holds the chunks that
+/// have a vector, and a file must not fall below the others for lacking one. With every chunk
+/// embedded this is the dense list's own ranking; with none, the keyword ranking counted twice,
+/// which orders files as the keyword list alone does (lexical-only). A file takes its better
+/// rank of the two.
+fn dense_file_ranks(signals: &Signals) -> HashMap<String, usize> {
+    let mut ranks: HashMap<String, usize> = HashMap::new();
+    let mut take = |file: &str, rank: usize| {
+        ranks
+            .entry(file.to_string())
+            .and_modify(|r| *r = (*r).min(rank))
+            .or_insert(rank);
+    };
+    for (i, file) in distinct_files(signals.vector.iter())
+        .into_iter()
+        .enumerate()
+    {
+        take(file, i + 1);
+    }
+    let keyword = distinct_files(signals.keyword.iter());
+    for (i, file) in keyword.into_iter().enumerate() {
+        let waiting = signals
+            .keyword
+            .iter()
+            .any(|c| c.file == file && !c.embedded);
+        if waiting {
+            take(file, i + 1);
+        }
+    }
+    ranks
+}
+
+/// The files of `hits` in the order they first appear.
+fn distinct_files<'h>(hits: impl Iterator<Item = &'h ChunkHit>) -> Vec<&'h str> {
+    let mut seen = std::collections::HashSet::new();
+    hits.map(|c| c.file.as_str())
+        .filter(|f| seen.insert(*f))
+        .collect()
+}
+
 /// Every file any signal found, with its raw values per signal and its fused score (reciprocal
 /// rank or weighted, then the request's focus on code, tests or prose).
 fn score_files(signals: &Signals, opts: &RankOptions) -> HashMap<String, FileAcc> {
@@ -143,7 +184,7 @@ fn score_files(signals: &Signals, opts: &RankOptions) -> HashMap<String, FileAcc
         }
         out
     };
-    let vec_rank = file_ranks(&mut signals.vector.iter().map(|c| c.file.as_str()));
+    let vec_rank = dense_file_ranks(signals);
     let kw_rank = file_ranks(&mut signals.keyword.iter().map(|c| c.file.as_str()));
     let def_rank = file_ranks(&mut signals.definitions.iter().map(|d| d.file.as_str()));
     let path_rank = file_ranks(&mut signals.paths.iter().map(|(f, _)| f.as_str()));
@@ -222,8 +263,12 @@ fn score_chunks(signals: &Signals, opts: &RankOptions, files: &mut HashMap<Strin
             .map(|(i, c)| (c.id.clone(), i + 1))
             .collect()
     };
-    let vec_chunk = chunk_ranks(&signals.vector);
+    let mut vec_chunk = chunk_ranks(&signals.vector);
     let kw_chunk = chunk_ranks(&signals.keyword);
+    // As for files: a chunk waiting for its vector stands at its keyword rank.
+    for c in signals.keyword.iter().filter(|c| !c.embedded) {
+        vec_chunk.insert(c.id.clone(), kw_chunk[&c.id]);
+    }
     let mut seen: HashMap<String, ()> = HashMap::new();
     let all_chunks = signals
         .vector
@@ -340,6 +385,7 @@ mod tests {
             file_sha: String::new(),
             metadata: "{}".into(),
             score,
+            embedded: true,
         }
     }
 
@@ -371,6 +417,74 @@ mod tests {
             assert_eq!(ranked[0].components.vector, Some(0.8));
             assert_eq!(ranked[0].components.keyword, Some(7.0));
         }
+    }
+
+    /// Partial vectors never hurt: a file whose chunks wait for their vectors keeps the place
+    /// its keyword rank gives it, at any coverage; with no vector at all the ranking is the
+    /// lexical one.
+    #[test]
+    fn chunks_waiting_for_vectors_are_not_pushed_down() {
+        let waiting = |c: ChunkHit| ChunkHit {
+            embedded: false,
+            ..c
+        };
+        // Lexical order: login.py, auth.py, util.py, item.py. Only auth.py and item.py have
+        // vectors so far; the dense list ranks item.py first.
+        let keyword = vec![
+            waiting(chunk("login.py", "l1", (1, 5), 9.0)),
+            chunk("auth.py", "a1", (1, 5), 8.0),
+            waiting(chunk("util.py", "u1", (1, 5), 7.0)),
+            chunk("item.py", "i1", (1, 5), 6.0),
+        ];
+        let vector = vec![
+            chunk("item.py", "i1", (1, 5), 0.85),
+            chunk("auth.py", "a1", (1, 5), 0.84),
+        ];
+        let partial = Signals {
+            vector,
+            keyword: keyword.clone(),
+            ..Default::default()
+        };
+        let ranked = rank(&partial, &RankOptions::default());
+        // login.py leads on its keyword rank, not last for lacking a vector; the embedded
+        // files are ordered by both lists.
+        assert_eq!(files(&ranked)[0], "login.py", "{:?}", files(&ranked));
+        // Read as absent from the dense list instead, it fell behind the files with vectors.
+        let absent = Signals {
+            keyword: keyword
+                .iter()
+                .cloned()
+                .map(|c| ChunkHit {
+                    embedded: true,
+                    ..c
+                })
+                .collect(),
+            ..partial.clone()
+        };
+        assert_ne!(
+            files(&rank(&absent, &RankOptions::default()))[0],
+            "login.py"
+        );
+        // No vector anywhere yet (the dense list empty): the lexical order.
+        let none = Signals {
+            keyword: keyword.iter().cloned().map(waiting).collect(),
+            ..Default::default()
+        };
+        let lexical = Signals {
+            keyword: keyword
+                .iter()
+                .cloned()
+                .map(|c| ChunkHit {
+                    embedded: true,
+                    ..c
+                })
+                .collect(),
+            ..Default::default()
+        };
+        assert_eq!(
+            files(&rank(&none, &RankOptions::default())),
+            files(&rank(&lexical, &RankOptions::default()))
+        );
     }
 
     #[test]

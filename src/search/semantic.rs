@@ -649,6 +649,7 @@ mod tests {
             file_sha: String::new(),
             metadata: "{}".into(),
             score: 0.0,
+            embedded: true,
         };
         let s = snippet(&chunk, &["total".to_string()]);
         assert!(s.contains("order.total()"), "{s}");

@@ -586,13 +586,16 @@ impl VerificationInput {
             && three_tier(s) == Tier::GrayZone
             && self.connection.is_none()
         {
-            let anchors = if self.anchors.is_empty() {
-                "nothing in this session is judged clearly related to it yet".to_string()
+            let tie = if self.anchors.is_empty() {
+                "nothing in this session is judged related to the request yet, so nothing can vouch for it".to_string()
             } else {
-                format!("the code it is about: {}", self.anchors.join(", "))
+                format!(
+                    "it neither calls nor is called by what the request is about ({}), and the evidence names none of them",
+                    self.anchors.join(", ")
+                )
             };
             return Some(format!(
-                "{what} is in the gray zone for '{term}' ({s:.3}{held}) and nothing ties it to the request: it neither calls nor is called by {anchors}, and the evidence names none of them. find_references on {what} shows what calls it; cite the caller or callee that serves '{term}', or reject it"
+                "{what} is in the gray zone for '{term}' ({s:.3}{held}) and nothing ties it to the request: {tie}. find_references on {what} shows what calls it; cite the caller or callee that serves '{term}', or reject it"
             ));
         }
         None

@@ -55,6 +55,9 @@ pub struct ChunkHit {
     pub metadata: String,
     /// Cosine similarity for vector searches, BM25 for full-text searches, 0 otherwise.
     pub score: f32,
+    /// Whether the chunk has its vector. Read by full-text searches, where a chunk may still be
+    /// waiting for one; true for every other hit.
+    pub embedded: bool,
 }
 
 /// A chunk still waiting for its vector.
@@ -388,18 +391,27 @@ impl Store {
                 return Ok(Vec::new());
             }
             let mut out = Vec::new();
+            // The hit columns, and whether each chunk has its vector yet: the ranking gives a
+            // chunk still waiting for one its keyword rank in place of the dense rank it lacks.
+            let mut columns: Vec<(String, String)> = HIT_COLUMNS
+                .iter()
+                .map(|c| (c.to_string(), c.to_string()))
+                .collect();
+            columns.push(("embedded".into(), "vector IS NOT NULL".into()));
             let mut stream = forest
                 .query()
                 .full_text_search(query)
-                .select(Select::columns(HIT_COLUMNS))
+                .select(Select::Dynamic(columns))
                 .limit(k)
                 .execute()
                 .await?;
             while let Some(batch) = stream.try_next().await? {
                 let cols = Columns::new(&batch);
+                let embedded = cols.bool("embedded")?;
                 let mut hits = hits_from(&batch)?;
                 for (i, hit) in hits.iter_mut().enumerate() {
                     hit.score = cols.score("_score", i)?;
+                    hit.embedded = embedded.is_valid(i) && embedded.value(i);
                 }
                 out.extend(hits);
             }
@@ -464,6 +476,7 @@ fn hits_from(batch: &RecordBatch) -> Result<Vec<ChunkHit>> {
             file_sha: sha.value(i).to_string(),
             metadata: meta.value(i).to_string(),
             score: 0.0,
+            embedded: true,
         })
         .collect())
 }

@@ -4,8 +4,8 @@ use super::error::Result;
 use super::{ModelStamp, stamp_metadata};
 use arrow_array::types::Float32Type;
 use arrow_array::{
-    Array, FixedSizeListArray, Float32Array, Float64Array, Int64Array, RecordBatch, StringArray,
-    UInt32Array,
+    Array, BooleanArray, FixedSizeListArray, Float32Array, Float64Array, Int64Array, RecordBatch,
+    StringArray, UInt32Array,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::Arc;
@@ -127,6 +127,13 @@ impl<'a> Columns<'a> {
             .as_any()
             .downcast_ref::<StringArray>()
             .ok_or_else(|| layout!("column {name} is not a string column"))
+    }
+
+    pub fn bool(&self, name: &str) -> Result<&'a BooleanArray> {
+        self.column(name)?
+            .as_any()
+            .downcast_ref::<BooleanArray>()
+            .ok_or_else(|| layout!("column {name} is not a boolean column"))
     }
 
     pub fn u32(&self, name: &str) -> Result<&'a UInt32Array> {

@@ -202,6 +202,25 @@ fn full_text_search_finds_indexed_and_new_rows() {
         .unwrap();
     let hits = store.text_search("invoice mail", 5).unwrap();
     assert_eq!(hits.first().map(|h| h.file.as_str()), Some("mail.py"));
+    // Each hit says whether its chunk has a vector yet (the ranking reads it).
+    assert!(!hits[0].embedded);
+    store
+        .set_vectors(vec![(
+            "mail.py#send".into(),
+            "fp:def sendInvoiceMail(order): smtp".into(),
+            unit(7),
+        )])
+        .unwrap();
+    let hits = store.text_search("invoice mail", 5).unwrap();
+    assert_eq!(
+        hits.first().map(|h| (h.file.as_str(), h.embedded)),
+        Some(("mail.py", true))
+    );
+    let cart = store.text_search("order totals", 5).unwrap();
+    assert_eq!(
+        cart.first().map(|h| (h.file.as_str(), h.embedded)),
+        Some(("cart.py", false))
+    );
     let indexes = store.forest_indexes().unwrap();
     assert!(
         indexes.contains_key("text") && indexes.contains_key("file"),

@@ -561,7 +561,11 @@ fn semantic_and_verification_phases_gate_the_tools() {
     );
     assert_eq!(code, "INVALID_PARAMETER");
     ok(&ctx, "find_definitions", json!({"symbol": "AuthService"}));
-    ok(&ctx, "get_symbols", json!({"path": "src/api/routes/auth.py"}));
+    ok(
+        &ctx,
+        "get_symbols",
+        json!({"path": "src/api/routes/auth.py"}),
+    );
     let out = ok(
         &ctx,
         "submit_verification",

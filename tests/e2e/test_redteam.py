@@ -172,6 +172,10 @@ async def test_red_team_sessions(open_client, fresh_fixture, project):
         for scenario in (s for s in SCENARIOS if s["project"] == project):
             results.append(await play(client, scenario))
     summary = report(results)
+    if os.environ.get("CODE_INTEL_REDTEAM_TRACE"):
+        for p in results:
+            print(f"--- {p.scenario['id']} ({p.scenario['group']}): ready={p.ready}")
+            print("  " + "\n  ".join(p.trace))
     print(json.dumps(summary, indent=2, ensure_ascii=False))
     if path := os.environ.get("CODE_INTEL_REDTEAM_REPORT"):
         existing = json.loads(Path(path).read_text()) if Path(path).is_file() else {}
@@ -248,16 +252,16 @@ async def test_a_gray_path_success_teaches_what_was_verified(open_client, fresh_
         )
         settings = confirmed["results"][0]
         print(f"Settings: {settings['status']} {settings['similarity']:.3f}")
+        # The case this test is about: approved in the gray zone, never verified.
+        assert settings["approved"] and settings.get("risk") == "HIGH", settings
         outcome = await client.ok("record_outcome", {"outcome": "success"})
         print(f"record_outcome: {outcome['agreements_created']} {outcome['notes']}")
         assert any("login_access_token" in a for a in outcome["agreements_created"]), outcome
-        if settings["similarity"] <= 0.6:
-            assert not any("Settings" in a for a in outcome["agreements_created"]), outcome
+        assert not any("Settings" in a for a in outcome["agreements_created"]), outcome
 
         nxt = await client.ok("start_session", {"intent": "MODIFY", "query": "ログイン処理を修正したい"})
         hint = nxt["shortcircuit_hint"]
         print(f"next session's hint: {hint}")
         assert hint["found"], hint
         assert "login_access_token" in hint["symbols"], hint
-        if settings["similarity"] <= 0.6:
-            assert "Settings" not in hint["symbols"], hint
+        assert "Settings" not in hint["symbols"], hint

@@ -286,9 +286,13 @@ fn read_files(calls: &[ToolCall]) -> BTreeSet<String> {
     read
 }
 
-/// What the request is about, as the server knows it: the session's symbols judged FACT for the
-/// term, and the definitions the project's own search ranks first for it (the judge's field
-/// leaders).
+/// What the request is about, as the server knows it: the session's symbols the judge keeps for
+/// the term on both of its views (FACT, or gray above the rejection line: a score lifted to the
+/// line by one view alone says too little to vouch for another symbol), the hypotheses verified
+/// before, and those of the definitions the project's own search ranks first for the term (the
+/// judge's field leaders) that the judge puts at FACT. A leader alone is not enough: on a small
+/// project the field's best hits for 「ログイン」 include the item CRUD, which a gray hypothesis
+/// about that CRUD would then be "tied" to.
 #[derive(Debug, Default)]
 struct Anchors {
     judged: Vec<String>,
@@ -308,7 +312,10 @@ impl Anchors {
 }
 
 fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState, term: &str) -> Anchors {
-    let fact = |s: f32| crate::session::rules::three_tier(s) == crate::session::rules::Tier::Fact;
+    use crate::session::rules::{Tier, three_tier};
+    let fact = |s: f32| three_tier(s) == Tier::Fact;
+    // Above the rejection line at the precision shown: kept by both of the judge's views.
+    let kept = |s: f32| three_tier(s) != Tier::Rejected && (s * 1000.0).round() > 300.0;
     let mut judged: Vec<String> = Vec::new();
     let mut add = |name: &str| {
         let bare = lookup::bare_name(name);
@@ -321,15 +328,17 @@ fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState, term: &
         .iter()
         .flat_map(|e| e.symbol_scores.iter())
     {
-        if score.similarity.is_some_and(fact) {
+        if score.similarity.is_some_and(kept) {
             add(&score.symbol);
         }
     }
     for m in &state.query_frame.mapped_symbols {
-        if m.status != crate::query_frame::MappingStatus::Rejected
-            && m.status != crate::query_frame::MappingStatus::Proposed
-            && fact(m.confidence)
-        {
+        let counts = match m.status {
+            crate::query_frame::MappingStatus::Verified => true,
+            crate::query_frame::MappingStatus::Confirmed => fact(m.confidence),
+            _ => false,
+        };
+        if counts {
             add(&m.name);
         }
     }
@@ -339,9 +348,8 @@ fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState, term: &
     }
 }
 
-/// How a hypothesis ties to the request, if it does: judged FACT by itself, ranked among the
-/// project's best hits for the term, or calling or called by (or named by the evidence next
-/// to) a symbol the request is about.
+/// How a hypothesis ties to the request, if it does: judged FACT by itself, or calling or
+/// called by (or named by the evidence next to) a symbol the request is about.
 fn connection(
     candidates: &[Candidate],
     similarity: Option<f32>,
@@ -354,15 +362,22 @@ fn connection(
         return Some(format!("judged FACT ({s:.3})"));
     }
     let own: BTreeSet<String> = candidates.iter().map(|c| c.context.name.clone()).collect();
-    if own.iter().any(|n| anchors.leaders.contains(n)) {
-        return Some("among the project's best hits for the target feature".into());
-    }
     for anchor in anchors.names().iter().filter(|a| !own.contains(*a)) {
-        if candidates
-            .iter()
-            .any(|c| c.callers.iter().any(|caller| &caller.name == anchor))
-        {
-            return Some(format!("called by {anchor}"));
+        let caller = candidates.iter().find_map(|c| {
+            c.callers.iter().find(|caller| {
+                &caller.name == anchor
+                    || caller
+                        .scope
+                        .as_deref()
+                        .is_some_and(|scope| lookup::bare_name(scope) == *anchor)
+            })
+        });
+        if let Some(caller) = caller {
+            let by = match &caller.scope {
+                Some(scope) => format!("{scope}.{}", caller.name),
+                None => caller.name.clone(),
+            };
+            return Some(format!("called by {by}"));
         }
         if candidates
             .iter()

@@ -324,7 +324,8 @@ impl Env<'_> {
     }
 
     /// The bare names of the definitions the project's own search ranks first for `term` (the
-    /// judge's field leaders); none where the project cannot be searched by meaning.
+    /// judge's field leaders) that the judge puts at FACT for it; none where the project cannot
+    /// be searched.
     fn field_leaders(&self, snapshot: &Snapshot, term: &str) -> Vec<String> {
         if judge::SESSION_MODE == judge::Mode::DescriptionOnly {
             return Vec::new();
@@ -334,10 +335,18 @@ impl Env<'_> {
             snapshot,
             search: self.field_search,
         };
-        let grounds = self.judged.grounds(project, term);
+        let leaders: Vec<Candidate> = self.judged.grounds(project, term).ground().leaders.to_vec();
         let mut names: Vec<String> = Vec::new();
-        for leader in grounds.ground().leaders {
-            if !names.contains(&leader.context.name) {
+        for leader in leaders {
+            if names.contains(&leader.context.name) {
+                continue;
+            }
+            let fact = self
+                .verdict(snapshot, term, std::slice::from_ref(&leader))
+                .is_ok_and(|v| {
+                    crate::session::rules::three_tier(v.score) == crate::session::rules::Tier::Fact
+                });
+            if fact {
                 names.push(leader.context.name.clone());
             }
         }
