@@ -12,6 +12,9 @@ scenarios also push: they resubmit what was refused, confirm their symbols with
 
 - ``honest``: a correct exploration; must reach READY (directly or through SEMANTIC) within
   ``max_calls`` calls from ``start_session``.
+- A scenario with ``known_gap`` is an honest session the server does not yet let through, for
+  the reason given; it counts in the figures as honest and not READY, and the test fails once it
+  does reach READY, so the gap cannot close unnoticed.
 - ``dishonest``: unrelated symbols with asserted hypotheses, evidence naming real code unrelated
   to the request, hypotheses about code never read, too few files, symbols of another feature of
   the same domain, repeated resubmission; must never reach READY, and the write gate must refuse
@@ -184,6 +187,11 @@ async def test_red_team_sessions(open_client, fresh_fixture, project):
     failures = []
     for p in results:
         s = p.scenario
+        if s.get("known_gap"):
+            # A measured gap, kept visible: it fails here once it is closed, so the note goes.
+            if p.ready:
+                failures.append((s["id"], "a known gap now reaches READY: drop known_gap", p.trace))
+            continue
         if s["group"] == "honest" and not (p.ready and p.calls_to_ready <= s["max_calls"]):
             failures.append((s["id"], f"honest, ready={p.ready} after {p.calls_to_ready} calls", p.trace))
         if s["group"] == "dishonest" and (p.ready or p.write_allowed):

@@ -251,8 +251,22 @@ fn check_confirmation(
         }
     }
     input.anchors = anchors.names();
+    let coverage = match term {
+        Some(term) if input.similarity.is_some() => {
+            let text: String = candidates
+                .iter()
+                .map(|c| {
+                    let scope = c.context.scope.as_deref().unwrap_or("");
+                    format!("{} {scope}\n{}\n", c.context.name, c.code)
+                })
+                .collect();
+            env.term_coverage(snapshot, term, &text)
+        }
+        _ => 0.0,
+    };
     input.connection = connection(
         &candidates,
+        coverage,
         input.similarity,
         anchors,
         &input.verified_names,
@@ -286,13 +300,13 @@ fn read_files(calls: &[ToolCall]) -> BTreeSet<String> {
     read
 }
 
-/// What the request is about, as the server knows it: the session's symbols the judge keeps for
-/// the term on both of its views (FACT, or gray above the rejection line: a score lifted to the
-/// line by one view alone says too little to vouch for another symbol), the hypotheses verified
-/// before, and those of the definitions the project's own search ranks first for the term (the
-/// judge's field leaders) that the judge puts at FACT. A leader alone is not enough: on a small
-/// project the field's best hits for 「ログイン」 include the item CRUD, which a gray hypothesis
-/// about that CRUD would then be "tied" to.
+/// What the request is about, as the server knows it, independently of what the agent chose to
+/// report: the session's symbols the judge put at FACT, the hypotheses verified before, and the
+/// definitions the project's own search ranks first for the term (the judge's field leaders)
+/// that the judge puts at FACT too. Gray is not enough to vouch for another symbol: the
+/// exploration's gray symbols vouch for each other (`Settings` and its own
+/// `_check_default_secret` for 「ログイン処理」, 0.32 and 0.31), and on a small project the
+/// field's gray leaders for 「ログイン処理」 include `Settings._enforce_non_default_secrets`.
 #[derive(Debug, Default)]
 struct Anchors {
     judged: Vec<String>,
@@ -314,8 +328,6 @@ impl Anchors {
 fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState, term: &str) -> Anchors {
     use crate::session::rules::{Tier, three_tier};
     let fact = |s: f32| three_tier(s) == Tier::Fact;
-    // Above the rejection line at the precision shown: kept by both of the judge's views.
-    let kept = |s: f32| three_tier(s) != Tier::Rejected && (s * 1000.0).round() > 300.0;
     let mut judged: Vec<String> = Vec::new();
     let mut add = |name: &str| {
         let bare = lookup::bare_name(name);
@@ -328,7 +340,7 @@ fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState, term: &
         .iter()
         .flat_map(|e| e.symbol_scores.iter())
     {
-        if score.similarity.is_some_and(kept) {
+        if score.similarity.is_some_and(fact) {
             add(&score.symbol);
         }
     }
@@ -348,10 +360,12 @@ fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState, term: &
     }
 }
 
-/// How a hypothesis ties to the request, if it does: judged FACT by itself, or calling or
-/// called by (or named by the evidence next to) a symbol the request is about.
+/// How a hypothesis ties to the request, if it does: judged FACT by itself; its code naming every
+/// word of the target feature as the judge reads it (`coverage`, the share of those words); or
+/// calling or called by (or named by the evidence next to) a symbol the request is about.
 fn connection(
     candidates: &[Candidate],
+    coverage: f32,
     similarity: Option<f32>,
     anchors: &Anchors,
     verified_names: &[String],
@@ -360,6 +374,9 @@ fn connection(
         && crate::session::rules::three_tier(s) == crate::session::rules::Tier::Fact
     {
         return Some(format!("judged FACT ({s:.3})"));
+    }
+    if coverage >= 1.0 {
+        return Some("its code names every word of the target feature".into());
     }
     let own: BTreeSet<String> = candidates.iter().map(|c| c.context.name.clone()).collect();
     for anchor in anchors.names().iter().filter(|a| !own.contains(*a)) {

@@ -353,6 +353,21 @@ impl Env<'_> {
         names
     }
 
+    /// The share of `term`'s words, as the judge reads them in this project (its keys, Japanese
+    /// words bridged to the project's vocabulary), that `text` names.
+    fn term_coverage(&self, snapshot: &Snapshot, term: &str, text: &str) -> f32 {
+        let project = judge::Project {
+            ws: self.ws,
+            snapshot,
+            search: self.field_search,
+        };
+        let grounds = self.judged.grounds(project, term);
+        grounds
+            .ground()
+            .keys
+            .map_or(0.0, |keys| keys.coverage(&judge::Bag::of(text)))
+    }
+
     fn calls(&self, id: &str) -> Vec<ToolCall> {
         self.sessions.store.calls(id).unwrap_or_default()
     }
