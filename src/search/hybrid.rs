@@ -130,11 +130,16 @@ fn reciprocal_rank(k: f64, weight: f64, rank: usize) -> f64 {
 /// Each file's rank in the dense list, where a chunk still waiting for its vector stands at its
 /// keyword rank: while the index is being embedded, the dense list only holds the chunks that
 /// have a vector, and a file must not fall below the others for lacking one. With every chunk
-/// embedded this is the dense list's own ranking; with none, the keyword ranking counted twice,
-/// which orders files as the keyword list alone does (lexical-only). A file takes its better
-/// rank of the two.
+/// embedded this is the dense list's own ranking; with no dense list at all (lexical-only, or
+/// no vector yet) there is none, so the ranking is the lexical one, the judge's field of words
+/// included. A file takes its better rank of the two.
 fn dense_file_ranks(signals: &Signals) -> HashMap<String, usize> {
     let mut ranks: HashMap<String, usize> = HashMap::new();
+    if signals.vector.is_empty() {
+        // No dense list at all (lexical-only, or nothing embedded yet): nothing to stand in
+        // for, and the other lists keep their weight against the keyword one.
+        return ranks;
+    }
     let mut take = |file: &str, rank: usize| {
         ranks
             .entry(file.to_string())
@@ -266,7 +271,8 @@ fn score_chunks(signals: &Signals, opts: &RankOptions, files: &mut HashMap<Strin
     let mut vec_chunk = chunk_ranks(&signals.vector);
     let kw_chunk = chunk_ranks(&signals.keyword);
     // As for files: a chunk waiting for its vector stands at its keyword rank.
-    for c in signals.keyword.iter().filter(|c| !c.embedded) {
+    let dense = !signals.vector.is_empty();
+    for c in signals.keyword.iter().filter(|c| dense && !c.embedded) {
         vec_chunk.insert(c.id.clone(), kw_chunk[&c.id]);
     }
     let mut seen: HashMap<String, ()> = HashMap::new();
