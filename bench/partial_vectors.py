@@ -50,7 +50,7 @@ async def measure(binary: Path, root: Path, queries: list, after: float, lexical
                     t = time.monotonic()
                     result = await session.call_tool(
                         "semantic_search", {"query": q.query, "collection": "forest", "n_results": 10},
-                        read_timeout_seconds=__import__("datetime").timedelta(seconds=120),
+                        read_timeout_seconds=120,
                     )
                     latencies.append((time.monotonic() - t) * 1000)
                     data = result.structured_content or {}
