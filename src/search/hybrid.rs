@@ -425,6 +425,17 @@ mod tests {
         }
     }
 
+    /// The same hits, every chunk with its vector.
+    fn with_vectors(hits: &[ChunkHit]) -> Vec<ChunkHit> {
+        hits.iter()
+            .cloned()
+            .map(|c| ChunkHit {
+                embedded: true,
+                ..c
+            })
+            .collect()
+    }
+
     /// Partial vectors never hurt: a file whose chunks wait for their vectors keeps the place
     /// its keyword rank gives it, at any coverage; with no vector at all the ranking is the
     /// lexical one.
@@ -457,14 +468,7 @@ mod tests {
         assert_eq!(files(&ranked)[0], "login.py", "{:?}", files(&ranked));
         // Read as absent from the dense list instead, it fell behind the files with vectors.
         let absent = Signals {
-            keyword: keyword
-                .iter()
-                .cloned()
-                .map(|c| ChunkHit {
-                    embedded: true,
-                    ..c
-                })
-                .collect(),
+            keyword: with_vectors(&keyword),
             ..partial.clone()
         };
         assert_ne!(
@@ -477,14 +481,7 @@ mod tests {
             ..Default::default()
         };
         let lexical = Signals {
-            keyword: keyword
-                .iter()
-                .cloned()
-                .map(|c| ChunkHit {
-                    embedded: true,
-                    ..c
-                })
-                .collect(),
+            keyword: with_vectors(&keyword),
             ..Default::default()
         };
         assert_eq!(

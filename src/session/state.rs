@@ -1260,31 +1260,25 @@ impl SessionState {
             }
         };
         let by_kind = |status: MappingStatus, fact_only: bool, how: Establishment| {
-            let mut found: Vec<&MappedSymbol> = self
+            let mut found: Vec<JudgedLink> = self
                 .query_frame
                 .mapped_symbols
                 .iter()
-                .filter(|m| m.status == status && m.evidence.is_some())
+                .filter(|m| m.status == status)
                 .filter(|m| !fact_only || three_tier(m.confidence) == Tier::Fact)
-                .collect();
-            found.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
-            found
-                .into_iter()
-                .map(|m| {
-                    let evidence = m.evidence.clone().unwrap_or_else(|| SlotEvidence {
-                        code_evidence: String::new(),
-                        verified_names: Vec::new(),
-                        files: Vec::new(),
-                    });
-                    JudgedLink {
+                .filter_map(|m| {
+                    let evidence = m.evidence.as_ref()?;
+                    Some(JudgedLink {
                         symbol: m.name.clone(),
                         similarity: m.confidence,
-                        code_evidence: evidence.code_evidence,
-                        files: evidence.files,
+                        code_evidence: evidence.code_evidence.clone(),
+                        files: evidence.files.clone(),
                         how,
-                    }
+                    })
                 })
-                .collect::<Vec<_>>()
+                .collect();
+            found.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+            found
         };
         let verified = by_kind(MappingStatus::Verified, false, Establishment::Verified);
         let confirmed = by_kind(MappingStatus::Confirmed, true, Establishment::Confirmed);
@@ -1538,11 +1532,7 @@ mod tests {
             let mut s = session(Intent::Modify);
             let out = s.submit_understanding(report(symbols, tools), NOW).unwrap();
             assert_eq!(s.phase, *phase, "{symbols:?} {tools:?}: {out:?}");
-            let got: Vec<&str> = out
-                .missing_requirements
-                .iter()
-                .map(|m| m.requirement.as_str())
-                .collect();
+            let got = requirements(&out.missing_requirements);
             assert_eq!(got, *missing, "{symbols:?}");
             assert_eq!(s.query_frame.mapped_symbols.len(), symbols.len());
             assert!(s.explored_files.contains("src/auth/service.py"));
@@ -1728,7 +1718,7 @@ mod tests {
         let file = "src/services/rate_limiter.py";
         // Unknown reference → refused, nothing changes.
         assert!(
-            s.submit_verification(vec![confirm("H9", 0.7, file)], BOTH_SET(), NOW)
+            s.submit_verification(vec![confirm("H9", 0.7, file)], &tool_set(BOTH), NOW)
                 .is_err()
         );
         // Evidence that names nothing in the code leaves the hypothesis open.
@@ -1738,7 +1728,7 @@ mod tests {
                     evidence_ok: false,
                     ..confirm("RateLimiter", 0.7, file)
                 }],
-                BOTH_SET(),
+                &tool_set(BOTH),
                 NOW,
             )
             .unwrap();
@@ -1758,7 +1748,7 @@ mod tests {
                         ..confirm("src/api/deps.py", 0.35, "src/api/deps.py")
                     },
                 ],
-                BOTH_SET(),
+                &tool_set(BOTH),
                 NOW,
             )
             .unwrap();
@@ -1785,10 +1775,9 @@ mod tests {
         );
     }
 
-    #[allow(non_snake_case)]
-    fn BOTH_SET() -> &'static BTreeSet<String> {
-        static SET: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
-        SET.get_or_init(|| tool_set(BOTH))
+    /// What a step of the session lacked, by requirement key.
+    fn requirements(missing: &[MissingRequirement]) -> Vec<&str> {
+        missing.iter().map(|m| m.requirement.as_str()).collect()
     }
 
     /// The red-team case: an exploration of unrelated code cannot reach READY by
@@ -1853,7 +1842,7 @@ mod tests {
                         ..confirm("H2", 0.31, "backend/app/core/config.py")
                     },
                 ],
-                BOTH_SET(),
+                &tool_set(BOTH),
                 NOW,
             )
             .unwrap();
@@ -1872,7 +1861,7 @@ mod tests {
                     read: false,
                     ..confirm("H2", 0.31, "backend/app/core/config.py")
                 }],
-                BOTH_SET(),
+                &tool_set(BOTH),
                 NOW,
             )
             .unwrap();
@@ -1891,16 +1880,12 @@ mod tests {
                         ..confirm("H2", 0.31, "a.py")
                     },
                 ],
-                BOTH_SET(),
+                &tool_set(BOTH),
                 NOW,
             )
             .unwrap();
         assert_eq!(s.phase, Phase::Semantic, "{out:?}");
-        let missing: Vec<&str> = out
-            .missing_requirements
-            .iter()
-            .map(|m| m.requirement.as_str())
-            .collect();
+        let missing = requirements(&out.missing_requirements);
         assert!(missing.contains(&"symbol_relevance"), "{missing:?}");
         assert!(missing.contains(&"symbols_identified"), "{missing:?}");
         assert!(!out.accepted_semantic_reasons.is_empty());
@@ -1925,16 +1910,12 @@ mod tests {
         let out = s
             .submit_verification(
                 vec![confirm("H1", 0.8, "src/auth/login.py")],
-                BOTH_SET(),
+                &tool_set(BOTH),
                 NOW,
             )
             .unwrap();
         assert_eq!(s.phase, Phase::Semantic, "{out:?}");
-        let missing: Vec<&str> = out
-            .missing_requirements
-            .iter()
-            .map(|m| m.requirement.as_str())
-            .collect();
+        let missing = requirements(&out.missing_requirements);
         assert_eq!(missing, ["symbols_identified"], "{out:?}");
         // A second round continues the numbering and keeps what was confirmed.
         let out = s
@@ -1996,7 +1977,7 @@ mod tests {
                 confirm("H1", 0.5, "backend/app/crud.py"),
                 confirm("H2", 0.6, "backend/app/api/routes/login.py"),
             ],
-            BOTH_SET(),
+            &tool_set(BOTH),
             NOW,
         )
         .unwrap();

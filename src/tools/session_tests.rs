@@ -77,6 +77,16 @@ fn err_code(ctx: &Context, tool: &str, args: Value) -> (String, Value) {
     (err.code.as_str().to_string(), Value::Object(err.details))
 }
 
+/// The requirement keys of a tool answer's `missing_requirements`.
+fn requirements(out: &Value) -> Vec<&str> {
+    out["missing_requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["requirement"].as_str().unwrap())
+        .collect()
+}
+
 fn frame_args() -> Value {
     json!({
         "target_feature": {"value": "ログイン機能", "quote": "ログイン機能"},
@@ -451,12 +461,7 @@ fn verification_evidence_may_name_a_caller() {
     // The exploration's requirements did not vanish: two symbols, no entry point, no pattern,
     // no find_references. Back to SEMANTIC, told what is missing and what to send.
     assert_eq!(out["phase"], "SEMANTIC", "{out}");
-    let missing: Vec<&str> = out["missing_requirements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["requirement"].as_str().unwrap())
-        .collect();
+    let missing = requirements(&out);
     assert_eq!(
         missing,
         ["symbols_identified", "entry_points", "patterns", "tools"],
@@ -476,12 +481,7 @@ fn semantic_and_verification_phases_gate_the_tools() {
     let (_d, ctx) = scenario_project();
     // Not enough exploration (no find_references, one symbol): SEMANTIC.
     let out = reach_semantic(&ctx);
-    let missing: Vec<&str> = out["missing_requirements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["requirement"].as_str().unwrap())
-        .collect();
+    let missing = requirements(&out);
     assert_eq!(
         missing,
         [

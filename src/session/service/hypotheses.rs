@@ -2,6 +2,7 @@
 //! or rejected with the code tools.
 
 use super::*;
+use crate::session::rules::{Tier, three_tier};
 
 /// A hypothesis as the tool receives it.
 #[derive(Debug, Clone)]
@@ -156,12 +157,9 @@ pub fn submit_verification(
     env.expect_symbols(&snapshot, symbols);
     let calls = env.calls(&state.session_id);
     let read = read_files(&calls);
-    let anchors = match &term {
-        Some(term) if results.iter().any(|r| r.confirmed) => {
-            request_anchors(env, &snapshot, &state, term)
-        }
-        _ => Anchors::default(),
-    };
+    // What the request is about costs up to a verdict per field leader: only a gray
+    // confirmation needs it, so it is found once, when the first one does.
+    let anchors = std::cell::OnceCell::new();
     let mut inputs = Vec::new();
     for r in results {
         let mut input = VerificationInput {
@@ -181,7 +179,7 @@ pub fn submit_verification(
                 h,
                 term.as_deref(),
                 &read,
-                &anchors,
+                || anchors.get_or_init(|| request_anchors(env, &snapshot, &state)),
                 &mut input,
             )?;
         }
@@ -201,13 +199,13 @@ pub fn submit_verification(
 /// Gathers the facts on one confirmation: whether its evidence is in the hypothesis's code,
 /// the judge's verdict now, whether the session read that code, and what ties it to the
 /// request. The state machine decides from them.
-fn check_confirmation(
+fn check_confirmation<'a>(
     env: &Env,
     snapshot: &Snapshot,
     h: &crate::session::state::Hypothesis,
     term: Option<&str>,
     read: &BTreeSet<String>,
-    anchors: &Anchors,
+    anchors: impl FnOnce() -> &'a [String],
     input: &mut VerificationInput,
 ) -> SessionResult<()> {
     let candidates = hypothesis_candidates(env, snapshot, h.symbol.as_deref(), h.file.as_deref());
@@ -250,27 +248,23 @@ fn check_confirmation(
             Err(_) => {}
         }
     }
-    input.anchors = anchors.names();
-    let coverage = match term {
-        Some(term) if input.similarity.is_some() => {
-            let text: String = candidates
-                .iter()
-                .map(|c| {
-                    let scope = c.context.scope.as_deref().unwrap_or("");
-                    format!("{} {scope}\n{}\n", c.context.name, c.code)
-                })
-                .collect();
-            env.term_coverage(snapshot, term, &text)
-        }
-        _ => 0.0,
-    };
-    input.connection = connection(
-        &candidates,
-        coverage,
-        input.similarity,
-        anchors,
-        &input.verified_names,
-    );
+    // A gray confirmation needs a tie to the request; FACT is its own, and a rejection or
+    // an unjudged hypothesis never reaches that check.
+    let gray = input.similarity.map(three_tier) == Some(Tier::GrayZone);
+    if let (true, Some(term)) = (gray, term) {
+        input.anchors = anchors().to_vec();
+        let text: String = candidates
+            .iter()
+            .map(|c| {
+                let scope = c.context.scope.as_deref().unwrap_or("");
+                format!("{} {scope}\n{}\n", c.context.name, c.code)
+            })
+            .collect();
+        let coverage = env.term_coverage(snapshot, term, &text);
+        input.connection = connection(&candidates, coverage, &input.anchors, &input.verified_names);
+    } else if input.similarity.map(three_tier) == Some(Tier::Fact) {
+        input.connection = input.similarity.map(|s| format!("judged FACT ({s:.3})"));
+    }
     Ok(())
 }
 
@@ -307,26 +301,7 @@ fn read_files(calls: &[ToolCall]) -> BTreeSet<String> {
 /// exploration's gray symbols vouch for each other (`Settings` and its own
 /// `_check_default_secret` for 「ログイン処理」, 0.32 and 0.31), and on a small project the
 /// field's gray leaders for 「ログイン処理」 include `Settings._enforce_non_default_secrets`.
-#[derive(Debug, Default)]
-struct Anchors {
-    judged: Vec<String>,
-    leaders: Vec<String>,
-}
-
-impl Anchors {
-    fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.judged.clone();
-        for l in &self.leaders {
-            if !names.contains(l) {
-                names.push(l.clone());
-            }
-        }
-        names
-    }
-}
-
-fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState, term: &str) -> Anchors {
-    use crate::session::rules::{Tier, three_tier};
+fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState) -> Vec<String> {
     let fact = |s: f32| three_tier(s) == Tier::Fact;
     let mut judged: Vec<String> = Vec::new();
     let mut add = |name: &str| {
@@ -354,32 +329,28 @@ fn request_anchors(env: &Env, snapshot: &Snapshot, state: &SessionState, term: &
             add(&m.name);
         }
     }
-    Anchors {
-        judged,
-        leaders: env.field_leaders(snapshot, term),
+    if let Some(term) = state.query_frame.target_term() {
+        for leader in env.field_leaders(snapshot, term) {
+            add(&leader);
+        }
     }
+    judged
 }
 
-/// How a hypothesis ties to the request, if it does: judged FACT by itself; its code naming every
-/// word of the target feature as the judge reads it (`coverage`, the share of those words); or
-/// calling or called by (or named by the evidence next to) a symbol the request is about.
+/// How a gray hypothesis ties to the request, if it does: its code naming every word of the
+/// target feature as the judge reads it (`coverage`, the share of those words), or calling or
+/// called by (or named by the evidence next to) a symbol the request is about (`anchors`).
 fn connection(
     candidates: &[Candidate],
     coverage: f32,
-    similarity: Option<f32>,
-    anchors: &Anchors,
+    anchors: &[String],
     verified_names: &[String],
 ) -> Option<String> {
-    if let Some(s) = similarity
-        && crate::session::rules::three_tier(s) == crate::session::rules::Tier::Fact
-    {
-        return Some(format!("judged FACT ({s:.3})"));
-    }
     if coverage >= 1.0 {
         return Some("its code names every word of the target feature".into());
     }
     let own: BTreeSet<String> = candidates.iter().map(|c| c.context.name.clone()).collect();
-    for anchor in anchors.names().iter().filter(|a| !own.contains(*a)) {
+    for anchor in anchors.iter().filter(|a| !own.contains(*a)) {
         let caller = candidates.iter().find_map(|c| {
             c.callers.iter().find(|caller| {
                 &caller.name == anchor
