@@ -626,9 +626,15 @@ fn load_session(
     // No QuantizationMode::Dynamic: it would force every call into one batch. The int8 model
     // quantises activations per batch by itself.
     let model = UserDefinedEmbeddingModel::new(onnx, tokenizer.clone()).with_pooling(Pooling::Mean);
+    // No spinning: ONNX Runtime's pool threads busy-wait for work by default. Two processes
+    // embedding at once then kept both cores spinning at normal priority while each one's
+    // caller thread (lowered, see `crate::background`) waited for a core: 16 s alone became
+    // 500 s each. Blocking pool threads cost nothing measurable alone.
     let mut init = InitOptionsUserDefined::new()
         .with_environment(env.clone())
-        .with_max_length(options.max_length.clamp(8, 512));
+        .with_max_length(options.max_length.clamp(8, 512))
+        .with_session_config("session.intra_op.allow_spinning", "0")
+        .with_session_config("session.inter_op.allow_spinning", "0");
     if let Some(threads) = options.threads {
         init = init.with_intra_threads(threads.max(1));
     }
