@@ -1,7 +1,22 @@
 //! Small file-system helpers shared by everything that persists state.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// This program's directory in the user's cache: `$XDG_CACHE_HOME/code-intel` when that is an
+/// absolute path (as the XDG base directory specification requires), else
+/// `~/.cache/code-intel`; `None` without either.
+pub fn user_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })?;
+    Some(base.join("code-intel"))
+}
 
 /// Writes `bytes` to `path` so that readers see either the old or the new content, never a torn
 /// file: write a uniquely named sibling, fsync it, rename it over the target.

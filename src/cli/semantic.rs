@@ -97,6 +97,9 @@ struct IndexSummary {
     lexical_seconds: f64,
     embedding_state: String,
     embed_rate: f64,
+    /// The machine's embedding cache during this run (hits: vectors not computed again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vector_cache: Option<crate::embed::cache::CacheStats>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     skipped: Vec<crate::index::sync::Skipped>,
 }
@@ -136,6 +139,7 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
         lexical_seconds: forest.lexical_ms as f64 / 1000.0,
         embedding_state: outcome.embedding.state.clone(),
         embed_rate: outcome.embedding.rate,
+        vector_cache: ctx.semantic.status().vector_cache,
         skipped: forest.skipped.clone(),
     };
     if json {
@@ -152,6 +156,15 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
             summary.seconds,
             summary.lexical_seconds
         );
+        if let Some(cache) = summary.vector_cache.filter(|c| c.hits + c.misses > 0) {
+            println!(
+                "embedding cache: {} of {} texts found ({:.0}%), {} added",
+                cache.hits,
+                cache.hits + cache.misses,
+                100.0 * cache.hits as f64 / (cache.hits + cache.misses) as f64,
+                cache.written
+            );
+        }
         if let Some(err) = outcome.embedding.model_error.as_ref() {
             println!("embedding: {} ({err})", outcome.embedding.state);
         } else {

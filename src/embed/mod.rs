@@ -14,6 +14,8 @@
 //!   more than it asks to.
 //! - [`calibration`]: e5 cosines are compressed (unrelated pairs ≈ 0.8); every threshold the
 //!   seeds state is applied to a calibrated relevance score instead.
+//! - [`cache`]: the machine's embedding cache, by model identity and the SHA-256 of the text,
+//!   shared by every checkout on the machine.
 //! - [`bench`]: pipeline throughput against the raw model on the same texts.
 //! - [`setup`]: `code-intel model install | verify | status`.
 //!
@@ -21,6 +23,7 @@
 //! else sees `Vec<f32>` of length [`DIM`], unit length, and [`EmbedError`].
 
 pub mod bench;
+pub mod cache;
 pub mod calibration;
 pub mod fake;
 pub mod handle;

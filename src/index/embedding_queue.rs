@@ -7,11 +7,16 @@
 //! back every few seconds. A write only lands if the chunk's fingerprint is still the one that
 //! was embedded (see `Store::set_vectors`), so a re-sync racing the queue never gets stale
 //! vectors.
+//!
+//! Before a text goes to the model, the machine's embedding cache is asked for it
+//! (`embed::cache`): a chunk whose exact text this machine has embedded before, in any checkout,
+//! gets that vector without inference, and every vector computed here is added to it.
 
 use super::chunks::embedding_text;
 use super::error::IndexResult;
 use super::sync::{Progress, ProgressFn};
 use crate::embed::Embedder;
+use crate::embed::cache::{Key, VectorCache, passage_key};
 use crate::store::Store;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -35,6 +40,9 @@ pub struct QueueStatus {
 #[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct EmbedReport {
     pub embedded: usize,
+    /// Of `embedded`, vectors found in the machine's embedding cache (no inference).
+    #[serde(default)]
+    pub from_cache: usize,
     pub remaining: usize,
     pub seconds: f64,
     /// Texts per second through the whole pipeline (read, embed, write).
@@ -47,10 +55,12 @@ pub fn batch_size(memory_limit_mb: u64) -> usize {
     ((memory_limit_mb / 64) as usize).clamp(4, 32)
 }
 
-/// Embeds pending chunks until none are left, `deadline` passes or `status.cancel` is set.
+/// Embeds pending chunks until none are left, `deadline` passes or `status.cancel` is set;
+/// texts found in `cache` are not embedded again, and those embedded are added to it.
 pub fn run(
     store: &Store,
     model: &dyn Embedder,
+    cache: Option<&VectorCache>,
     batch: usize,
     deadline: Option<Instant>,
     status: &QueueStatus,
@@ -108,13 +118,28 @@ pub fn run(
             .collect();
         texts.sort_by_key(|(_, t)| t.len());
         let mut made_progress = false;
-        for group in texts.chunks(batch.max(1)) {
+        let todo = from_cache(cache, model, texts, |i, v| {
+            let p = &mut pending[i];
+            buffer.push((std::mem::take(&mut p.id), p.fingerprint.clone(), v));
+            report.from_cache += 1;
+        });
+        for group in todo.chunks(batch.max(1)) {
             if out_of_time() {
                 break 'outer;
             }
-            let inputs: Vec<&str> = group.iter().map(|(_, t)| t.as_str()).collect();
+            let inputs: Vec<&str> = group.iter().map(|(_, t, _)| t.as_str()).collect();
             let vectors = model.embed_passages(&inputs)?;
-            for ((i, _), v) in group.iter().zip(vectors) {
+            if let Some(cache) = cache {
+                let items: Vec<(Key, &[f32])> = group
+                    .iter()
+                    .zip(&vectors)
+                    .map(|((_, _, key), v)| (*key, v.as_slice()))
+                    .collect();
+                if let Err(err) = cache.put_many(&items) {
+                    tracing::debug!("embedding cache: {} vectors not kept: {err}", items.len());
+                }
+            }
+            for ((i, _, _), v) in group.iter().zip(vectors) {
                 let p = &mut pending[*i];
                 buffer.push((std::mem::take(&mut p.id), p.fingerprint.clone(), v));
             }
@@ -143,4 +168,34 @@ pub fn run(
     report.seconds = started.elapsed().as_secs_f64();
     report.rate = report.embedded as f64 / report.seconds.max(1e-9);
     Ok(report)
+}
+
+/// Hands each text's cached vector to `found` (by the text's index) and returns the rest, in
+/// the order given, with their cache keys: what still needs the model.
+fn from_cache(
+    cache: Option<&VectorCache>,
+    model: &dyn Embedder,
+    texts: Vec<(usize, String)>,
+    mut found: impl FnMut(usize, Vec<f32>),
+) -> Vec<(usize, String, Key)> {
+    let keyed: Vec<(usize, String, Key)> = texts
+        .into_iter()
+        .map(|(i, t)| {
+            let key = passage_key(model.model_id(), &t);
+            (i, t, key)
+        })
+        .collect();
+    let Some(cache) = cache else {
+        return keyed;
+    };
+    let keys: Vec<Key> = keyed.iter().map(|(_, _, k)| *k).collect();
+    let hits = cache.get_many(&keys);
+    let mut todo = Vec::new();
+    for (entry, hit) in keyed.into_iter().zip(hits) {
+        match hit {
+            Some(vector) if vector.len() == model.dims() => found(entry.0, vector),
+            _ => todo.push(entry),
+        }
+    }
+    todo
 }

@@ -12,6 +12,7 @@ use super::error::{IndexError, IndexResult};
 use super::maintenance::Maintenance;
 use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
+use crate::embed::cache::VectorCache;
 use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState};
 use crate::relevance::SharedRelevance;
 use crate::store::{ModelStamp, Store, StoreCounts};
@@ -86,6 +87,11 @@ pub struct IndexStatus {
     /// Entries of `.code-intel/config.json` that do not apply as written (the rest does).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub config_problems: Vec<crate::config::ConfigProblem>,
+    /// The machine's embedding cache as this process saw it: vectors found there instead of
+    /// computed (`hits`), texts it did not hold (`misses`), vectors this process added. Absent
+    /// when the cache is off (`CODE_INTEL_VECTOR_CACHE_MB=0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_cache: Option<crate::embed::cache::CacheStats>,
 }
 
 pub struct SemanticIndex {
@@ -108,15 +114,24 @@ pub struct SemanticIndex {
     counts_cache: Mutex<Option<(Instant, StoreCounts)>>,
     /// Store maintenance, in the background (see `index::maintenance`).
     maintenance: Maintenance,
+    /// The machine's embedding cache (`embed::cache`); `None` when off.
+    vector_cache: Option<Arc<VectorCache>>,
 }
 
 impl SemanticIndex {
     /// A handle for the project at `ws` with the project's own model handle; opens nothing yet.
     pub fn new(ws: &Workspace) -> SemanticIndex {
         Self::with_model(ws, crate::relevance::embedded::project_embedder(ws))
+            .with_vector_cache(VectorCache::machine())
     }
 
-    /// A handle with an explicit model (tests, embedding benchmarks).
+    /// The same handle with another embedding cache (`None`: every vector is computed).
+    pub fn with_vector_cache(mut self, cache: Option<Arc<VectorCache>>) -> SemanticIndex {
+        self.vector_cache = cache;
+        self
+    }
+
+    /// A handle with an explicit model and no embedding cache (tests, embedding benchmarks).
     pub fn with_model(ws: &Workspace, model: EmbedderHandle) -> SemanticIndex {
         let cfg = &ws.config;
         let state_dir = ws.state_dir();
@@ -142,6 +157,7 @@ impl SemanticIndex {
             state_cache: RwLock::new(None),
             counts_cache: Mutex::new(None),
             maintenance: Maintenance::default(),
+            vector_cache: None,
         }
     }
 
@@ -281,6 +297,7 @@ impl SemanticIndex {
             last_sync: self.sync_state().last_sync,
             stale: self.needs_sync(),
             config_problems: self.config_problems.clone(),
+            vector_cache: self.vector_cache.as_ref().map(|c| c.stats()),
         }
     }
 
@@ -553,6 +570,7 @@ impl SemanticIndex {
         let model = self.model.clone();
         let maintenance = self.maintenance.clone();
         let batch = embedding_queue::batch_size(self.memory_limit_mb);
+        let cache = self.vector_cache.clone();
         let spawned = crate::background::spawn("code-intel-embed", move || {
             let run = || -> IndexResult<EmbedReport> {
                 // Wait for the model as long as it takes; searches meanwhile go lexical.
@@ -568,7 +586,15 @@ impl SemanticIndex {
                 let _writing = maintenance.writing();
                 // Vectors of another model are cleared before any new one is written.
                 store.adopt_model(model.model_id())?;
-                embedding_queue::run(&store, model.as_ref(), batch, None, &queue, &|_| {})
+                embedding_queue::run(
+                    &store,
+                    model.as_ref(),
+                    cache.as_deref(),
+                    batch,
+                    None,
+                    &queue,
+                    &|_| {},
+                )
             };
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
                 Ok(Ok(report)) => tracing::info!(

@@ -390,6 +390,7 @@ mod tests {
                 last_sync: synced.then_some(1),
                 stale: false,
                 config_problems: Vec::new(),
+                vector_cache: None,
             };
             assert_eq!(
                 ranking(&status, words_only),

@@ -83,10 +83,10 @@ impl Context {
             .set(Arc::new(crate::relevance::embedded::EmbedRelevance::new(
                 embedder.clone(),
             )));
-        let semantic = Arc::new(crate::index::semantic::SemanticIndex::with_model(
-            &ws,
-            embedder.clone(),
-        ));
+        let semantic = Arc::new(
+            crate::index::semantic::SemanticIndex::with_model(&ws, embedder.clone())
+                .with_vector_cache(crate::embed::cache::VectorCache::machine()),
+        );
         // One memory of agreements: the session service learns into the store's map table and
         // search scores it with the same calibrated relevance.
         semantic.set_relevance(sessions.relevance().clone());
