@@ -7,15 +7,16 @@
 //! poll the worker's counters with a budget.
 
 use super::SymbolIndex;
+use super::chunks::embedding_text;
 use super::embedding_queue::{self, EmbedReport, QueueStatus};
 use super::error::{IndexError, IndexResult};
 use super::maintenance::Maintenance;
 use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
-use crate::embed::cache::VectorCache;
-use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState};
+use crate::embed::cache::{Key, VectorCache, passage_key};
+use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState, Vector};
 use crate::relevance::SharedRelevance;
-use crate::store::{ModelStamp, Store, StoreCounts};
+use crate::store::{ChunkHit, ModelStamp, Store, StoreCounts};
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -648,6 +649,69 @@ impl SemanticIndex {
         }
     }
 }
+
+impl SemanticIndex {
+    /// Vectors for chunks still waiting for theirs, computed now for a request (query-time
+    /// embedding): from the machine's embedding cache, else by the model in small batches until
+    /// `budget` is spent. What the model computes goes into the cache, so neither the
+    /// background pass nor a later request computes it again. `None` for a chunk not reached in
+    /// time, or without a model.
+    ///
+    /// Runs on the caller's thread, which goes before the background pass's next batch
+    /// (`embed::onnx`), so a request waits for at most one batch in flight.
+    pub fn vectors_now(&self, chunks: &[&ChunkHit], budget: Duration) -> Vec<Option<Vector>> {
+        let mut out: Vec<Option<Vector>> = vec![None; chunks.len()];
+        let Some(model) = self.model.get_if_ready() else {
+            return out;
+        };
+        let started = Instant::now();
+        let texts: Vec<String> = chunks
+            .iter()
+            .map(|c| embedding_text(&c.file, &c.chunk_type, &c.name, &c.metadata, &c.content))
+            .collect();
+        let keys: Vec<Key> = texts
+            .iter()
+            .map(|t| passage_key(model.model_id(), t))
+            .collect();
+        if let Some(cache) = &self.vector_cache {
+            for (slot, hit) in out.iter_mut().zip(cache.get_many(&keys)) {
+                *slot = hit.filter(|v| v.len() == model.dims());
+            }
+        }
+        let todo: Vec<usize> = (0..chunks.len()).filter(|&i| out[i].is_none()).collect();
+        for group in todo.chunks(QUERY_TIME_BATCH) {
+            if started.elapsed() >= budget {
+                break;
+            }
+            let inputs: Vec<&str> = group.iter().map(|&i| texts[i].as_str()).collect();
+            let vectors = match model.embed_passages(&inputs) {
+                Ok(vectors) => vectors,
+                Err(err) => {
+                    tracing::warn!("query-time embedding failed: {err}");
+                    break;
+                }
+            };
+            if let Some(cache) = &self.vector_cache {
+                let items: Vec<(Key, &[f32])> = group
+                    .iter()
+                    .zip(&vectors)
+                    .map(|(&i, v)| (keys[i], v.as_slice()))
+                    .collect();
+                if let Err(err) = cache.put_many(&items) {
+                    tracing::debug!("embedding cache: {} vectors not kept: {err}", items.len());
+                }
+            }
+            for (&i, v) in group.iter().zip(vectors) {
+                out[i] = Some(v);
+            }
+        }
+        out
+    }
+}
+
+/// Texts per model call when embedding for a request: small, so the time budget is checked
+/// often and a short list is not padded to a long text.
+const QUERY_TIME_BATCH: usize = 5;
 
 impl Drop for SemanticIndex {
     fn drop(&mut self) {

@@ -250,3 +250,59 @@ fn lightweight_mode_answers_from_lexical_and_symbol_signals() {
             .is_some_and(|s| s.starts_with("AuthService"))
     );
 }
+
+/// Query-time embedding: with nothing embedded yet, a search embeds its best keyword
+/// candidates at once, ranks them by meaning too, and keeps their vectors in the machine's
+/// cache; a second search computes nothing, and the background pass takes those vectors from
+/// the cache instead of the model.
+#[test]
+fn a_search_embeds_its_candidates_and_the_background_pass_reuses_them() {
+    use code_intel::embed::Embedder;
+    use code_intel::embed::cache::VectorCache;
+    let dir = project(&[("app/auth.py", AUTH), ("a.py", CART), ("b.py", MAIL)]);
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache = Arc::new(VectorCache::open(cache_dir.path(), 1 << 30).unwrap());
+    let mut ctx = context(dir.path());
+    ctx.semantic = Arc::new(
+        code_intel::index::semantic::SemanticIndex::with_model(
+            &ctx.ws,
+            code_intel::embed::EmbedderHandle::ready(Arc::new(
+                code_intel::embed::FakeEmbedder::new(),
+            )),
+        )
+        .with_vector_cache(Some(cache.clone())),
+    );
+    ctx.semantic
+        .sync_stored(&ctx.ws, &ctx.symbols, Target::All, false, &|_| {})
+        .unwrap();
+    let store = ctx.semantic.store().unwrap();
+    // What the background worker does first: the store takes the model's vectors.
+    store
+        .adopt_model(code_intel::embed::FakeEmbedder::new().model_id())
+        .unwrap();
+    assert_eq!(store.counts().unwrap().embedded, 0);
+
+    let req = SearchRequest::new("login password", 5, ctx.ws.config.search_weights);
+    let first = ctx.search(&req).unwrap();
+    assert_eq!(first.results[0].file, "app/auth.py");
+    let after_first = cache.stats();
+    assert!(after_first.written > 0, "{after_first:?}");
+    // Nothing was written to the table: the background pass owns it.
+    assert_eq!(store.counts().unwrap().embedded, 0);
+
+    let second = ctx.search(&req).unwrap();
+    assert_eq!(second.results[0].file, first.results[0].file);
+    let after_second = cache.stats();
+    assert_eq!(
+        after_second.written, after_first.written,
+        "{after_second:?}"
+    );
+    assert!(after_second.hits >= after_first.written, "{after_second:?}");
+
+    let full = sync(&ctx);
+    let counts = store.counts().unwrap();
+    assert_eq!(counts.embedded, counts.chunks, "{full:?}");
+    let end = cache.stats();
+    // Each chunk's text went through the model once: at query time or in the background.
+    assert_eq!(end.written as usize, counts.chunks, "{end:?}");
+}
