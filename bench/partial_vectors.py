@@ -39,7 +39,7 @@ import run_eval  # noqa: E402
 
 
 async def measure(binary: Path, root: Path, queries: list, after: float, lexical: bool,
-                  env: dict) -> dict:
+                  env: dict, wait_for_model: bool = False) -> dict:
     if lexical:
         (root / ".code-intel").mkdir(exist_ok=True)
         (root / ".code-intel" / "config.json").write_text(json.dumps({"lightweight_mode": True}))
@@ -51,6 +51,14 @@ async def measure(binary: Path, root: Path, queries: list, after: float, lexical
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 await asyncio.sleep(max(0.0, after - (time.monotonic() - started)))
+                while wait_for_model and time.monotonic() - started < 300:
+                    # Fully indexed: the requests are asked once the model has loaded.
+                    probe = await session.call_tool(
+                        "semantic_search", {"query": "warm up", "n_results": 1},
+                        read_timeout_seconds=120)
+                    if ((probe.structured_content or {}).get("index_status") or {}).get("model") == "ready":
+                        break
+                    await asyncio.sleep(1.0)
                 scores, status, latencies = [], None, []
                 for q in queries:
                     t = time.monotonic()
@@ -81,12 +89,13 @@ def main() -> int:
     ap.add_argument("--repos-dir", type=Path, default=Path(run_eval.DEFAULT_REPOS_DIR))
     ap.add_argument("--lexical", action="store_true", help="also the first binary in lightweight_mode")
     ap.add_argument("--full", action="store_true", help="also the first binary fully indexed")
+    ap.add_argument("--only-full", action="store_true", help="only the fully indexed row")
     args = ap.parse_args()
     afters = args.after or [60.0]
     rows = []
     for name in args.repos:
         queries = run_eval.load_queries(REPO / "tests" / "eval" / "real" / f"{name}.jsonl")
-        runs = [(b, a, "partial") for b in args.bin for a in afters]
+        runs = [] if args.only_full else [(b, a, "partial") for b in args.bin for a in afters]
         if args.lexical:
             runs.insert(0, (args.bin[0], 0.0, "lexical"))
         if args.full:
@@ -102,7 +111,8 @@ def main() -> int:
                     subprocess.run([str(binary), "index", "--root", str(root), "--json"],
                                    env={**os.environ, **env}, check=True,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                r = asyncio.run(measure(binary, root, queries, after, kind == "lexical", env))
+                r = asyncio.run(measure(binary, root, queries, after, kind == "lexical", env,
+                                        wait_for_model=kind == "full"))
             label = {"lexical": "lexical-only", "full": "fully indexed"}.get(kind, str(binary))
             row = {"repo": name, "binary": label, "after_s": after, **r}
             rows.append(row)

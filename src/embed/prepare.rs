@@ -27,6 +27,24 @@ pub fn passage_text(text: &str) -> String {
     with_prefix(PASSAGE_PREFIX, text)
 }
 
+/// The first `max_bytes` of a passage, ending at a line break where one is near the cut
+/// (else at a character boundary): a chunk's head (its title, path, signature, doc comment and
+/// first lines), which carries most of what the model reads from the whole chunk at a fraction
+/// of the tokens. Text that fits is returned whole.
+pub fn head(text: &str, max_bytes: usize) -> &str {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    match text[..end].rfind('\n') {
+        Some(line_end) if line_end >= end / 2 => &text[..line_end],
+        _ => &text[..end],
+    }
+}
+
 fn with_prefix(prefix: &str, text: &str) -> String {
     let split = split_identifiers(text.trim());
     let mut out = String::with_capacity(prefix.len() + split.len());
@@ -157,6 +175,19 @@ fn starts_new_word(prev: char, c: char, next: Option<char>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_head_ends_at_a_line_or_a_character_boundary() {
+        assert_eq!(head("short", 10), "short");
+        assert_eq!(
+            head("line one\nline two\nline three", 20),
+            "line one\nline two"
+        );
+        // No line break in the second half: cut inside the line, never inside a character.
+        assert_eq!(head("abcdefghij", 4), "abcd");
+        assert_eq!(head("ログイン処理", 4), "ロ");
+        assert_eq!(head("a\nログイン処理", 8), "a\nログ");
+    }
 
     #[test]
     fn splits_identifiers_and_keeps_prose() {

@@ -31,6 +31,16 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    /// Whether the store's files are damaged (see [`StoreError::is_damage`]): the store must
+    /// be rebuilt, retrying will not help.
+    pub fn is_store_damage(&self) -> bool {
+        match self {
+            IndexError::Store(err) => err.is_damage(),
+            IndexError::Unavailable(text) => StoreError::text_shows_damage(text),
+            _ => false,
+        }
+    }
+
     pub fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> IndexError {
         let what = what.into();
         move |source| IndexError::Io { what, source }

@@ -391,6 +391,7 @@ mod tests {
                 stale: false,
                 config_problems: Vec::new(),
                 vector_cache: None,
+                store: Default::default(),
             };
             assert_eq!(
                 ranking(&status, words_only),

@@ -29,4 +29,99 @@ pub enum StoreError {
     Layout(String),
 }
 
+impl StoreError {
+    /// Whether the store's files are damaged (a data, index or manifest file missing, cut
+    /// short or unreadable as what it should be), as opposed to a disk that is full, read-only
+    /// or busy, which heals by itself. A damaged store stays broken until it is rebuilt:
+    /// retrying reads the same bytes.
+    pub fn is_damage(&self) -> bool {
+        if matches!(self, StoreError::Layout(_) | StoreError::Runtime(_)) {
+            return false;
+        }
+        Self::text_shows_damage(&chain_text(self))
+    }
+
+    /// [`StoreError::is_damage`] for an error already turned into text (a store that failed
+    /// to open is remembered as its message).
+    pub fn text_shows_damage(text: &str) -> bool {
+        let text = text.to_lowercase();
+        const PASSING: &[&str] = &[
+            "no space left",
+            "read-only file system",
+            "permission denied",
+            "too many open files",
+            "resource temporarily unavailable",
+            "interrupted",
+            "timed out",
+            "commit conflict",
+            "retryable",
+        ];
+        const DAMAGE: &[&str] = &[
+            "failed to fill whole buffer",
+            "unexpected end of file",
+            "unexpected eof",
+            "no such file or directory",
+            "not found",
+            "corrupt",
+            "invalid protobuf",
+            "failed to decode",
+            "invalid data",
+            "checksum",
+            "out of range",
+            "invalid range",
+            "invalid magic",
+            "not a lance file",
+        ];
+        !PASSING.iter().any(|p| text.contains(p)) && DAMAGE.iter().any(|d| text.contains(d))
+    }
+}
+
+/// The error and every source under it, one text.
+fn chain_text(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}
+
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn io(message: &str) -> StoreError {
+        StoreError::Open {
+            uri: "/p/.code-intel/lancedb".into(),
+            source: lancedb::Error::Runtime {
+                message: message.into(),
+            },
+        }
+    }
+
+    #[test]
+    fn damage_is_told_from_a_disk_that_heals_by_itself() {
+        for damaged in [
+            "lance error: LanceError(IO): Generic LocalFileSystem error: failed to fill whole buffer",
+            "Object at location /p/_indices/x/part_0_tokens.lance not found: No such file or directory",
+            "Invalid protobuf message in manifest",
+            "LanceError(IO): Generic memory error: Invalid range 0..923 for object of size 461 bytes",
+        ] {
+            assert!(io(damaged).is_damage(), "{damaged}");
+        }
+        for passing in [
+            "Generic LocalFileSystem error: No space left on device (os error 28)",
+            "Read-only file system (os error 30)",
+            "Permission denied (os error 13)",
+            "Commit conflict for version 7",
+            "the filter `x >` does not parse",
+        ] {
+            assert!(!io(passing).is_damage(), "{passing}");
+        }
+        assert!(!StoreError::Layout("chunk x has a 3-d vector, not found".into()).is_damage());
+    }
+}

@@ -16,14 +16,16 @@ phase ends; embedding continues in the background if it does not finish within t
 notifications when the request has a progress token. Returns added/modified/deleted counts, chunks, embedding \
 state and timings. A sync longer than sync_timeout_seconds (config.json, default 30) returns early with `background` \
 saying it goes on in the background. Usually not needed: the server syncs at start and search results flag files \
-changed since indexing.";
+changed since indexing. A store whose files are damaged is rebuilt (index_status.store says so).";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// Which collection to sync: `forest` (code chunks), `map` (learned agreements) or `all` (default).
     pub target: Option<Target>,
-    /// Re-index everything from scratch instead of only what changed (default false).
+    /// Rebuild the index from scratch instead of only what changed (default false): the store
+    /// starts empty, every file is indexed again, vectors come back from the machine's
+    /// embedding cache where it holds them.
     pub force: Option<bool>,
 }
 
@@ -49,17 +51,28 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
         };
         reporter.report(value, Some(100.0), &p.message);
     };
-    let mut outcome = ctx
-        .semantic
-        .sync_within(
+    let progress: Arc<dyn Fn(Progress) + Send + Sync> = Arc::new(progress);
+    let sync = |force: bool| {
+        ctx.semantic.sync_within(
             &ctx.ws,
             &ctx.symbols,
             params.target.unwrap_or(Target::All),
-            params.force.unwrap_or(false),
+            force,
             limit,
-            Arc::new(progress),
+            progress.clone(),
         )
-        .map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))?;
+    };
+    let mut outcome = match sync(params.force.unwrap_or(false)) {
+        // A store with damaged files stays broken whatever is synced into it: start over.
+        Err(err) if err.is_store_damage() => {
+            tracing::warn!("sync found the store damaged: {err:#}");
+            ctx.semantic
+                .rebuild_store(crate::index::semantic::DAMAGE_NOTE)
+                .and_then(|()| sync(false))
+        }
+        result => result,
+    }
+    .map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))?;
     outcome.config_problems = ctx.ws.config_report.problems.clone();
     Ok(outcome)
 }

@@ -1,6 +1,8 @@
 //! Sync scenarios and search behaviour on a real store with the fake embedder.
 
-use crate::support::{assert_consistent, context, project, sync, write};
+use crate::support::{
+    assert_consistent, context, context_with_cache, files_under, project, sync, write,
+};
 use code_intel::index::semantic::Target;
 use code_intel::relevance::{FakeRelevance, SharedRelevance};
 use code_intel::search::semantic::{Collection, SearchRequest};
@@ -262,16 +264,7 @@ fn a_search_embeds_its_candidates_and_the_background_pass_reuses_them() {
     let dir = project(&[("app/auth.py", AUTH), ("a.py", CART), ("b.py", MAIL)]);
     let cache_dir = tempfile::tempdir().unwrap();
     let cache = Arc::new(VectorCache::open(cache_dir.path(), 1 << 30).unwrap());
-    let mut ctx = context(dir.path());
-    ctx.semantic = Arc::new(
-        code_intel::index::semantic::SemanticIndex::with_model(
-            &ctx.ws,
-            code_intel::embed::EmbedderHandle::ready(Arc::new(
-                code_intel::embed::FakeEmbedder::new(),
-            )),
-        )
-        .with_vector_cache(Some(cache.clone())),
-    );
+    let ctx = context_with_cache(dir.path(), cache.clone());
     ctx.semantic
         .sync_stored(&ctx.ws, &ctx.symbols, Target::All, false, &|_| {})
         .unwrap();
@@ -305,4 +298,72 @@ fn a_search_embeds_its_candidates_and_the_background_pass_reuses_them() {
     let end = cache.stats();
     // Each chunk's text went through the model once: at query time or in the background.
     assert_eq!(end.written as usize, counts.chunks, "{end:?}");
+}
+
+/// A store whose files are damaged (what a crash of the machine, a full disk or an interrupted
+/// copy leaves) is rebuilt by the search that finds it: the search answers from the new store,
+/// `index_status.store` says what happened without the storage engine's paths, and every vector
+/// comes back from the machine's cache (none is computed again).
+#[test]
+fn a_damaged_store_is_rebuilt_by_the_search_that_finds_it() {
+    use code_intel::embed::cache::VectorCache;
+    // Each kind of damage: the files it spoils, and how.
+    type Spoil = fn(&std::path::Path);
+    let cut_short: Spoil = |path| {
+        let len = std::fs::metadata(path).unwrap().len();
+        let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        file.set_len(len / 2).unwrap();
+    };
+    let deleted: Spoil = |path| std::fs::remove_file(path).unwrap();
+    let cases: &[(&str, &str, Spoil)] = &[
+        ("full-text index cut short", "_indices", cut_short),
+        ("data files deleted", "data", deleted),
+        ("data files cut short", "data", cut_short),
+    ];
+    for &(what, under, spoil) in cases {
+        let dir = project(&[("app/auth.py", AUTH), ("a.py", CART), ("b.py", MAIL)]);
+        let cache_dir = tempfile::tempdir().unwrap();
+        let cache = Arc::new(VectorCache::open(cache_dir.path(), 1 << 30).unwrap());
+        let ctx = context_with_cache(dir.path(), cache.clone());
+        sync(&ctx);
+        ctx.semantic
+            .finish_maintenance(std::time::Duration::from_secs(60))
+            .unwrap();
+        let chunks = ctx.semantic.store().unwrap().counts().unwrap().chunks;
+        let computed = cache.stats().written;
+        assert_eq!(computed as usize, chunks);
+
+        let spoiled = files_under(
+            &dir.path()
+                .join(".code-intel/lancedb/forest.lance")
+                .join(under),
+        );
+        assert!(!spoiled.is_empty(), "{what}: no files under {under}");
+        for path in &spoiled {
+            spoil(path);
+        }
+        let out = code_intel::tools::dispatch(
+            &ctx,
+            "semantic_search",
+            serde_json::json!({"query": "login password"}),
+        )
+        .unwrap_or_else(|err| panic!("{what}: {err:?}"));
+        assert_eq!(out["results"][0]["file"], "app/auth.py", "{what}: {out}");
+        let store = &out["index_status"]["store"];
+        assert_eq!(store["state"], "ok", "{what}: {out}");
+        let detail = store["detail"].as_str().unwrap_or_default();
+        assert!(detail.starts_with("rebuilt after"), "{what}: {detail}");
+        assert!(!out.to_string().contains(".lance"), "{what}: {out}");
+
+        // The background pass finishes from the cache: every chunk embedded, none computed.
+        sync(&ctx);
+        let counts = ctx.semantic.store().unwrap().counts().unwrap();
+        assert_eq!((counts.chunks, counts.embedded), (chunks, chunks), "{what}");
+        assert_eq!(
+            cache.stats().written,
+            computed,
+            "{what}: a vector was computed again"
+        );
+        assert_consistent(&ctx);
+    }
 }

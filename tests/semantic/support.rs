@@ -32,6 +32,40 @@ pub fn context(root: &Path) -> Context {
     ctx
 }
 
+/// [`context`] with the machine's embedding cache at a place of the test's own.
+pub fn context_with_cache(
+    root: &Path,
+    cache: Arc<code_intel::embed::cache::VectorCache>,
+) -> Context {
+    let mut ctx = context(root);
+    ctx.semantic = Arc::new(
+        SemanticIndex::with_model(
+            &ctx.ws,
+            EmbedderHandle::ready(Arc::new(FakeEmbedder::new())),
+        )
+        .with_vector_cache(Some(cache)),
+    );
+    ctx.semantic.set_relevance(ctx.sessions.relevance().clone());
+    ctx.sessions.set_map_store(ctx.semantic.clone());
+    ctx
+}
+
+/// Every file under `dir`, recursively.
+pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(files_under(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
 pub fn sync(ctx: &Context) -> code_intel::index::semantic::SyncOutcome {
     ctx.semantic
         .sync(&ctx.ws, &ctx.symbols, Target::All, false, None, &|_| {})
