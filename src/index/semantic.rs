@@ -786,13 +786,13 @@ impl SemanticIndex {
 impl SemanticIndex {
     /// Vectors for chunks still waiting for theirs, computed now for a request (query-time
     /// embedding) from each chunk's head ([`QUERY_TIME_HEAD_BYTES`]): from the machine's
-    /// embedding cache, else by the model in small batches until `budget` is spent. The head's
-    /// vector is in the same space as the whole chunk's and is cached under the head's own text;
-    /// the background pass still embeds the whole chunk. What the model computes goes into the cache, so neither the
-    /// background pass nor a later request computes it again. `None` for a chunk not reached in
-    /// time, or without a model.
+    /// embedding cache, else by the model, [`QUERY_TIME_BATCH`] texts a call, until `budget` is
+    /// spent. The head's vector is in the same space as the whole chunk's and is cached under
+    /// the head's own text; the background pass still embeds the whole chunk. What the model
+    /// computes goes into the cache, so a later request does not compute it again. `None` for
+    /// a chunk not reached in time, or without a model.
     ///
-    /// Runs on the caller's thread, which goes before the background pass's next batch
+    /// Runs on the caller's thread, which goes before the background pass's batches
     /// (`embed::onnx`), so a request waits for at most one batch in flight.
     pub fn vectors_now(&self, chunks: &[&ChunkHit], budget: Duration) -> Vec<Option<Vector>> {
         let mut out: Vec<Option<Vector>> = vec![None; chunks.len()];
@@ -817,6 +817,8 @@ impl SemanticIndex {
             }
         }
         let todo: Vec<usize> = (0..chunks.len()).filter(|&i| out[i].is_none()).collect();
+        // One call for the candidates that fit: the model batches them by length and keeps
+        // the background pass off the session until they are done.
         for group in todo.chunks(QUERY_TIME_BATCH) {
             if started.elapsed() >= budget {
                 break;
@@ -853,9 +855,9 @@ impl SemanticIndex {
 /// waits for these.
 const QUERY_TIME_HEAD_BYTES: usize = 512;
 
-/// Texts per model call when embedding for a request: small, so the time budget is checked
-/// often and a short list is not padded to a long text.
-const QUERY_TIME_BATCH: usize = 5;
+/// Texts per model call when embedding for a request: a request's candidates in one call (the
+/// budget is checked between calls, for callers that ask for more).
+const QUERY_TIME_BATCH: usize = 20;
 
 impl Drop for SemanticIndex {
     fn drop(&mut self) {
