@@ -69,7 +69,7 @@ async def probe_during(binary: Path, served: Path, symbol: str, roots: list[Path
                     t = time.monotonic()
                     result = await session.call_tool("find_definitions", {"symbol": symbol})
                     latencies.append((time.monotonic() - t) * 1000)
-                    assert not result.isError, result
+                    assert not result.is_error, result
                     for i, p in enumerate(procs):
                         if i not in ends and p.poll() is not None:
                             ends[i] = time.monotonic() - started
