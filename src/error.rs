@@ -8,6 +8,22 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+/// An error and its sources, `: `-separated (a source whose text the message already holds is
+/// not repeated): what `{err:#}` prints for `anyhow`, for typed errors too.
+pub fn chain(err: &dyn std::error::Error) -> String {
+    let mut message = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
 /// Stable error codes. Agents branch on these, so existing codes never change meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]

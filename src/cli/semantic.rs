@@ -119,20 +119,9 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
     let model = ctx
         .semantic
         .wait_for_model(std::time::Duration::from_secs(120));
-    let sync = |force: bool| {
-        ctx.semantic
-            .sync(&ctx.ws, &ctx.symbols, Target::All, force, None, &show)
-    };
-    let outcome = match sync(force) {
-        Err(err) if err.is_store_damage() => {
-            eprintln!("{}", crate::index::semantic::DAMAGE_NOTE);
-            tracing::warn!("the store is damaged: {err:#}");
-            ctx.semantic
-                .rebuild_store(crate::index::semantic::DAMAGE_NOTE)?;
-            sync(false)?
-        }
-        result => result?,
-    };
+    let outcome = ctx
+        .semantic
+        .sync(&ctx.ws, &ctx.symbols, Target::All, force, None, &show)?;
     // The indexes are built in the background while a server runs; this process is about to
     // exit, so it builds them before it does.
     ctx.semantic.finish_maintenance(MAINTENANCE_WAIT)?;

@@ -65,6 +65,51 @@ pub fn passage_key(model_id: &str, text: &str) -> Key {
     hash.finalize().into()
 }
 
+/// The cache as one model sees it, for the passages it embeds: each text's key and cached
+/// vector, and what the model computed kept. The one way the index's background pass and a
+/// request's query-time embedding use the cache. Without a cache every text is a miss and
+/// nothing is kept.
+pub struct CachedPassages<'a> {
+    cache: Option<&'a VectorCache>,
+    model: &'a dyn super::Embedder,
+}
+
+impl<'a> CachedPassages<'a> {
+    pub fn new(cache: Option<&'a VectorCache>, model: &'a dyn super::Embedder) -> Self {
+        CachedPassages { cache, model }
+    }
+
+    /// Each text's key, with its vector when the cache holds one of the model's size.
+    pub fn lookup(&self, texts: &[&str]) -> Vec<(Key, Option<Vector>)> {
+        let keys: Vec<Key> = texts
+            .iter()
+            .map(|t| passage_key(self.model.model_id(), t))
+            .collect();
+        let hits = match self.cache {
+            Some(cache) => cache.get_many(&keys),
+            None => vec![None; keys.len()],
+        };
+        let dims = self.model.dims();
+        keys.into_iter()
+            .zip(hits)
+            .map(|(key, hit)| (key, hit.filter(|v| v.len() == dims)))
+            .collect()
+    }
+
+    /// Keeps what the model computed for `keys`; a failure (a full disk) loses only these.
+    pub fn keep(&self, keys: &[Key], vectors: &[Vector]) {
+        let Some(cache) = self.cache else { return };
+        let items: Vec<(Key, &[f32])> = keys
+            .iter()
+            .zip(vectors)
+            .map(|(k, v)| (*k, v.as_slice()))
+            .collect();
+        if let Err(err) = cache.put_many(&items) {
+            tracing::debug!("embedding cache: {} vectors not kept: {err}", items.len());
+        }
+    }
+}
+
 /// Counters since the cache was opened in this process.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct CacheStats {
@@ -554,6 +599,16 @@ mod tests {
         cache.put_many(&items).unwrap();
     }
 
+    /// The one segment file a single writer left in `dir`.
+    fn only_segment(dir: &Path) -> PathBuf {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        files.remove(0)
+    }
+
     #[test]
     fn keys_separate_models_and_texts() {
         assert_ne!(passage_key("a", "x"), passage_key("b", "x"));
@@ -588,12 +643,7 @@ mod tests {
         put(&writer, 0..10);
         drop(writer);
         // A process killed half-way through its next record.
-        let segment = std::fs::read_dir(dir.path())
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+        let segment = only_segment(dir.path());
         let mut torn = Vec::new();
         encode_record(&mut torn, &key(10), &vector(10));
         let mut file = std::fs::OpenOptions::new()
@@ -617,12 +667,7 @@ mod tests {
         let writer = VectorCache::open(dir.path(), 1 << 30).unwrap();
         put(&writer, 0..3);
         drop(writer);
-        let segment = std::fs::read_dir(dir.path())
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+        let segment = only_segment(dir.path());
         let mut bytes = std::fs::read(&segment).unwrap();
         // Flip a float of the second record.
         let second = MAGIC.len() + record_size(384) + RECORD_HEAD + 8;

@@ -16,7 +16,7 @@ use super::chunks::embedding_text;
 use super::error::IndexResult;
 use super::sync::{Progress, ProgressFn};
 use crate::embed::Embedder;
-use crate::embed::cache::{Key, VectorCache, passage_key};
+use crate::embed::cache::{CachedPassages, Key, VectorCache};
 use crate::store::Store;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -67,6 +67,7 @@ pub fn run(
     progress: ProgressFn,
 ) -> IndexResult<EmbedReport> {
     let started = Instant::now();
+    let passages = CachedPassages::new(cache, model);
     let counts = store.counts()?;
     let mut remaining = counts.chunks - counts.embedded;
     status.total.store(remaining, Ordering::Relaxed);
@@ -118,27 +119,26 @@ pub fn run(
             .collect();
         texts.sort_by_key(|(_, t)| t.len());
         let mut made_progress = false;
-        let todo = from_cache(cache, model, texts, |i, v| {
-            let p = &mut pending[i];
-            buffer.push((std::mem::take(&mut p.id), p.fingerprint.clone(), v));
-            report.from_cache += 1;
-        });
+        let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
+        let mut todo: Vec<(usize, &str, Key)> = Vec::new();
+        for ((i, text), (key, hit)) in texts.iter().zip(passages.lookup(&refs)) {
+            match hit {
+                Some(v) => {
+                    let p = &mut pending[*i];
+                    buffer.push((std::mem::take(&mut p.id), p.fingerprint.clone(), v));
+                    report.from_cache += 1;
+                }
+                None => todo.push((*i, text, key)),
+            }
+        }
         for group in todo.chunks(batch.max(1)) {
             if out_of_time() {
                 break 'outer;
             }
-            let inputs: Vec<&str> = group.iter().map(|(_, t, _)| t.as_str()).collect();
+            let inputs: Vec<&str> = group.iter().map(|(_, t, _)| *t).collect();
             let vectors = model.embed_passages(&inputs)?;
-            if let Some(cache) = cache {
-                let items: Vec<(Key, &[f32])> = group
-                    .iter()
-                    .zip(&vectors)
-                    .map(|((_, _, key), v)| (*key, v.as_slice()))
-                    .collect();
-                if let Err(err) = cache.put_many(&items) {
-                    tracing::debug!("embedding cache: {} vectors not kept: {err}", items.len());
-                }
-            }
+            let keys: Vec<Key> = group.iter().map(|(_, _, key)| *key).collect();
+            passages.keep(&keys, &vectors);
             for ((i, _, _), v) in group.iter().zip(vectors) {
                 let p = &mut pending[*i];
                 buffer.push((std::mem::take(&mut p.id), p.fingerprint.clone(), v));
@@ -168,34 +168,4 @@ pub fn run(
     report.seconds = started.elapsed().as_secs_f64();
     report.rate = report.embedded as f64 / report.seconds.max(1e-9);
     Ok(report)
-}
-
-/// Hands each text's cached vector to `found` (by the text's index) and returns the rest, in
-/// the order given, with their cache keys: what still needs the model.
-fn from_cache(
-    cache: Option<&VectorCache>,
-    model: &dyn Embedder,
-    texts: Vec<(usize, String)>,
-    mut found: impl FnMut(usize, Vec<f32>),
-) -> Vec<(usize, String, Key)> {
-    let keyed: Vec<(usize, String, Key)> = texts
-        .into_iter()
-        .map(|(i, t)| {
-            let key = passage_key(model.model_id(), &t);
-            (i, t, key)
-        })
-        .collect();
-    let Some(cache) = cache else {
-        return keyed;
-    };
-    let keys: Vec<Key> = keyed.iter().map(|(_, _, k)| *k).collect();
-    let hits = cache.get_many(&keys);
-    let mut todo = Vec::new();
-    for (entry, hit) in keyed.into_iter().zip(hits) {
-        match hit {
-            Some(vector) if vector.len() == model.dims() => found(entry.0, vector),
-            _ => todo.push(entry),
-        }
-    }
-    todo
 }

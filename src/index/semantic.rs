@@ -13,7 +13,7 @@ use super::error::{IndexError, IndexResult};
 use super::maintenance::Maintenance;
 use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
-use crate::embed::cache::{Key, VectorCache, passage_key};
+use crate::embed::cache::{CachedPassages, Key, VectorCache};
 use crate::embed::prepare::head;
 use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState, Vector};
 use crate::relevance::SharedRelevance;
@@ -100,7 +100,7 @@ pub struct IndexStatus {
 
 /// What `index_status.store.detail` says of damage: what the agent needs, without the storage
 /// engine's paths and internals (those go to the log).
-pub const DAMAGE_NOTE: &str = "a file of the semantic index could not be read (cut short, \
+const DAMAGE_NOTE: &str = "a file of the semantic index could not be read (cut short, \
      missing or garbled); the index is rebuilt from the project's files, with vectors from the \
      machine's embedding cache";
 
@@ -275,6 +275,12 @@ impl SemanticIndex {
     /// cache, so only text it never held is embedded again. For a damaged store and for
     /// `sync_index {force: true}`. A store on object storage is not moved: an error says so.
     pub fn rebuild_store(&self, reason: &str) -> IndexResult<()> {
+        if self.store_uri.contains("://") {
+            return Err(IndexError::Unavailable(format!(
+                "the store at {} cannot be rebuilt in place; delete it and sync again",
+                self.store_uri
+            )));
+        }
         tracing::warn!("rebuilding the semantic store: {reason}");
         *self.health.lock().unwrap_or_else(|p| p.into_inner()) = StoreHealth {
             state: "repairing",
@@ -288,12 +294,6 @@ impl SemanticIndex {
         // Holders of the old store (a search in flight) keep it until they are done.
         self.store.write().unwrap_or_else(|p| p.into_inner()).take();
         let dir = PathBuf::from(&self.store_uri);
-        if self.store_uri.contains("://") {
-            return Err(IndexError::Unavailable(format!(
-                "the store at {} cannot be rebuilt in place; delete it and sync again",
-                self.store_uri
-            )));
-        }
         if dir.exists() {
             let aside = dir.with_file_name(format!(
                 "{}.damaged",
@@ -537,6 +537,26 @@ impl SemanticIndex {
             // rewritten in place (its damage would stay).
             self.rebuild_store("a forced sync (sync_index {force: true} or `index --force`)")?;
         }
+        match self.store_files(ws, symbols, target, force, progress) {
+            // A store with damaged files stays broken whatever is synced into it: start over.
+            Err(err) if err.is_store_damage() => {
+                tracing::warn!("the sync found the store damaged: {err:#}");
+                self.rebuild_store(DAMAGE_NOTE)?;
+                self.store_files(ws, symbols, target, false, progress)
+            }
+            result => result,
+        }
+    }
+
+    /// [`Self::sync_stored`] into the store as it is.
+    fn store_files(
+        &self,
+        ws: &Workspace,
+        symbols: &SymbolIndex,
+        target: Target,
+        force: bool,
+        progress: ProgressFn,
+    ) -> IndexResult<(Option<ForestReport>, Option<MapReport>)> {
         let store = self.store()?;
         let (forest, map) = {
             let _guard = self.sync_lock.lock().unwrap_or_else(|p| p.into_inner());
@@ -786,20 +806,19 @@ impl SemanticIndex {
 impl SemanticIndex {
     /// Vectors for chunks still waiting for theirs, computed now for a request (query-time
     /// embedding) from each chunk's head ([`QUERY_TIME_HEAD_BYTES`]): from the machine's
-    /// embedding cache, else by the model, [`QUERY_TIME_BATCH`] texts a call, until `budget` is
-    /// spent. The head's vector is in the same space as the whole chunk's and is cached under
-    /// the head's own text; the background pass still embeds the whole chunk. What the model
-    /// computes goes into the cache, so a later request does not compute it again. `None` for
-    /// a chunk not reached in time, or without a model.
+    /// embedding cache, else by the model in one call, kept in the cache so a later request
+    /// does not compute them again. The head's vector is in the same space as the whole
+    /// chunk's and is cached under the head's own text; the background pass still embeds the
+    /// whole chunk. `None` without a model, or when the model fails.
     ///
-    /// Runs on the caller's thread, which goes before the background pass's batches
-    /// (`embed::onnx`), so a request waits for at most one batch in flight.
-    pub fn vectors_now(&self, chunks: &[&ChunkHit], budget: Duration) -> Vec<Option<Vector>> {
-        let mut out: Vec<Option<Vector>> = vec![None; chunks.len()];
+    /// What bounds the wait is the caller's count of chunks and the head's size. The call runs
+    /// on the caller's thread, which goes before the background pass's batches and keeps them
+    /// off the session until it is done (`embed::onnx`).
+    pub fn vectors_now(&self, chunks: &[&ChunkHit]) -> Vec<Option<Vector>> {
         let Some(model) = self.model.get_if_ready() else {
-            return out;
+            return vec![None; chunks.len()];
         };
-        let started = Instant::now();
+        let passages = CachedPassages::new(self.vector_cache.as_deref(), model.as_ref());
         let texts: Vec<String> = chunks
             .iter()
             .map(|c| {
@@ -807,43 +826,23 @@ impl SemanticIndex {
                 head(&text, QUERY_TIME_HEAD_BYTES).to_string()
             })
             .collect();
-        let keys: Vec<Key> = texts
-            .iter()
-            .map(|t| passage_key(model.model_id(), t))
-            .collect();
-        if let Some(cache) = &self.vector_cache {
-            for (slot, hit) in out.iter_mut().zip(cache.get_many(&keys)) {
-                *slot = hit.filter(|v| v.len() == model.dims());
-            }
-        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let (keys, mut out): (Vec<Key>, Vec<Option<Vector>>) =
+            passages.lookup(&refs).into_iter().unzip();
         let todo: Vec<usize> = (0..chunks.len()).filter(|&i| out[i].is_none()).collect();
-        // One call for the candidates that fit: the model batches them by length and keeps
-        // the background pass off the session until they are done.
-        for group in todo.chunks(QUERY_TIME_BATCH) {
-            if started.elapsed() >= budget {
-                break;
-            }
-            let inputs: Vec<&str> = group.iter().map(|&i| texts[i].as_str()).collect();
-            let vectors = match model.embed_passages(&inputs) {
-                Ok(vectors) => vectors,
-                Err(err) => {
-                    tracing::warn!("query-time embedding failed: {err}");
-                    break;
-                }
-            };
-            if let Some(cache) = &self.vector_cache {
-                let items: Vec<(Key, &[f32])> = group
-                    .iter()
-                    .zip(&vectors)
-                    .map(|(&i, v)| (keys[i], v.as_slice()))
-                    .collect();
-                if let Err(err) = cache.put_many(&items) {
-                    tracing::debug!("embedding cache: {} vectors not kept: {err}", items.len());
+        if todo.is_empty() {
+            return out;
+        }
+        let inputs: Vec<&str> = todo.iter().map(|&i| refs[i]).collect();
+        match model.embed_passages(&inputs) {
+            Ok(vectors) => {
+                let todo_keys: Vec<Key> = todo.iter().map(|&i| keys[i]).collect();
+                passages.keep(&todo_keys, &vectors);
+                for (&i, v) in todo.iter().zip(vectors) {
+                    out[i] = Some(v);
                 }
             }
-            for (&i, v) in group.iter().zip(vectors) {
-                out[i] = Some(v);
-            }
+            Err(err) => tracing::warn!("query-time embedding failed: {err}"),
         }
         out
     }
@@ -854,10 +853,6 @@ impl SemanticIndex {
 /// the whole chunk (0.690 against 0.681 NDCG@10, dense alone) at twice the speed, and a request
 /// waits for these.
 const QUERY_TIME_HEAD_BYTES: usize = 512;
-
-/// Texts per model call when embedding for a request: a request's candidates in one call (the
-/// budget is checked between calls, for callers that ask for more).
-const QUERY_TIME_BATCH: usize = 20;
 
 impl Drop for SemanticIndex {
     fn drop(&mut self) {

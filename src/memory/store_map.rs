@@ -121,22 +121,7 @@ fn to_agreement(entry: &MapEntry) -> Agreement {
 
 /// The map store's failure as the session sees it, its cause chain kept in the message.
 fn map_error(err: impl Into<crate::index::IndexError>) -> MemoryError {
-    MemoryError::Map(chain(&err.into()))
-}
-
-/// An error and its sources, `: `-separated.
-fn chain(err: &dyn std::error::Error) -> String {
-    let mut message = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    message
+    MemoryError::Map(crate::error::chain(&err.into()))
 }
 
 impl MapStore for SemanticIndex {

@@ -152,13 +152,17 @@ fn dense_file_ranks(signals: &Signals) -> HashMap<String, usize> {
     {
         take(file, i + 1);
     }
-    let keyword = distinct_files(signals.keyword.iter());
-    for (i, file) in keyword.into_iter().enumerate() {
-        let waiting = signals
-            .keyword
-            .iter()
-            .any(|c| c.file == file && !c.embedded);
-        if waiting {
+    let waiting: std::collections::HashSet<&str> = signals
+        .keyword
+        .iter()
+        .filter(|c| !c.embedded)
+        .map(|c| c.file.as_str())
+        .collect();
+    for (i, file) in distinct_files(signals.keyword.iter())
+        .into_iter()
+        .enumerate()
+    {
+        if waiting.contains(file) {
             take(file, i + 1);
         }
     }

@@ -38,7 +38,7 @@ impl StoreError {
         if matches!(self, StoreError::Layout(_) | StoreError::Runtime(_)) {
             return false;
         }
-        Self::text_shows_damage(&chain_text(self))
+        Self::text_shows_damage(&crate::error::chain(self))
     }
 
     /// [`StoreError::is_damage`] for an error already turned into text (a store that failed
@@ -74,18 +74,6 @@ impl StoreError {
         ];
         !PASSING.iter().any(|p| text.contains(p)) && DAMAGE.iter().any(|d| text.contains(d))
     }
-}
-
-/// The error and every source under it, one text.
-fn chain_text(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(inner) = source {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        source = inner.source();
-    }
-    text
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

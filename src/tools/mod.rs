@@ -67,6 +67,9 @@ pub struct Context {
     pub search_cache: crate::search::semantic::SearchCache,
 }
 
+/// How long a search that found the store damaged waits for the rebuild's lexical part.
+const REPAIR_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 impl Context {
     pub fn open(root: &std::path::Path) -> Result<Context, crate::workspace::OpenError> {
         let ws = Arc::new(Workspace::open(root)?);
@@ -115,17 +118,29 @@ impl Context {
         }
     }
 
+    /// A store found damaged is rebuilt first (lexical in seconds, vectors from the machine's
+    /// cache) and the search answered from the new one.
     pub fn search(
         &self,
         request: &crate::search::semantic::SearchRequest,
     ) -> crate::index::IndexResult<crate::search::semantic::SearchResponse> {
-        crate::search::semantic::search(
-            &self.semantic,
-            &self.ws,
-            &self.symbols,
-            &self.search_cache,
-            request,
-        )
+        let search = || {
+            crate::search::semantic::search(
+                &self.semantic,
+                &self.ws,
+                &self.symbols,
+                &self.search_cache,
+                request,
+            )
+        };
+        match search() {
+            Err(err) if err.is_store_damage() => {
+                tracing::warn!("the search found the store damaged: {err:#}");
+                self.semantic.repair(&self.ws, &self.symbols, REPAIR_WAIT)?;
+                search()
+            }
+            result => result,
+        }
     }
 
     /// Watches the project's directories so that whole-project refreshes of the symbol and

@@ -48,28 +48,9 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
         .map_err(|err| ToolError::internal(format!("indexing failed: {err:#}")))?;
     let mut request = SearchRequest::new(query, n, ctx.ws.config.search_weights);
     request.collection = params.collection.unwrap_or_default();
-    match ctx.search(&request) {
-        Err(err) if err.is_store_damage() => {
-            // A damaged store stays broken until rebuilt: rebuild it now (lexical in seconds,
-            // vectors from the machine's cache) and answer from the new one.
-            tracing::warn!("semantic search found the store damaged: {err:#}");
-            ctx.semantic
-                .repair(&ctx.ws, &ctx.symbols, REPAIR_WAIT)
-                .map_err(|err| {
-                    ToolError::internal(format!("repairing the index failed: {err:#}"))
-                })?;
-            ctx.search(&request).map_err(|err| {
-                ToolError::internal(format!(
-                    "search failed after the index was rebuilt: {err:#}"
-                ))
-            })
-        }
-        result => result.map_err(|err| ToolError::internal(format!("search failed: {err:#}"))),
-    }
+    ctx.search(&request)
+        .map_err(|err| ToolError::internal(format!("search failed: {err:#}")))
 }
-
-/// How long a search that found the store damaged waits for the rebuild's lexical part.
-const REPAIR_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 #[cfg(test)]
 mod tests {

@@ -51,28 +51,17 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
         };
         reporter.report(value, Some(100.0), &p.message);
     };
-    let progress: Arc<dyn Fn(Progress) + Send + Sync> = Arc::new(progress);
-    let sync = |force: bool| {
-        ctx.semantic.sync_within(
+    let mut outcome = ctx
+        .semantic
+        .sync_within(
             &ctx.ws,
             &ctx.symbols,
             params.target.unwrap_or(Target::All),
-            force,
+            params.force.unwrap_or(false),
             limit,
-            progress.clone(),
+            Arc::new(progress),
         )
-    };
-    let mut outcome = match sync(params.force.unwrap_or(false)) {
-        // A store with damaged files stays broken whatever is synced into it: start over.
-        Err(err) if err.is_store_damage() => {
-            tracing::warn!("sync found the store damaged: {err:#}");
-            ctx.semantic
-                .rebuild_store(crate::index::semantic::DAMAGE_NOTE)
-                .and_then(|()| sync(false))
-        }
-        result => result,
-    }
-    .map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))?;
+        .map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))?;
     outcome.config_problems = ctx.ws.config_report.problems.clone();
     Ok(outcome)
 }

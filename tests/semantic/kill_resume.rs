@@ -3,7 +3,7 @@
 //! opens and answers, and the final sync ends exactly where a clean index of the same files
 //! ends — no duplicates, no orphans, nothing missing, everything embedded.
 
-use crate::support::{assert_consistent, context, sync, write};
+use crate::support::{assert_consistent, context, files_under, sync, write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -96,7 +96,7 @@ fn a_sync_killed_at_any_moment_is_finished_by_the_next_one() {
 
     // A clean index of the same files has the same chunks.
     let clean = tempfile::tempdir().unwrap();
-    for entry in walk(dir.path()) {
+    for entry in files_under(dir.path()) {
         let rel = entry.strip_prefix(dir.path()).unwrap();
         if rel.starts_with(".code-intel") {
             continue;
@@ -112,17 +112,4 @@ fn a_sync_killed_at_any_moment_is_finished_by_the_next_one() {
     a.sort();
     b.sort();
     assert_eq!(a, b);
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }

@@ -20,16 +20,9 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-/// A context whose semantic index uses the fake embedder.
+/// A context whose semantic index uses the fake embedder (and no embedding cache).
 pub fn context(root: &Path) -> Context {
-    let mut ctx = Context::open(root).unwrap();
-    ctx.semantic = Arc::new(SemanticIndex::with_model(
-        &ctx.ws,
-        EmbedderHandle::ready(Arc::new(FakeEmbedder::new())),
-    ));
-    ctx.semantic.set_relevance(ctx.sessions.relevance().clone());
-    ctx.sessions.set_map_store(ctx.semantic.clone());
-    ctx
+    context_with(root, None)
 }
 
 /// [`context`] with the machine's embedding cache at a place of the test's own.
@@ -37,13 +30,17 @@ pub fn context_with_cache(
     root: &Path,
     cache: Arc<code_intel::embed::cache::VectorCache>,
 ) -> Context {
-    let mut ctx = context(root);
+    context_with(root, Some(cache))
+}
+
+fn context_with(root: &Path, cache: Option<Arc<code_intel::embed::cache::VectorCache>>) -> Context {
+    let mut ctx = Context::open(root).unwrap();
     ctx.semantic = Arc::new(
         SemanticIndex::with_model(
             &ctx.ws,
             EmbedderHandle::ready(Arc::new(FakeEmbedder::new())),
         )
-        .with_vector_cache(Some(cache)),
+        .with_vector_cache(cache),
     );
     ctx.semantic.set_relevance(ctx.sessions.relevance().clone());
     ctx.sessions.set_map_store(ctx.semantic.clone());
