@@ -24,6 +24,16 @@ pub fn chain(err: &dyn std::error::Error) -> String {
     message
 }
 
+/// `text` without the source locations libraries append to their messages (`, /home/u/.cargo/
+/// registry/src/…/writer.rs:254:9`, `/rustc/…/function.rs:250:5`): what the agent reads names
+/// what failed, not where in someone's code.
+pub fn without_source_locations(text: &str) -> String {
+    static LOCATION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r",?\s*/[^\s,:]+\.rs:\d+(?::\d+)?").expect("a valid pattern")
+    });
+    LOCATION.replace_all(text, "").into_owned()
+}
+
 /// Stable error codes. Agents branch on these, so existing codes never change meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -70,6 +80,10 @@ pub enum ErrorCode {
     NoSession,
     /// A check that needs the embedding model (calibrated relevance) could not run.
     EmbeddingUnavailable,
+    /// The semantic index cannot write: its disk is full or read-only. Details say which
+    /// (`state`); the index resumes by itself once writes succeed, meanwhile searches answer
+    /// from what is stored and the code tools are unaffected.
+    IndexNotWritable,
 }
 
 impl ErrorCode {
@@ -95,6 +109,7 @@ impl ErrorCode {
             ErrorCode::PhaseViolation => "PHASE_VIOLATION",
             ErrorCode::NoSession => "NO_SESSION",
             ErrorCode::EmbeddingUnavailable => "EMBEDDING_UNAVAILABLE",
+            ErrorCode::IndexNotWritable => "INDEX_NOT_WRITABLE",
         }
     }
 }
@@ -144,3 +159,29 @@ impl ToolError {
 }
 
 pub type ToolResult<T> = Result<T, ToolError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_locations_are_left_out_of_messages() {
+        assert_eq!(
+            without_source_locations(
+                "lance error: LanceError(IO): Generic LocalFileSystem error: failed to fill whole \
+                 buffer, /rustc/3f5fd8dd41153bc5fdca9427e9e05be2c767ba23/library/core/src/ops/function.rs:250:5"
+            ),
+            "lance error: LanceError(IO): Generic LocalFileSystem error: failed to fill whole buffer"
+        );
+        assert_eq!(
+            without_source_locations(
+                "LanceError(IO): No space left on device (os error 28), /root/.cargo/registry/src/x-1/lance-file-14.0.2/src/writer/structural.rs:254:9: more"
+            ),
+            "LanceError(IO): No space left on device (os error 28): more"
+        );
+        assert_eq!(
+            without_source_locations("see src/main.py"),
+            "see src/main.py"
+        );
+    }
+}

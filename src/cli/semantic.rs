@@ -119,9 +119,17 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
     let model = ctx
         .semantic
         .wait_for_model(std::time::Duration::from_secs(120));
-    let outcome = ctx
+    let outcome = match ctx
         .semantic
-        .sync(&ctx.ws, &ctx.symbols, Target::All, force, None, &show)?;
+        .sync(&ctx.ws, &ctx.symbols, Target::All, force, None, &show)
+    {
+        Err(err) if let Some(block) = err.write_block() => {
+            bar.finish();
+            eprintln!("code-intel: {}", not_writable(block, &format!("{err:#}")));
+            return Ok(1);
+        }
+        outcome => outcome?,
+    };
     // The indexes are built in the background while a server runs; this process is about to
     // exit, so it builds them before it does.
     ctx.semantic.finish_maintenance(MAINTENANCE_WAIT)?;
@@ -174,7 +182,28 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
             println!("skipped {}: {}", s.file, s.reason);
         }
     }
+    // The index is not complete and this process will not finish it: say why, and fail.
+    if let Some(why) = &outcome.embedding.error {
+        match ctx.semantic.write_block() {
+            Some(block) => eprintln!(
+                "code-intel: embedding stopped: {}",
+                not_writable(block, "a vector could not be written")
+            ),
+            None => eprintln!("code-intel: embedding {}: {why}", outcome.embedding.state),
+        }
+        return Ok(1);
+    }
     Ok(0)
+}
+
+/// Why `code-intel index` stopped on a disk that refuses writes, and what to do.
+fn not_writable(block: crate::index::error::WriteBlock, detail: &str) -> String {
+    format!(
+        "{}; what was stored before is kept. Run `code-intel index` again once it accepts \
+         writes ({})",
+        block.what(),
+        crate::error::without_source_locations(detail)
+    )
 }
 
 /// One line of `code-intel search --json`.

@@ -34,6 +34,18 @@ pub struct QueueStatus {
     pub embedded: AtomicUsize,
     pub total: AtomicUsize,
     pub cancel: AtomicBool,
+    /// Why the last run stopped before every chunk had its vector (cleared when a run starts).
+    pub error: std::sync::Mutex<Option<String>>,
+}
+
+impl QueueStatus {
+    pub fn error(&self) -> Option<String> {
+        self.error.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn set_error(&self, error: Option<String>) {
+        *self.error.lock().unwrap_or_else(|p| p.into_inner()) = error;
+    }
 }
 
 /// What one run of the queue did.

@@ -20,6 +20,7 @@ pub mod outlines;
 pub mod semantic;
 pub mod sync;
 pub mod sync_state;
+pub mod write_watch;
 
 mod lazy;
 

@@ -13,6 +13,7 @@ use super::error::{IndexError, IndexResult};
 use super::maintenance::Maintenance;
 use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
+use super::write_watch::WriteWatch;
 use crate::embed::cache::{CachedPassages, Key, VectorCache};
 use crate::embed::prepare::head;
 use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState, Vector};
@@ -51,6 +52,10 @@ pub struct EmbeddingStatus {
     pub rate: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_error: Option<String>,
+    /// Why embedding stopped (`stopped`) or waits (`paused`: the disk is full or read-only)
+    /// with chunks still pending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -104,10 +109,12 @@ const DAMAGE_NOTE: &str = "a file of the semantic index could not be read (cut s
      missing or garbled); the index is rebuilt from the project's files, with vectors from the \
      machine's embedding cache";
 
-/// `index_status.store`: whether the store can be trusted.
+/// `index_status.store`: whether the store can be trusted and written.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct StoreHealth {
-    /// `ok`, or `repairing` while a damaged store is rebuilt from the project's files.
+    /// `ok`; `repairing` while a damaged store is rebuilt from the project's files;
+    /// `disk_full` or `read_only` while the disk refuses writes (indexing and embedding wait,
+    /// searches answer from what is stored, and both resume by themselves when writes succeed).
     pub state: &'static str,
     /// What was found damaged (or that the store was rebuilt after it), without file paths of
     /// the storage engine.
@@ -151,6 +158,8 @@ pub struct SemanticIndex {
     maintenance: RwLock<Maintenance>,
     /// The machine's embedding cache (`embed::cache`); `None` when off.
     vector_cache: Option<Arc<VectorCache>>,
+    /// Whether the disk refuses writes, and the watch for the end of it.
+    write_watch: Arc<WriteWatch>,
 }
 
 impl SemanticIndex {
@@ -175,6 +184,13 @@ impl SemanticIndex {
             Some(path) => ws.root().join(path).to_string_lossy().into_owned(),
             None => state_dir.join("lancedb").to_string_lossy().into_owned(),
         };
+        // Probe where the store writes; a store on object storage is never refused by a disk
+        // of this machine, and its state directory is what is left to watch.
+        let probe_dir = if store_uri.contains("://") {
+            state_dir.clone()
+        } else {
+            PathBuf::from(&store_uri)
+        };
         SemanticIndex {
             root: ws.root().to_path_buf(),
             state_dir,
@@ -194,6 +210,7 @@ impl SemanticIndex {
             counts_cache: Mutex::new(None),
             maintenance: RwLock::new(Maintenance::default()),
             vector_cache: None,
+            write_watch: WriteWatch::new(probe_dir),
         }
     }
 
@@ -257,8 +274,27 @@ impl SemanticIndex {
             self.maintenance().start(store.clone());
             Ok(store)
         })();
-        *slot = Some(opened.clone());
+        // A disk that refused to make the store is tried again on the next use; any other
+        // failure would only repeat.
+        let refused = opened
+            .as_ref()
+            .err()
+            .is_some_and(|e: &String| super::error::WriteBlock::of_text(e).is_some());
+        if !refused {
+            *slot = Some(opened.clone());
+        }
         opened.map_err(IndexError::Unavailable)
+    }
+
+    /// What to run when a disk that refused writes accepts them again: the owner's sync,
+    /// which has the workspace this handle does not keep.
+    pub fn on_writes_resumed(&self, resume: impl Fn() + Send + Sync + 'static) {
+        self.write_watch.on_resume(resume);
+    }
+
+    /// What refuses the index's writes now, if anything (`index_status.store` says it too).
+    pub fn write_block(&self) -> Option<super::error::WriteBlock> {
+        self.write_watch.blocked()
     }
 
     /// The store's maintenance scheduler.
@@ -406,11 +442,17 @@ impl SemanticIndex {
             stale: self.needs_sync(),
             config_problems: self.config_problems.clone(),
             vector_cache: self.vector_cache.as_ref().map(|c| c.stats()),
-            store: self
-                .health
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone(),
+            store: match self.write_watch.blocked() {
+                Some(block) => StoreHealth {
+                    state: block.state(),
+                    detail: Some(block.note().to_string()),
+                },
+                None => self
+                    .health
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone(),
+            },
         }
     }
 
@@ -419,10 +461,13 @@ impl SemanticIndex {
     pub fn embedding_status(&self) -> EmbeddingStatus {
         let status = self.status();
         let pending = status.chunks.saturating_sub(status.embedded);
+        let halted = self.halted(pending);
         let state = if self.lightweight {
             "disabled"
         } else if status.model_error.is_some() {
             "unavailable"
+        } else if let Some((state, _)) = &halted {
+            state
         } else if status.embedding_running || pending > 0 {
             if status.model == "ready" {
                 "running"
@@ -438,7 +483,20 @@ impl SemanticIndex {
             pending,
             rate: 0.0,
             model_error: status.model_error,
+            error: halted.map(|(_, why)| why),
         }
+    }
+
+    /// Why embedding is not going on with `pending` chunks left, if it is not: `paused` while
+    /// the disk refuses writes, `stopped` when the worker ended on an error.
+    fn halted(&self, pending: usize) -> Option<(&'static str, String)> {
+        if let Some(block) = self.write_watch.blocked() {
+            return Some(("paused", block.note().to_string()));
+        }
+        if pending == 0 || self.queue.running.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.queue.error().map(|why| ("stopped", why))
     }
 
     /// [`Self::sync`] for a caller that must answer within `limit` (`sync_timeout_seconds`, a
@@ -537,7 +595,7 @@ impl SemanticIndex {
             // rewritten in place (its damage would stay).
             self.rebuild_store("a forced sync (sync_index {force: true} or `index --force`)")?;
         }
-        match self.store_files(ws, symbols, target, force, progress) {
+        let result = match self.store_files(ws, symbols, target, force, progress) {
             // A store with damaged files stays broken whatever is synced into it: start over.
             Err(err) if err.is_store_damage() => {
                 tracing::warn!("the sync found the store damaged: {err:#}");
@@ -545,7 +603,14 @@ impl SemanticIndex {
                 self.store_files(ws, symbols, target, false, progress)
             }
             result => result,
+        };
+        match &result {
+            Ok(_) => self.write_watch.cleared(),
+            Err(err) => {
+                self.write_watch.note(err);
+            }
         }
+        result
     }
 
     /// [`Self::sync_stored`] into the store as it is.
@@ -626,33 +691,48 @@ impl SemanticIndex {
     ) -> IndexResult<EmbeddingStatus> {
         let store = self.store()?;
         let pending = |s: &Store| s.counts().map(|c| c.chunks - c.embedded).unwrap_or(0);
+        let at_rest = |state: &str, pending: usize| EmbeddingStatus {
+            state: state.into(),
+            embedded: 0,
+            pending,
+            rate: 0.0,
+            model_error: None,
+            error: None,
+        };
         if self.lightweight {
-            return Ok(EmbeddingStatus {
-                state: "disabled".into(),
-                embedded: 0,
-                pending: pending(&store),
-                rate: 0.0,
-                model_error: None,
-            });
+            return Ok(at_rest("disabled", pending(&store)));
         }
         let before = pending(&store);
+        // A disk that refuses writes would fail the worker's first commit: it starts again
+        // when the disk accepts writes (`write_watch`).
+        if let Some((state, why)) = self.halted(before)
+            && state == "paused"
+        {
+            return Ok(EmbeddingStatus {
+                error: Some(why),
+                ..at_rest(state, before)
+            });
+        }
         // Vectors of another model count as pending too: the worker clears and redoes them.
         let stale_model = match self.model.get_if_ready() {
             Some(m) => store.vector_model()?.is_some_and(|id| id != m.model_id()),
             None => false,
         };
         if before == 0 && !stale_model && !self.queue.running.load(Ordering::Relaxed) {
-            return Ok(EmbeddingStatus {
-                state: "done".into(),
-                embedded: 0,
-                pending: 0,
-                rate: 0.0,
-                model_error: None,
-            });
+            return Ok(at_rest("done", 0));
         }
         self.start_worker(store.clone());
         let started = Instant::now();
         let deadline = budget.map(|b| started + b);
+        let so_far = |state: &str| {
+            let after = pending(&store);
+            let embedded = before.saturating_sub(after);
+            EmbeddingStatus {
+                embedded,
+                rate: embedded as f64 / started.elapsed().as_secs_f64().max(1e-9),
+                ..at_rest(state, after)
+            }
+        };
         let mut last_reported = usize::MAX;
         loop {
             let running = self.queue.running.load(Ordering::Relaxed);
@@ -672,41 +752,37 @@ impl SemanticIndex {
                 && !running
             {
                 return Ok(EmbeddingStatus {
-                    state: "unavailable".into(),
-                    embedded: 0,
-                    pending: pending(&store),
-                    rate: 0.0,
                     model_error: Some(reason.clone()),
+                    ..at_rest("unavailable", pending(&store))
                 });
             }
             if !running {
                 break;
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
-                let state = if matches!(model, EmbedderState::Loading | EmbedderState::NotStarted) {
-                    "waiting_for_model"
-                } else {
-                    "running"
-                };
-                let embedded = before.saturating_sub(pending(&store));
-                return Ok(EmbeddingStatus {
-                    state: state.into(),
-                    embedded,
-                    pending: before - embedded,
-                    rate: embedded as f64 / started.elapsed().as_secs_f64().max(1e-9),
-                    model_error: None,
-                });
+                return Ok(
+                    if matches!(model, EmbedderState::Loading | EmbedderState::NotStarted) {
+                        so_far("waiting_for_model")
+                    } else {
+                        so_far("running")
+                    },
+                );
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        let after = pending(&store);
-        let embedded = before.saturating_sub(after);
-        Ok(EmbeddingStatus {
-            state: if after == 0 { "done" } else { "running" }.into(),
-            embedded,
-            pending: after,
-            rate: embedded as f64 / started.elapsed().as_secs_f64().max(1e-9),
-            model_error: None,
+        let status = so_far("done");
+        Ok(match self.halted(status.pending) {
+            // The worker ended with chunks left: say why, never "running".
+            Some((state, why)) => EmbeddingStatus {
+                state: state.into(),
+                error: Some(why),
+                ..status
+            },
+            None if status.pending > 0 => EmbeddingStatus {
+                state: "running".into(),
+                ..status
+            },
+            None => status,
         })
     }
 
@@ -720,7 +796,9 @@ impl SemanticIndex {
             let _ = old.join();
         }
         self.queue.cancel.store(false, Ordering::SeqCst);
+        self.queue.set_error(None);
         let queue = self.queue.clone();
+        let watch = self.write_watch.clone();
         let model = self.model.clone();
         let maintenance = self.maintenance();
         let batch = embedding_queue::batch_size(self.memory_limit_mb);
@@ -758,8 +836,20 @@ impl SemanticIndex {
                     report.rate,
                     report.remaining
                 ),
-                Ok(Err(err)) => tracing::warn!("embedding stopped: {err:#}"),
-                Err(_) => tracing::warn!("embedding worker panicked"),
+                Ok(Err(err)) => {
+                    let why = match err.write_block() {
+                        Some(block) => block.note().to_string(),
+                        None => format!("embedding stopped on an error: {err:#}"),
+                    };
+                    if !watch.note(&err) {
+                        tracing::warn!("{why}");
+                    }
+                    queue.set_error(Some(why));
+                }
+                Err(_) => {
+                    tracing::warn!("embedding worker panicked");
+                    queue.set_error(Some("the embedding worker panicked".into()));
+                }
             }
             queue.running.store(false, Ordering::SeqCst);
         });
@@ -856,6 +946,7 @@ const QUERY_TIME_HEAD_BYTES: usize = 512;
 
 impl Drop for SemanticIndex {
     fn drop(&mut self) {
+        self.write_watch.stop();
         self.stop_worker();
         self.maintenance().stop();
     }

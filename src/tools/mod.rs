@@ -67,6 +67,22 @@ pub struct Context {
     pub search_cache: crate::search::semantic::SearchCache,
 }
 
+/// A failure of the semantic index as a tool reports it: a disk that refuses writes is
+/// `INDEX_NOT_WRITABLE` with its state and what happens next; anything else is `INTERNAL`,
+/// without the storage engine's source locations.
+pub(crate) fn index_failure(what: &str, err: &crate::index::IndexError) -> ToolError {
+    match err.write_block() {
+        Some(block) => ToolError::new(
+            ErrorCode::IndexNotWritable,
+            format!("{what}: {}", block.note()),
+        )
+        .with("state", block.state()),
+        None => ToolError::internal(crate::error::without_source_locations(&format!(
+            "{what}: {err:#}"
+        ))),
+    }
+}
+
 /// How long a search that found the store damaged waits for the rebuild's lexical part.
 const REPAIR_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
@@ -94,6 +110,26 @@ impl Context {
         // search scores it with the same calibrated relevance.
         semantic.set_relevance(sessions.relevance().clone());
         sessions.set_map_store(semantic.clone());
+        // A disk that refused the index's writes and accepts them again: the sync resumes by
+        // itself, storing what is missing and embedding the rest. (A weak handle: the index
+        // keeps the hook, and must not keep itself alive through it.)
+        let resumed = (Arc::downgrade(&semantic), ws.clone(), symbols.clone());
+        semantic.on_writes_resumed(move || {
+            let (semantic, ws, symbols) = &resumed;
+            if let Some(semantic) = semantic.upgrade() {
+                let outcome = semantic.sync(
+                    ws,
+                    symbols,
+                    crate::index::semantic::Target::All,
+                    false,
+                    Some(Duration::ZERO),
+                    &|_| {},
+                );
+                if let Err(err) = outcome {
+                    tracing::warn!("the resumed sync failed: {err:#}");
+                }
+            }
+        });
         Ok(Context {
             ws,
             symbols,

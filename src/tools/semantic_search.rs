@@ -45,11 +45,11 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
     }
     let sem = &ctx.semantic;
     sem.ensure_indexed(&ctx.ws, &ctx.symbols)
-        .map_err(|err| ToolError::internal(format!("indexing failed: {err:#}")))?;
+        .map_err(|err| super::index_failure("indexing failed", &err))?;
     let mut request = SearchRequest::new(query, n, ctx.ws.config.search_weights);
     request.collection = params.collection.unwrap_or_default();
     ctx.search(&request)
-        .map_err(|err| ToolError::internal(format!("search failed: {err:#}")))
+        .map_err(|err| super::index_failure("search failed", &err))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! with the workspace, incrementally, reporting progress.
 
 use super::Context;
-use crate::error::{ToolError, ToolResult};
+use crate::error::ToolResult;
 use crate::index::semantic::{SyncOutcome, Target};
 use crate::index::sync::Progress;
 use schemars::JsonSchema;
@@ -61,7 +61,7 @@ pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
             limit,
             Arc::new(progress),
         )
-        .map_err(|err| ToolError::internal(format!("sync failed: {err:#}")))?;
+        .map_err(|err| super::index_failure("sync failed", &err))?;
     outcome.config_problems = ctx.ws.config_report.problems.clone();
     Ok(outcome)
 }
