@@ -315,12 +315,39 @@ fn a_damaged_store_is_rebuilt_by_the_search_that_finds_it() {
         file.set_len(len / 2).unwrap();
     };
     let deleted: Spoil = |path| std::fs::remove_file(path).unwrap();
-    let cases: &[(&str, &str, Spoil)] = &[
-        ("full-text index cut short", "_indices", cut_short),
-        ("data files deleted", "data", deleted),
-        ("data files cut short", "data", cut_short),
+    let garbled: Spoil = |path| {
+        let mut bytes = std::fs::read(path).unwrap();
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b ^= 0x5a ^ (i as u8);
+        }
+        std::fs::write(path, bytes).unwrap();
+    };
+    // Found by a search of the process that wrote the store, or by a new process that opens it
+    // (a server started after the machine crashed).
+    let cases: &[(&str, &str, Spoil, bool)] = &[
+        ("full-text index cut short", "_indices", cut_short, false),
+        ("data files deleted", "data", deleted, false),
+        ("data files cut short", "data", cut_short, false),
+        (
+            "data files cut short, found at open",
+            "data",
+            cut_short,
+            true,
+        ),
+        (
+            "manifests garbled, found at open",
+            "_versions",
+            garbled,
+            true,
+        ),
+        (
+            "full-text index deleted, found at open",
+            "_indices",
+            deleted,
+            true,
+        ),
     ];
-    for &(what, under, spoil) in cases {
+    for &(what, under, spoil, reopen) in cases {
         let dir = project(&[("app/auth.py", AUTH), ("a.py", CART), ("b.py", MAIL)]);
         let cache_dir = tempfile::tempdir().unwrap();
         let cache = Arc::new(VectorCache::open(cache_dir.path(), 1 << 30).unwrap());
@@ -342,6 +369,12 @@ fn a_damaged_store_is_rebuilt_by_the_search_that_finds_it() {
         for path in &spoiled {
             spoil(path);
         }
+        let ctx = if reopen {
+            drop(ctx);
+            context_with_cache(dir.path(), cache.clone())
+        } else {
+            ctx
+        };
         let out = code_intel::tools::dispatch(
             &ctx,
             "semantic_search",
