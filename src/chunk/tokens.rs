@@ -346,6 +346,8 @@ struct Tally {
     in_word: bool,
     /// A non-whitespace character has been seen in a word.
     non_blank: bool,
+    /// The last word counted has no tokens (the normaliser removes all of it).
+    last_empty: bool,
 }
 
 impl Tally {
@@ -373,14 +375,20 @@ impl Tally {
                 self.close(count);
             }
         } else {
-            self.tokens += count(text, word);
+            self.add(count(text, word));
         }
         self.in_word = at_end;
     }
 
+    fn add(&mut self, tokens: usize) {
+        self.tokens += tokens;
+        self.last_empty = tokens == 0;
+    }
+
     fn close(&mut self, count: &mut impl FnMut(&str, Option<usize>) -> usize) {
         if !self.open.is_empty() {
-            self.tokens += count(&self.open, self.open_word);
+            let n = count(&self.open, self.open_word);
+            self.add(n);
             self.open.clear();
         }
         self.open_word = None;
@@ -410,15 +418,19 @@ impl<'a> TextTokens<'a> {
         }
         let words = self.words.get_or_init(|| Words::scan(self.text));
         let text = self.text;
+        let mut added_token = false;
         let (tokens, non_blank) = with_cache(tokenizer, |cache| {
-            let mut count = |run: &str, word: Option<usize>| match word {
-                Some(i) if words.counts[i].get() != u32::MAX => words.counts[i].get() as usize,
-                Some(i) => {
-                    let n = cached_word_len(cache, tokenizer, pieces.as_deref(), run);
-                    words.counts[i].set(n as u32);
-                    n
+            let mut count = |run: &str, word: Option<usize>| {
+                added_token |= holds_added_token(tokenizer, pieces.as_deref(), run);
+                match word {
+                    Some(i) if words.counts[i].get() != u32::MAX => words.counts[i].get() as usize,
+                    Some(i) => {
+                        let n = cached_word_len(cache, tokenizer, pieces.as_deref(), run);
+                        words.counts[i].set(n as u32);
+                        n
+                    }
+                    None => cached_word_len(cache, tokenizer, pieces.as_deref(), run),
                 }
-                None => cached_word_len(cache, tokenizer, pieces.as_deref(), run),
             };
             let mut tally = Tally::default();
             let mut ends_in_space = false;
@@ -482,9 +494,15 @@ impl<'a> TextTokens<'a> {
                 }
             }
             tally.close(&mut count);
-            (tally.tokens + usize::from(ends_in_space), tally.non_blank)
+            (
+                tally.tokens + usize::from(ends_in_space),
+                tally.non_blank && !tally.last_empty,
+            )
         });
-        if non_blank {
+        // A last word without tokens may stand between the text's last space and its end
+        // (see `count_words`): rare, so settled on the text itself like a blank one.
+        // So may a word holding an added token, whose count depends on the space before it.
+        if non_blank && !added_token {
             Counted {
                 tokens,
                 blank: false,
@@ -632,14 +650,52 @@ fn count_words(
     text: &str,
 ) -> usize {
     with_cache(tokenizer, |cache| {
-        let words: usize = text
-            .split(is_model_space)
-            .filter(|w| !w.is_empty())
-            .map(|word| cached_word_len(cache, tokenizer, pieces, word))
-            .sum();
-        // A text ending in whitespace ends with a lone `▁` token.
-        words + usize::from(text.ends_with(is_model_space))
+        let mut tokens = 0;
+        // A text whose normalised form ends in whitespace ends with a lone `▁` token: a model
+        // space after the last word that keeps any text (a word of characters the normaliser
+        // removes, such as control characters, has no tokens and does not end the space).
+        let mut trailing_space = false;
+        // The end of the last word: what lies between it and the next word are model spaces.
+        let mut last_end = 0;
+        for (i, word) in text.split(is_model_space).enumerate() {
+            trailing_space |= i > 0;
+            if word.is_empty() {
+                continue;
+            }
+            let start = word.as_ptr() as usize - text.as_ptr() as usize;
+            let end = start + word.len();
+            // The encoder normalises the text before an added token (`<s>`, `<mask>` …) on its
+            // own, so the spaces just before a word holding one end that text: a `▁` token of
+            // their own, unless the token strips them (`<mask>` takes the whitespace on its
+            // left, but not U+FFFD). Such a word is counted with the spaces before it.
+            let counted = if start > last_end && holds_added_token(tokenizer, pieces, word) {
+                &text[last_end..end]
+            } else {
+                word
+            };
+            let n = cached_word_len(cache, tokenizer, pieces, counted);
+            tokens += n;
+            trailing_space &= n == 0;
+            last_end = end;
+        }
+        tokens + usize::from(trailing_space)
     })
+}
+
+/// Whether `word` holds one of the tokenizer's added tokens.
+fn holds_added_token(
+    tokenizer: &tokenizers::Tokenizer,
+    pieces: Option<&Pieces>,
+    word: &str,
+) -> bool {
+    word.contains('<')
+        && match pieces {
+            Some(pieces) => pieces.holds_special(word),
+            None => tokenizer
+                .get_added_tokens_decoder()
+                .values()
+                .any(|t| word.contains(t.content.as_str())),
+        }
 }
 
 /// FNV-1a, 64 bits: fast on the short strings words are.
@@ -856,13 +912,17 @@ impl Pieces {
         if !unchanged {
             return None;
         }
-        if word.contains('<') && self.specials.iter().any(|s| word.contains(s.as_str())) {
+        if self.holds_special(word) {
             return None;
         }
         let mut text = Vec::with_capacity(word.len() + 3);
         text.extend_from_slice("\u{2581}".as_bytes());
         text.extend_from_slice(word.as_bytes());
         Some(self.best_path(&text))
+    }
+
+    fn holds_special(&self, word: &str) -> bool {
+        word.contains('<') && self.specials.iter().any(|s| word.contains(s.as_str()))
     }
 
     /// Tokens of `text` run through `front`'s pipeline as the encoder runs it: added tokens
@@ -1116,6 +1176,41 @@ mod tests {
         assert_eq!(counter.count("a = b;"), 3);
         assert_eq!(counter.count("ログイン"), 6);
         assert_eq!(counter.count(""), 0);
+    }
+
+    /// A space ends the text the encoder normalises at the end of the text and before an added
+    /// token, where it is a `▁` token of its own, also when characters the normaliser removes
+    /// (control characters) follow it: counted word by word, `"\u{fffd}\u{1}"` gave 0 tokens
+    /// and `" <s>"` 1, against the encoder's 1 and 2 (both found by fuzzing).
+    #[test]
+    fn a_space_before_removed_characters_still_ends_the_text() {
+        let counter = TokenCounter::load(None);
+        let whole = whole_tokenizer(&counter);
+        for text in [
+            "\u{fffd}\u{1}",
+            "a \u{1}",
+            "a\u{1} \u{1}\u{2}",
+            "a \u{1} b",
+            " \u{1}",
+            // A space before an added token ends the text normalised before it (`<s>` is also
+            // HTML's strikethrough).
+            " <s>",
+            "x <s>old</s> new",
+            "a  <mask>",
+            "\u{fffd}<mask>",
+            "x\u{fffd}\u{1}<mask>",
+            "<s> a",
+        ] {
+            let expected = encoded_len(&whole, text);
+            assert_eq!(counter.count(text), expected, "{text:?}");
+            assert_eq!(counter.count_exact(text), expected, "{text:?}");
+            let parts = [Part::File(0..text.len())];
+            assert_eq!(
+                TextTokens::new(&counter, text).count(&parts).tokens,
+                expected,
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
