@@ -773,6 +773,56 @@ mod tests {
 
     /// Related texts are closer than unrelated ones across languages (the property search
     /// relies on), on pairs written for this test.
+    /// Texts a repository or an agent can hand the model that are odd for it: nothing left
+    /// after normalisation, control characters only, one token, far past the maximum length,
+    /// mixed scripts, a lone combining mark. Each gets a finite unit vector, alone and inside
+    /// a batch of ordinary texts (where its padding differs), as a passage and as a query.
+    #[test]
+    fn odd_texts_get_finite_unit_vectors() {
+        let model = test_model::real();
+        let long = "fn a() { b(); } ".repeat(2_000);
+        let mixed = "ユーザー認証 user authentication 用户认证 인증 αυθεντικοποίηση аутентификация";
+        let odd: Vec<&str> = vec![
+            "",
+            " ",
+            "\u{0}\u{1}\u{7f}",
+            "\t\r\n\u{b}\u{c}",
+            "\u{200b}\u{200d}\u{feff}",
+            "\u{301}",
+            "a",
+            "{",
+            "ー",
+            "\u{fffd}\u{fffd}",
+            "😀👩‍💻",
+            mixed,
+            &long,
+        ];
+        let check = |what: &str, text: &str, v: &[f32]| {
+            assert_eq!(v.len(), crate::embed::DIM, "{what} {text:?}");
+            assert!(v.iter().all(|x| x.is_finite()), "{what} {text:?}");
+            let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-3, "{what} {text:?}: norm {norm}");
+        };
+        for text in &odd {
+            let alone = model
+                .embed_passages(&[text])
+                .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            check("passage", text, &alone[0]);
+            let query = model
+                .embed_query(text)
+                .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            check("query", text, &query);
+        }
+        let mut batch: Vec<&str> = vec!["def login(user): check the password"];
+        batch.extend(odd.iter().copied());
+        batch.push("class Cart: holds the items of an order");
+        let vectors = model.embed_passages(&batch).unwrap();
+        assert_eq!(vectors.len(), batch.len());
+        for (text, v) in batch.iter().zip(&vectors) {
+            check("batched passage", text, v);
+        }
+    }
+
     #[test]
     fn related_texts_rank_above_unrelated() {
         let model = test_model::real();
