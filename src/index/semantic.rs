@@ -120,6 +120,19 @@ pub struct StoreHealth {
     /// the storage engine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// While `repairing`: how far the rebuild has come (the files stored again, then the
+    /// chunks given their vectors back).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<RepairProgress>,
+}
+
+/// `index_status.store.progress`: `done` of `total` in the rebuild's current `phase` (`scan`,
+/// `index`: files stored again; `embed`: chunks given their vectors).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct RepairProgress {
+    pub phase: &'static str,
+    pub done: usize,
+    pub total: usize,
 }
 
 impl Default for StoreHealth {
@@ -127,6 +140,7 @@ impl Default for StoreHealth {
         StoreHealth {
             state: "ok",
             detail: None,
+            progress: None,
         }
     }
 }
@@ -321,6 +335,7 @@ impl SemanticIndex {
         *self.health.lock().unwrap_or_else(|p| p.into_inner()) = StoreHealth {
             state: "repairing",
             detail: Some(reason.to_string()),
+            progress: None,
         };
         let _guard = self.sync_lock.lock().unwrap_or_else(|p| p.into_inner());
         self.stop_worker();
@@ -359,7 +374,20 @@ impl SemanticIndex {
             *health = StoreHealth {
                 state: "ok",
                 detail: health.detail.take().map(|d| format!("rebuilt after: {d}")),
+                progress: None,
             };
+        }
+    }
+
+    /// Records how far a rebuild has come, for `index_status.store.progress`.
+    fn repair_progress(&self, p: &Progress) {
+        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
+        if health.state == "repairing" {
+            health.progress = Some(RepairProgress {
+                phase: p.phase,
+                done: p.done,
+                total: p.total,
+            });
         }
     }
 
@@ -446,6 +474,7 @@ impl SemanticIndex {
                 Some(block) => StoreHealth {
                     state: block.state(),
                     detail: Some(block.note().to_string()),
+                    progress: None,
                 },
                 None => self
                     .health
@@ -600,7 +629,11 @@ impl SemanticIndex {
             Err(err) if err.is_store_damage() => {
                 tracing::warn!("the sync found the store damaged: {err:#}");
                 self.rebuild_store(DAMAGE_NOTE)?;
-                self.store_files(ws, symbols, target, false, progress)
+                let tracked = |p: Progress| {
+                    self.repair_progress(&p);
+                    progress(p);
+                };
+                self.store_files(ws, symbols, target, false, &tracked)
             }
             result => result,
         };
@@ -679,7 +712,13 @@ impl SemanticIndex {
         limit: Duration,
     ) -> IndexResult<SyncOutcome> {
         self.rebuild_store(DAMAGE_NOTE)?;
-        self.sync_within(ws, symbols, Target::All, false, limit, Arc::new(|_| {}))
+        let this = Arc::downgrade(self);
+        let tracked = move |p: Progress| {
+            if let Some(this) = this.upgrade() {
+                this.repair_progress(&p);
+            }
+        };
+        self.sync_within(ws, symbols, Target::All, false, limit, Arc::new(tracked))
     }
 
     /// Makes sure the worker embeds pending chunks, then waits up to `budget` (None: until it

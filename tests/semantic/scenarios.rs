@@ -400,3 +400,32 @@ fn a_damaged_store_is_rebuilt_by_the_search_that_finds_it() {
         assert_consistent(&ctx);
     }
 }
+
+/// While a damaged store is rebuilt, `index_status.store` says so and how far it has come.
+#[test]
+fn a_rebuild_shows_its_progress_in_the_status() {
+    let dir = project(&[("app/auth.py", AUTH), ("a.py", CART), ("b.py", MAIL)]);
+    let ctx = context(dir.path());
+    sync(&ctx);
+    for path in files_under(&dir.path().join(".code-intel/lancedb/forest.lance/data")) {
+        std::fs::remove_file(path).unwrap();
+    }
+    let seen = std::sync::Mutex::new(Vec::new());
+    ctx.semantic
+        .sync_stored(&ctx.ws, &ctx.symbols, Target::All, false, &|p| {
+            let store = ctx.semantic.status().store;
+            let progress = store.progress.map(|r| (r.phase, r.done, r.total));
+            seen.lock().unwrap().push((store.state, p.phase, progress));
+        })
+        .unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert!(
+        seen.iter()
+            .any(|(state, phase, progress)| *state == "repairing"
+                && *phase == "index"
+                && progress.is_some_and(|(ph, done, total)| ph == "index" && done <= total)),
+        "{seen:?}"
+    );
+    let store = ctx.semantic.status().store;
+    assert_eq!((store.state, store.progress.is_none()), ("ok", true));
+}
