@@ -655,7 +655,8 @@ fn count_words(
         // space after the last word that keeps any text (a word of characters the normaliser
         // removes, such as control characters, has no tokens and does not end the space).
         let mut trailing_space = false;
-        // The end of the last word: what lies between it and the next word are model spaces.
+        // The end of the last word with tokens: what lies between it and the next word are model
+        // spaces and words the normaliser removes whole.
         let mut last_end = 0;
         for (i, word) in text.split(is_model_space).enumerate() {
             trailing_space |= i > 0;
@@ -667,7 +668,7 @@ fn count_words(
             // The encoder normalises the text before an added token (`<s>`, `<mask>` …) on its
             // own, so the spaces just before a word holding one end that text: a `▁` token of
             // their own, unless the token strips them (`<mask>` takes the whitespace on its
-            // left, but not U+FFFD). Such a word is counted with the spaces before it.
+            // left, but not U+FFFD). Such a word is counted with what lies before it.
             let counted = if start > last_end && holds_added_token(tokenizer, pieces, word) {
                 &text[last_end..end]
             } else {
@@ -675,8 +676,10 @@ fn count_words(
             };
             let n = cached_word_len(cache, tokenizer, pieces, counted);
             tokens += n;
-            trailing_space &= n == 0;
-            last_end = end;
+            if n > 0 {
+                trailing_space = false;
+                last_end = end;
+            }
         }
         tokens + usize::from(trailing_space)
     })
@@ -1199,6 +1202,7 @@ mod tests {
             "a  <mask>",
             "\u{fffd}<mask>",
             "x\u{fffd}\u{1}<mask>",
+            "\u{fffd}\u{1}\u{c}<mask>",
             "<s> a",
         ] {
             let expected = encoded_len(&whole, text);
