@@ -386,15 +386,17 @@ LEADER_FACT_MARGIN = 0.0
 
 
 def agreed(fitted, r):
-    """`judge::agree`: a fitted rejection (below 0.3) rejects, at the lower of the two scores;
-    otherwise the lower of the two, never below 0.3 (a described rejection the fitted score keeps
+    """`judge::agree`: a fitted rejection (below 0.3) rejects, at the lower of the two scores, and
+    so does a described score below 0.25 with a fitted one below 0.35; otherwise the lower of the two, never below 0.3 (a described rejection the fitted score keeps
     is gray). Then, as the session judge does, no FACT for a symbol that another definition of
     its file clearly beats (`Signals::outranked_in_file`), and a rejection for a name that says
     the reverse of the term's action (`Signals::reversed`), and no FACT for a name about another
     entity where another name holds more of the term, nor for one that a field leader other than
     itself beats."""
     d = described(r)
-    if fitted < 0.3:
+    # A clear described rejection the fitted score only barely keeps rejects too
+    # (`CLEAR_DESCRIBED_REJECTION`, `BARE_FITTED_KEEP`).
+    if fitted < 0.3 or (d < 0.25 and fitted < 0.35):
         score = min(d, fitted)
     else:
         score = max(min(d, fitted), 0.3)
@@ -467,7 +469,7 @@ def without_field(names):
     return [i for i, n in enumerate(names) if not n.startswith("field_")]
 
 
-def words_field(rows, names, everything):
+def words_field(rows, names, everything, groups=None):
     """The judge of a project whose chunks are stored and not yet embedded: the linear fit with
     the field of the project's words. Boosted trees on it (leaving each of twenty-seven dev
     repositories out) gained 2.4 points of rejection for 0.2 points of relevant pairs kept and
@@ -479,6 +481,12 @@ def words_field(rows, names, everything):
           % evaluate(rows, everything, names, session=True, trees=False))
     print("  no field             %.3f %.3f %.3f %.3f %.3f %d"
           % evaluate(rows, without_field(names), names, session=True, trees=False))
+    # What each signal group adds to the session judge in this field: the same figures with
+    # the group's features left out of the fit.
+    for label, cols in (groups or {}).items():
+        keep = [i for i in everything if names[i] not in cols]
+        print("  without %-20s %.3f %.3f %.3f %.3f %.3f %d"
+              % ((label,) + evaluate(rows, keep, names, session=True, trees=False)))
     w2, b2, _ = fit_calibrated(rows, everything, trees=False)
     print("const WEIGHTS_WORD_FIELD: [f32; FEATURES] = [%s];" % ", ".join("%.4f" % v for v in w2))
     print("const BIAS_WORD_FIELD: f32 = %.4f;" % b2)
@@ -518,7 +526,7 @@ def main():
         "the field's leaders": ["field_leader_gap", "field_leader_named"],
     }
     if "--words-field" in sys.argv[2:]:
-        words_field(rows, names, everything)
+        words_field(rows, names, everything, None if quick else groups)
         return
     print("leave-one-dev-repo-out (AUC, accuracy@0.3, relevant kept, unrelated>0.6):")
     print("  all signals          %.3f %.3f %.3f %d" % evaluate(rows, everything, names))
