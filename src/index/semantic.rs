@@ -174,6 +174,9 @@ pub struct SemanticIndex {
     vector_cache: Option<Arc<VectorCache>>,
     /// Whether the disk refuses writes, and the watch for the end of it.
     write_watch: Arc<WriteWatch>,
+    /// How many times the store was set aside and started anew ([`Self::rebuild_store`]): a
+    /// read that failed on a store replaced since it began found no damage.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl SemanticIndex {
@@ -225,6 +228,7 @@ impl SemanticIndex {
             maintenance: RwLock::new(Maintenance::default()),
             vector_cache: None,
             write_watch: WriteWatch::new(probe_dir),
+            generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -325,11 +329,22 @@ impl SemanticIndex {
     /// cache, so only text it never held is embedded again. For a damaged store and for
     /// `sync_index {force: true}`. A store on object storage is not moved: an error says so.
     pub fn rebuild_store(&self, reason: &str) -> IndexResult<()> {
+        self.rebuild_store_of(reason, None).map(drop)
+    }
+
+    /// [`Self::rebuild_store`] of the store of `generation` only (`None`: whichever is open):
+    /// one set aside meanwhile, by a forced sync or another reader's repair, which may still be
+    /// storing the files again, is not rebuilt twice. Returns whether it rebuilt.
+    fn rebuild_store_of(&self, reason: &str, generation: Option<u64>) -> IndexResult<bool> {
         if self.store_uri.contains("://") {
             return Err(IndexError::Unavailable(format!(
                 "the store at {} cannot be rebuilt in place; delete it and sync again",
                 self.store_uri
             )));
+        }
+        let _guard = self.sync_lock.lock().unwrap_or_else(|p| p.into_inner());
+        if generation.is_some_and(|g| g != self.store_generation()) {
+            return Ok(false);
         }
         tracing::warn!("rebuilding the semantic store: {reason}");
         *self.health.lock().unwrap_or_else(|p| p.into_inner()) = StoreHealth {
@@ -337,13 +352,23 @@ impl SemanticIndex {
             detail: Some(reason.to_string()),
             progress: None,
         };
-        let _guard = self.sync_lock.lock().unwrap_or_else(|p| p.into_inner());
-        self.stop_worker();
+        // The worker stays stopped, and the store's slot closed, until the directory is set
+        // aside: a worker or a search starting meanwhile would open (and write into) the old
+        // directory under the new name, or create a store there that the move takes away.
+        let mut worker = self.worker.lock().unwrap_or_else(|p| p.into_inner());
+        self.queue.cancel.store(true, Ordering::SeqCst);
+        if let Some(handle) = worker.take() {
+            let _ = handle.join();
+        }
+        self.queue.cancel.store(false, Ordering::SeqCst);
         let old_maintenance =
             std::mem::take(&mut *self.maintenance.write().unwrap_or_else(|p| p.into_inner()));
         old_maintenance.stop();
-        // Holders of the old store (a search in flight) keep it until they are done.
-        self.store.write().unwrap_or_else(|p| p.into_inner()).take();
+        // Holders of the old store (a search in flight) keep it until they are done; their
+        // reads may fail now, and the generation tells them why.
+        let mut slot = self.store.write().unwrap_or_else(|p| p.into_inner());
+        slot.take();
+        self.generation.fetch_add(1, Ordering::SeqCst);
         let dir = PathBuf::from(&self.store_uri);
         if dir.exists() {
             let aside = dir.with_file_name(format!(
@@ -364,7 +389,12 @@ impl SemanticIndex {
         }
         *self.state_cache.write().unwrap_or_else(|p| p.into_inner()) = None;
         *self.counts_cache.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        Ok(())
+        Ok(true)
+    }
+
+    /// Which store this is: changes each time [`Self::rebuild_store`] sets one aside.
+    pub fn store_generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     /// After a rebuild's sync stored every file again: the store is whole.
@@ -655,9 +685,10 @@ impl SemanticIndex {
         force: bool,
         progress: ProgressFn,
     ) -> IndexResult<(Option<ForestReport>, Option<MapReport>)> {
-        let store = self.store()?;
         let (forest, map) = {
             let _guard = self.sync_lock.lock().unwrap_or_else(|p| p.into_inner());
+            // Taken under the lock: a forced sync that held it may have set the store aside.
+            let store = self.store()?;
             let _writing = self.maintenance().writing();
             if force {
                 // A forced rebuild must not race the worker writing vectors for old rows.
@@ -711,7 +742,22 @@ impl SemanticIndex {
         symbols: &Arc<SymbolIndex>,
         limit: Duration,
     ) -> IndexResult<SyncOutcome> {
-        self.rebuild_store(DAMAGE_NOTE)?;
+        self.repair_unless_rebuilt(ws, symbols, self.store_generation(), limit)
+    }
+
+    /// [`Self::repair`] of the store of `generation`, unless it was already set aside (by a
+    /// forced sync or another reader's repair, which may still be storing the files again):
+    /// then there is nothing to repair, and a second rebuild would throw that work away.
+    pub fn repair_unless_rebuilt(
+        self: &Arc<Self>,
+        ws: &Arc<Workspace>,
+        symbols: &Arc<SymbolIndex>,
+        generation: u64,
+        limit: Duration,
+    ) -> IndexResult<SyncOutcome> {
+        if !self.rebuild_store_of(DAMAGE_NOTE, Some(generation))? {
+            return self.sync_within(ws, symbols, Target::All, false, limit, Arc::new(|_| {}));
+        }
         let this = Arc::downgrade(self);
         let tracked = move |p: Progress| {
             if let Some(this) = this.upgrade() {
@@ -760,7 +806,7 @@ impl SemanticIndex {
         if before == 0 && !stale_model && !self.queue.running.load(Ordering::Relaxed) {
             return Ok(at_rest("done", 0));
         }
-        self.start_worker(store.clone());
+        self.start_worker();
         let started = Instant::now();
         let deadline = budget.map(|b| started + b);
         let so_far = |state: &str| {
@@ -826,11 +872,21 @@ impl SemanticIndex {
     }
 
     /// Starts the background worker unless one is running.
-    fn start_worker(&self, store: Arc<Store>) {
+    fn start_worker(&self) {
         let mut worker = self.worker.lock().unwrap_or_else(|p| p.into_inner());
         if self.queue.running.swap(true, Ordering::SeqCst) {
             return;
         }
+        // The store as it is now, under the worker's lock: a rebuild sets the old one aside
+        // while holding it.
+        let store = match self.store() {
+            Ok(store) => store,
+            Err(err) => {
+                tracing::warn!("cannot start the embedding worker: {err:#}");
+                self.queue.running.store(false, Ordering::SeqCst);
+                return;
+            }
+        };
         if let Some(old) = worker.take() {
             let _ = old.join();
         }

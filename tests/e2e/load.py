@@ -65,6 +65,8 @@ class Report:
     calls: int = 0
     answered: int = 0
     errors: Counter = field(default_factory=Counter)
+    # One message per tool and code, to tell what failed.
+    messages: dict[str, str] = field(default_factory=dict)
     latencies_ms: list[float] = field(default_factory=list)
     by_tool: dict[str, list[float]] = field(default_factory=dict)
     files_changed: int = 0
@@ -85,6 +87,7 @@ class Report:
             "calls": self.calls,
             "answered": self.answered,
             "errors_by_code": dict(self.errors),
+            "error_messages": self.messages,
             "p50_ms": round(self.percentile(50), 1),
             "p99_ms": round(self.percentile(99), 1),
             "max_ms": round(max(self.latencies_ms, default=0.0), 1),
@@ -152,6 +155,7 @@ async def timed_call(session: ClientSession, tool: str, args: dict, report: Repo
         code = (data.get("error") or {}).get("code")
         assert isinstance(code, str) and code, f"{tool}: an error without a code: {result}"
         report.errors[code] += 1
+        report.messages.setdefault(f"{tool} {code}", (data.get("error") or {}).get("message", ""))
     else:
         report.answered += 1
 
