@@ -649,24 +649,29 @@ impl SemanticIndex {
         force: bool,
         progress: ProgressFn,
     ) -> IndexResult<(Option<ForestReport>, Option<MapReport>)> {
-        if force {
-            // A forced sync starts from an empty store: one whose files are damaged is not
-            // rewritten in place (its damage would stay).
-            self.rebuild_store("a forced sync (sync_index {force: true} or `index --force`)")?;
-        }
-        let result = match self.store_files(ws, symbols, target, force, progress) {
-            // A store with damaged files stays broken whatever is synced into it: start over.
-            Err(err) if err.is_store_damage() => {
-                tracing::warn!("the sync found the store damaged: {err:#}");
-                self.rebuild_store(DAMAGE_NOTE)?;
-                let tracked = |p: Progress| {
-                    self.repair_progress(&p);
-                    progress(p);
-                };
-                self.store_files(ws, symbols, target, false, &tracked)
+        let result = (|| {
+            if force {
+                // A forced sync starts from an empty store: one whose files are damaged is not
+                // rewritten in place (its damage would stay).
+                self.rebuild_store("a forced sync (sync_index {force: true} or `index --force`)")?;
             }
-            result => result,
-        };
+            match self.store_files(ws, symbols, target, force, progress) {
+                // A store with damaged files stays broken whatever is synced into it: start
+                // over.
+                Err(err) if err.is_store_damage() => {
+                    tracing::warn!("the sync found the store damaged: {err:#}");
+                    self.rebuild_store(DAMAGE_NOTE)?;
+                    let tracked = |p: Progress| {
+                        self.repair_progress(&p);
+                        progress(p);
+                    };
+                    self.store_files(ws, symbols, target, false, &tracked)
+                }
+                result => result,
+            }
+        })();
+        // Every way this can fail on a disk that refuses writes (setting the store aside
+        // included) is the same state.
         match &result {
             Ok(_) => self.write_watch.cleared(),
             Err(err) => {

@@ -174,6 +174,9 @@ async def test_a_read_only_disk_is_a_state_and_changes_are_indexed_once_it_is_wr
         async with open_client(root) as client:
             err = await client.error("sync_index", {}, "INDEX_NOT_WRITABLE")
             assert err["details"]["state"] == "read_only", err
+            # A forced sync cannot set the store aside either, and says so the same way.
+            err = await client.error("sync_index", {"force": True}, "INDEX_NOT_WRITABLE")
+            assert err["details"]["state"] == "read_only", err
             found = await client.ok("find_definitions", {"symbol": "record_failed_login"})
             assert found["definitions"], found
             # Searches answer from the store as it was.
