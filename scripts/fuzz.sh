@@ -105,6 +105,12 @@ one() {
   fi
   local seeds=()
   [[ -d fuzz/corpus/$target ]] && seeds=("fuzz/corpus/$target")
+  # Seeds that are files of fixtures/, listed rather than copied into the repository.
+  local listed="$dir/seeds/$target"
+  rm -rf "$listed" && mkdir -p "$listed"
+  awk -F'\t' -v t="$target" '!/^#/ && $1 == t {print $2}' fuzz/corpus/fixtures.tsv |
+    while read -r f; do cp "$f" "$listed/"; done
+  compgen -G "$listed/*" >/dev/null && seeds+=("$listed")
   "$bin" "${common[@]}" -max_total_time="$seconds" -print_final_stats=1 "$@" \
     "$corpus" "${seeds[@]}" >>"$log" 2>&1 || status=$?
   report "$target" "$status" "$log"

@@ -350,17 +350,12 @@ impl SemanticIndex {
         *self.health.lock().unwrap_or_else(|p| p.into_inner()) = StoreHealth {
             state: "repairing",
             detail: Some(reason.to_string()),
-            progress: None,
+            ..StoreHealth::default()
         };
         // The worker stays stopped, and the store's slot closed, until the directory is set
         // aside: a worker or a search starting meanwhile would open (and write into) the old
         // directory under the new name, or create a store there that the move takes away.
-        let mut worker = self.worker.lock().unwrap_or_else(|p| p.into_inner());
-        self.queue.cancel.store(true, Ordering::SeqCst);
-        if let Some(handle) = worker.take() {
-            let _ = handle.join();
-        }
-        self.queue.cancel.store(false, Ordering::SeqCst);
+        let _worker = self.stop_worker_holding();
         let old_maintenance =
             std::mem::take(&mut *self.maintenance.write().unwrap_or_else(|p| p.into_inner()));
         old_maintenance.stop();
@@ -404,7 +399,7 @@ impl SemanticIndex {
             *health = StoreHealth {
                 state: "ok",
                 detail: health.detail.take().map(|d| format!("rebuilt after: {d}")),
-                progress: None,
+                ..StoreHealth::default()
             };
         }
     }
@@ -504,7 +499,7 @@ impl SemanticIndex {
                 Some(block) => StoreHealth {
                     state: block.state(),
                     detail: Some(block.note().to_string()),
-                    progress: None,
+                    ..StoreHealth::default()
                 },
                 None => self
                     .health
@@ -649,27 +644,7 @@ impl SemanticIndex {
         force: bool,
         progress: ProgressFn,
     ) -> IndexResult<(Option<ForestReport>, Option<MapReport>)> {
-        let result = (|| {
-            if force {
-                // A forced sync starts from an empty store: one whose files are damaged is not
-                // rewritten in place (its damage would stay).
-                self.rebuild_store("a forced sync (sync_index {force: true} or `index --force`)")?;
-            }
-            match self.store_files(ws, symbols, target, force, progress) {
-                // A store with damaged files stays broken whatever is synced into it: start
-                // over.
-                Err(err) if err.is_store_damage() => {
-                    tracing::warn!("the sync found the store damaged: {err:#}");
-                    self.rebuild_store(DAMAGE_NOTE)?;
-                    let tracked = |p: Progress| {
-                        self.repair_progress(&p);
-                        progress(p);
-                    };
-                    self.store_files(ws, symbols, target, false, &tracked)
-                }
-                result => result,
-            }
-        })();
+        let result = self.store_or_rebuild(ws, symbols, target, force, progress);
         // Every way this can fail on a disk that refuses writes (setting the store aside
         // included) is the same state.
         match &result {
@@ -679,6 +654,35 @@ impl SemanticIndex {
             }
         }
         result
+    }
+
+    /// [`Self::sync_stored`]'s work: a forced sync starts from an empty store, and a store
+    /// found damaged is set aside and the files stored again into a new one.
+    fn store_or_rebuild(
+        &self,
+        ws: &Workspace,
+        symbols: &SymbolIndex,
+        target: Target,
+        force: bool,
+        progress: ProgressFn,
+    ) -> IndexResult<(Option<ForestReport>, Option<MapReport>)> {
+        if force {
+            // One whose files are damaged is not rewritten in place (its damage would stay).
+            self.rebuild_store("a forced sync (sync_index {force: true} or `index --force`)")?;
+        }
+        let generation = self.store_generation();
+        match self.store_files(ws, symbols, target, force, progress) {
+            // A store with damaged files stays broken whatever is synced into it: start over.
+            Err(err) if err.is_store_damage() => {
+                self.set_damaged_aside(&err, generation)?;
+                let tracked = |p: Progress| {
+                    self.repair_progress(&p);
+                    progress(p);
+                };
+                self.store_files(ws, symbols, target, false, &tracked)
+            }
+            result => result,
+        }
     }
 
     /// [`Self::sync_stored`] into the store as it is.
@@ -738,30 +742,22 @@ impl SemanticIndex {
         Ok((forest, map))
     }
 
-    /// Heals a store whose files turned out damaged ([`IndexError::is_store_damage`]): sets it
-    /// aside ([`Self::rebuild_store`]) and syncs the project into a new one within `limit`,
-    /// the rest going on in the background. Vectors come back from the machine's cache.
+    /// Heals the store of `generation` whose files a read found damaged (`found`,
+    /// [`IndexError::is_store_damage`]): sets it aside and syncs the project into a new one
+    /// within `limit`, the rest going on in the background, vectors coming back from the
+    /// machine's cache. Nothing to do when that store was set aside already (a forced sync, or
+    /// another reader's repair, which may still be storing the files again): the failed read
+    /// met the move, not damage, and a second rebuild would throw that work away.
     pub fn repair(
         self: &Arc<Self>,
         ws: &Arc<Workspace>,
         symbols: &Arc<SymbolIndex>,
-        limit: Duration,
-    ) -> IndexResult<SyncOutcome> {
-        self.repair_unless_rebuilt(ws, symbols, self.store_generation(), limit)
-    }
-
-    /// [`Self::repair`] of the store of `generation`, unless it was already set aside (by a
-    /// forced sync or another reader's repair, which may still be storing the files again):
-    /// then there is nothing to repair, and a second rebuild would throw that work away.
-    pub fn repair_unless_rebuilt(
-        self: &Arc<Self>,
-        ws: &Arc<Workspace>,
-        symbols: &Arc<SymbolIndex>,
+        found: &IndexError,
         generation: u64,
         limit: Duration,
-    ) -> IndexResult<SyncOutcome> {
-        if !self.rebuild_store_of(DAMAGE_NOTE, Some(generation))? {
-            return self.sync_within(ws, symbols, Target::All, false, limit, Arc::new(|_| {}));
+    ) -> IndexResult<()> {
+        if !self.set_damaged_aside(found, generation)? {
+            return Ok(());
         }
         let this = Arc::downgrade(self);
         let tracked = move |p: Progress| {
@@ -770,6 +766,17 @@ impl SemanticIndex {
             }
         };
         self.sync_within(ws, symbols, Target::All, false, limit, Arc::new(tracked))
+            .map(drop)
+    }
+
+    /// Sets the store of `generation` aside as damaged ([`Self::rebuild_store_of`]), unless
+    /// it was set aside already; returns whether it did.
+    fn set_damaged_aside(&self, found: &IndexError, generation: u64) -> IndexResult<bool> {
+        let rebuilt = self.rebuild_store_of(DAMAGE_NOTE, Some(generation))?;
+        if rebuilt {
+            tracing::warn!("the store was found damaged: {found:#}");
+        }
+        Ok(rebuilt)
     }
 
     /// Makes sure the worker embeds pending chunks, then waits up to `budget` (None: until it
@@ -795,12 +802,10 @@ impl SemanticIndex {
         let before = pending(&store);
         // A disk that refuses writes would fail the worker's first commit: it starts again
         // when the disk accepts writes (`write_watch`).
-        if let Some((state, why)) = self.halted(before)
-            && state == "paused"
-        {
+        if let Some(block) = self.write_watch.blocked() {
             return Ok(EmbeddingStatus {
-                error: Some(why),
-                ..at_rest(state, before)
+                error: Some(block.note().to_string()),
+                ..at_rest("paused", before)
             });
         }
         // Vectors of another model count as pending too: the worker clears and redoes them.
@@ -939,7 +944,9 @@ impl SemanticIndex {
                 Ok(Err(err)) => {
                     let why = match err.write_block() {
                         Some(block) => block.note().to_string(),
-                        None => format!("embedding stopped on an error: {err:#}"),
+                        None => crate::error::without_source_locations(&format!(
+                            "embedding stopped on an error: {err:#}"
+                        )),
                     };
                     if !watch.note(&err) {
                         tracing::warn!("{why}");
@@ -963,11 +970,21 @@ impl SemanticIndex {
     }
 
     fn stop_worker(&self) {
+        drop(self.stop_worker_holding());
+    }
+
+    /// Stops the worker and returns its slot still locked: no worker starts until the guard
+    /// is dropped ([`Self::start_worker`] takes the same lock).
+    fn stop_worker_holding(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Option<std::thread::JoinHandle<()>>> {
+        let mut worker = self.worker.lock().unwrap_or_else(|p| p.into_inner());
         self.queue.cancel.store(true, Ordering::SeqCst);
-        if let Some(handle) = self.worker.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(handle) = worker.take() {
             let _ = handle.join();
         }
         self.queue.cancel.store(false, Ordering::SeqCst);
+        worker
     }
 
     /// Query embedding if the model is ready right now and the store holds its vectors

@@ -171,20 +171,11 @@ impl Context {
         };
         let generation = self.semantic.store_generation();
         match search() {
-            // The store was set aside under the search (a forced sync, or another search's
-            // repair): its files are gone from where it read them, which is not damage. Search
-            // the new one.
-            Err(err) if err.is_store_damage() && self.semantic.store_generation() != generation => {
-                search()
-            }
+            // Damage, or the store set aside under the search (a forced sync, another
+            // search's repair), which `repair` tells apart; either way, search the new one.
             Err(err) if err.is_store_damage() => {
-                tracing::warn!("the search found the store damaged: {err:#}");
-                self.semantic.repair_unless_rebuilt(
-                    &self.ws,
-                    &self.symbols,
-                    generation,
-                    REPAIR_WAIT,
-                )?;
+                self.semantic
+                    .repair(&self.ws, &self.symbols, &err, generation, REPAIR_WAIT)?;
                 search()
             }
             result => result,

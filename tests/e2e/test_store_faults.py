@@ -77,6 +77,11 @@ async def status(client) -> dict:
     return data["index_status"]
 
 
+def whole(status: dict) -> bool:
+    """The store writable again and every chunk embedded."""
+    return status["store"]["state"] == "ok" and bool(status["chunks"]) and status["embedded"] == status["chunks"]
+
+
 async def wait_until(client, check, what: str, timeout: float = 120) -> dict:
     deadline = time.monotonic() + timeout
     while True:
@@ -109,7 +114,7 @@ async def test_a_full_disk_is_a_state_and_the_index_resumes_when_space_returns(
         # Nobody calls sync_index again: the index resumes by itself.
         final = await wait_until(
             client,
-            lambda s: s["store"]["state"] == "ok" and s["chunks"] and s["embedded"] == s["chunks"],
+            whole,
             "the index did not resume after space was freed",
         )
         assert final["chunks"] == clean["chunks"], (final, clean)
@@ -143,7 +148,7 @@ async def test_a_disk_that_fills_during_embedding_keeps_what_is_stored_and_finis
         ballast.unlink()
         final = await wait_until(
             client,
-            lambda s: s["store"]["state"] == "ok" and s["chunks"] and s["embedded"] == s["chunks"],
+            whole,
             "embedding did not resume after space was freed",
         )
         assert final["chunks"] == clean["chunks"], (final, clean)
@@ -186,9 +191,7 @@ async def test_a_read_only_disk_is_a_state_and_changes_are_indexed_once_it_is_wr
             remount("rw")
             final = await wait_until(
                 client,
-                lambda s: s["store"]["state"] == "ok"
-                and s["chunks"] > before["chunks"]
-                and s["embedded"] == s["chunks"],
+                lambda s: whole(s) and s["chunks"] > before["chunks"],
                 "the change was not indexed once the disk was writable",
             )
             hits = (await client.ok("semantic_search", {"query": "refused login trace"}))["results"]
