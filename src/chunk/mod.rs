@@ -37,7 +37,7 @@ pub mod tokens;
 pub mod unit;
 pub mod vue;
 
-pub use text::embedding_text;
+pub use text::{HEAD_TOKENS, embedding_head, embedding_text};
 
 /// The chunker's rules, as a number: raise it with any change that gives a file other chunks
 /// (units, elisions, splits, headers). An index cut under other rules is cut again on its next
@@ -361,12 +361,7 @@ impl Chunker {
             lines_only: ws.config.chunk_strategy == crate::config::ChunkStrategy::Lines,
             ..ChunkOptions::default()
         };
-        let tokens =
-            match crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()) {
-                Ok(dir) => TokenCounter::load(Some(&dir.path)),
-                Err(err) => TokenCounter::estimate(&err.to_string()),
-            };
-        Chunker::new(opts, tokens)
+        Chunker::new(opts, TokenCounter::for_workspace(ws))
     }
 
     pub fn options(&self) -> &ChunkOptions {

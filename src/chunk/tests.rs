@@ -381,3 +381,33 @@ fn every_fixture_chunk_fits_the_model_with_the_real_tokenizer() {
     }
     assert!(over.is_empty(), "{}", over.join("\n"));
 }
+
+/// A chunk's head, with the real tokenizer: the start of its text, at most the head's size and
+/// close to it (heads much shorter would embed little of the chunk; much longer, slowly).
+#[test]
+fn heads_fill_their_size_with_the_real_tokenizer() {
+    let tokens = TokenCounter::load(None);
+    assert!(!tokens.is_estimate(), "{}", tokens.describe());
+    let chunker = Chunker::new(ChunkOptions::default(), tokens.clone());
+    let (mut cut, mut sum) = (0usize, 0usize);
+    for (file, text) in fixture_files() {
+        for c in chunker.chunk_text(&file, &text).chunks {
+            let text = embedding_text(&c);
+            let head = super::embedding_head(&text, &tokens);
+            assert!(text.starts_with(head), "{file}");
+            let n = tokens.count_exact(head);
+            if head.len() < text.len() {
+                assert!(n <= super::HEAD_TOKENS + 4, "{file} {} ({n}): {head}", c.name);
+                assert!(n >= super::HEAD_TOKENS / 4, "{file} {} ({n}): {head}", c.name);
+                cut += 1;
+                sum += n;
+                if cut % 40 == 1 {
+                    eprintln!("{n}\t{head:?}");
+                }
+            }
+        }
+    }
+    let mean = sum as f64 / cut.max(1) as f64;
+    eprintln!("{cut} heads cut, mean {mean:.1} tokens");
+    assert!(cut > 50 && mean >= 52.0, "{cut} heads, mean {mean:.1} tokens");
+}

@@ -5,7 +5,7 @@
 //! The model truncates at its limit, so the most informative parts come first; the code, the
 //! longest part, comes last. `ChunkOptions::content_budget` reserves room for this header.
 
-use super::Chunk;
+use super::{Chunk, TokenCounter};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -124,6 +124,50 @@ pub fn embedding_text(chunk: &Chunk) -> String {
     out.push('\n');
     out.push_str(&chunk.content);
     out
+}
+
+/// How much of a chunk's [`embedding_text`] its head holds, in the model's tokens (about 70
+/// once the passage prefix and special tokens are added).
+pub const HEAD_TOKENS: usize = 64;
+
+/// A chunk's head: the start of its [`embedding_text`] (kind and name, path, signature, doc
+/// comment, facts, first lines of code) up to [`HEAD_TOKENS`], or the text itself when it fits.
+/// Whole lines while they fit, then as much of the next line as the rest of the budget holds,
+/// cut between words. What the index embeds first and what a request embeds for candidates
+/// still without a vector.
+///
+/// Why a head, and why in tokens: the model's cost grows with tokens, and on two cores it
+/// embeds about 100 texts of this size a second against 25–40 whole chunks. Measured outside
+/// the product on 8 repositories, e5 on a chunk's first 64 tokens ranked as well as on the whole
+/// chunk (NDCG@10 0.678 against 0.681, dense alone). A cut in bytes does not hold that cost:
+/// 256 bytes of a PHP framework's chunk (long namespaces, `$this->`) were about 100 tokens and
+/// embedded at 65 a second. Whole lines only are not enough either: a namespaced title and a
+/// deep path can fill the budget before the signature.
+pub fn embedding_head<'a>(text: &'a str, tokens: &TokenCounter) -> &'a str {
+    if tokens.fits(text, HEAD_TOKENS) {
+        return text;
+    }
+    let mut used = 0;
+    let mut end = 0;
+    for line in text.split_inclusive('\n') {
+        let n = tokens.count(line);
+        if used + n <= HEAD_TOKENS {
+            used += n;
+            end += line.len();
+            continue;
+        }
+        // The part of this line the rest of the budget holds, by its share of the line's
+        // tokens, ending between words.
+        let share = line.len() * (HEAD_TOKENS - used) / n.max(1);
+        let mut cut = share.min(line.len());
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        cut = line[..cut].rfind(char::is_whitespace).unwrap_or(cut);
+        end += cut;
+        break;
+    }
+    text[..end].trim_end()
 }
 
 /// A metadata value as short prose: lists joined, objects as `key value` pairs.

@@ -155,6 +155,14 @@ impl TokenCounter {
     }
 
     /// The character-based estimate; `reason` says why the tokenizer is not used.
+    /// The tokenizer of the model the workspace's configuration names (or the estimate).
+    pub fn for_workspace(ws: &crate::workspace::Workspace) -> TokenCounter {
+        match crate::embed::ModelDir::resolve(ws.config.model_dir.as_deref(), ws.root()) {
+            Ok(dir) => TokenCounter::load(Some(&dir.path)),
+            Err(err) => TokenCounter::estimate(&err.to_string()),
+        }
+    }
+
     pub fn estimate(reason: &str) -> TokenCounter {
         TokenCounter {
             inner: Counter::Estimate {

@@ -90,6 +90,8 @@ struct IndexSummary {
     files: usize,
     chunks: usize,
     embedded: usize,
+    /// Of `embedded`, chunks whose vector is still of their head only.
+    head_only: usize,
     added: usize,
     modified: usize,
     deleted: usize,
@@ -140,6 +142,7 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
         files: forest.files,
         chunks: counts.chunks,
         embedded: counts.embedded,
+        head_only: counts.head_only,
         added: forest.added,
         modified: forest.modified,
         deleted: forest.deleted,
@@ -154,10 +157,14 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
         println!("{}", serde_json::to_string(&summary)?);
     } else {
         println!(
-            "{} files, {} chunks ({} embedded): {} added, {} modified, {} deleted in {:.1}s (lexical {:.1}s)",
+            "{} files, {} chunks ({} embedded{}): {} added, {} modified, {} deleted in {:.1}s (lexical {:.1}s)",
             summary.files,
             summary.chunks,
             summary.embedded,
+            match summary.head_only {
+                0 => String::new(),
+                n => format!(", {n} of them by their head only"),
+            },
             summary.added,
             summary.modified,
             summary.deleted,

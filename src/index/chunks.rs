@@ -175,6 +175,7 @@ pub fn record(chunk: Chunk, file_sha: &str) -> ChunkRecord {
         fingerprint: chunk.fingerprint,
         file_sha: file_sha.to_string(),
         vector: None,
+        head_only: false,
     }
 }
 

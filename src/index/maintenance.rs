@@ -305,6 +305,7 @@ mod tests {
                 file_sha: "sha".into(),
                 metadata: "{}".into(),
                 vector: None,
+                head_only: false,
             }])
             .unwrap();
     }

@@ -8,6 +8,7 @@
 
 use super::SymbolIndex;
 use super::chunks::embedding_text;
+use crate::chunk::{TokenCounter, embedding_head};
 use super::embedding_queue::{self, EmbedReport, QueueStatus};
 use super::error::{IndexError, IndexResult};
 use super::maintenance::Maintenance;
@@ -15,7 +16,6 @@ use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
 use super::write_watch::WriteWatch;
 use crate::embed::cache::{CachedPassages, Key, VectorCache};
-use crate::embed::prepare::head;
 use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState, Vector};
 use crate::relevance::SharedRelevance;
 use crate::store::{ChunkHit, ModelStamp, Store, StoreCounts};
@@ -46,7 +46,7 @@ pub struct EmbeddingStatus {
     pub state: String,
     /// Chunks embedded during this call.
     pub embedded: usize,
-    /// Chunks still without a vector.
+    /// Chunks still without a vector of their whole text (none yet, or their head's only).
     pub pending: usize,
     /// Texts per second through the pipeline during this call.
     pub rate: f64,
@@ -83,7 +83,11 @@ pub struct IndexStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_error: Option<String>,
     pub chunks: usize,
+    /// Chunks with a vector: of their whole text, or (`head_only`) still of their head.
     pub embedded: usize,
+    /// Of `embedded`, chunks whose vector is of their head only: the background pass embeds
+    /// every chunk's head first, then whole texts.
+    pub head_only: usize,
     pub agreements: usize,
     /// Whether the background embedding worker is running.
     pub embedding_running: bool,
@@ -177,6 +181,10 @@ pub struct SemanticIndex {
     /// How many times the store was set aside and started anew ([`Self::rebuild_store`]): a
     /// read that failed on a store replaced since it began found no damage.
     generation: std::sync::atomic::AtomicU64,
+    /// The model's tokenizer, which measures chunk heads (`chunk::embedding_head`); loaded on
+    /// first use.
+    tokens: std::sync::OnceLock<TokenCounter>,
+    model_dir: Option<PathBuf>,
 }
 
 impl SemanticIndex {
@@ -229,7 +237,19 @@ impl SemanticIndex {
             vector_cache: None,
             write_watch: WriteWatch::new(probe_dir),
             generation: std::sync::atomic::AtomicU64::new(0),
+            tokens: std::sync::OnceLock::new(),
+            model_dir: crate::embed::ModelDir::resolve(cfg.model_dir.as_deref(), ws.root())
+                .ok()
+                .map(|dir| dir.path),
         }
+    }
+
+    /// The tokenizer chunk heads are measured with: the model's, else the estimate.
+    fn tokens(&self) -> &TokenCounter {
+        self.tokens.get_or_init(|| match &self.model_dir {
+            Some(dir) => TokenCounter::load(Some(dir)),
+            None => TokenCounter::estimate("no model directory"),
+        })
     }
 
     pub fn root(&self) -> &Path {
@@ -489,6 +509,7 @@ impl SemanticIndex {
             model_error,
             chunks: counts.chunks,
             embedded: counts.embedded,
+            head_only: counts.head_only,
             agreements: counts.agreements,
             embedding_running: self.queue.running.load(Ordering::Relaxed),
             last_sync: self.sync_state().last_sync,
@@ -514,7 +535,7 @@ impl SemanticIndex {
     /// returned before its sync finished).
     pub fn embedding_status(&self) -> EmbeddingStatus {
         let status = self.status();
-        let pending = status.chunks.saturating_sub(status.embedded);
+        let pending = status.chunks.saturating_sub(status.embedded) + status.head_only;
         let halted = self.halted(pending);
         let state = if self.lightweight {
             "disabled"
@@ -787,7 +808,11 @@ impl SemanticIndex {
         progress: ProgressFn,
     ) -> IndexResult<EmbeddingStatus> {
         let store = self.store()?;
-        let pending = |s: &Store| s.counts().map(|c| c.chunks - c.embedded).unwrap_or(0);
+        let pending = |s: &Store| {
+            s.counts()
+                .map(|c| c.chunks - c.embedded + c.head_only)
+                .unwrap_or(0)
+        };
         let at_rest = |state: &str, pending: usize| EmbeddingStatus {
             state: state.into(),
             embedded: 0,
@@ -828,19 +853,24 @@ impl SemanticIndex {
                 ..at_rest(state, after)
             }
         };
-        let mut last_reported = usize::MAX;
+        let mut last_reported = (usize::MAX, usize::MAX);
         loop {
             let running = self.queue.running.load(Ordering::Relaxed);
             let done = self.queue.embedded.load(Ordering::Relaxed);
             let total = self.queue.total.load(Ordering::Relaxed);
-            if done != last_reported && total > 0 {
+            let pass = self.queue.pass.load(Ordering::Relaxed);
+            if (pass, done) != last_reported && total > 0 {
+                let (phase, what) = match pass {
+                    0 => ("embed heads", "chunk heads"),
+                    _ => ("embed", "chunks"),
+                };
                 progress(Progress {
-                    phase: "embed",
+                    phase,
                     done,
                     total,
-                    message: format!("embedded {done}/{total} chunks"),
+                    message: format!("embedded {done}/{total} {what}"),
                 });
-                last_reported = done;
+                last_reported = (pass, done);
             }
             let model = self.model.state();
             if let EmbedderState::Failed(reason) | EmbedderState::Disabled(reason) = &model
@@ -908,6 +938,7 @@ impl SemanticIndex {
         let maintenance = self.maintenance();
         let batch = embedding_queue::batch_size(self.memory_limit_mb);
         let cache = self.vector_cache.clone();
+        let tokens = self.tokens().clone();
         let spawned = crate::background::spawn("code-intel-embed", move || {
             let run = || -> IndexResult<EmbedReport> {
                 // Wait for the model as long as it takes; searches meanwhile go lexical.
@@ -923,15 +954,13 @@ impl SemanticIndex {
                 let _writing = maintenance.writing();
                 // Vectors of another model are cleared before any new one is written.
                 store.adopt_model(model.model_id())?;
-                embedding_queue::run(
-                    &store,
-                    model.as_ref(),
-                    cache.as_deref(),
+                let with = embedding_queue::Embedding {
+                    model: model.as_ref(),
+                    cache: cache.as_deref(),
+                    tokens: &tokens,
                     batch,
-                    None,
-                    &queue,
-                    &|_| {},
-                )
+                };
+                embedding_queue::run(&store, &with, None, &queue, &|_| {})
             };
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
                 Ok(Ok(report)) => tracing::info!(
@@ -987,6 +1016,12 @@ impl SemanticIndex {
         worker
     }
 
+    /// Files (project-relative) the agent asked about: the embedding queue embeds their chunks
+    /// before others' (see `embedding_queue`).
+    pub fn prefer_files(&self, files: &[String]) {
+        self.queue.prefer(files);
+    }
+
     /// Query embedding if the model is ready right now and the store holds its vectors
     /// (never waits).
     /// The model, once loaded.
@@ -1012,11 +1047,10 @@ impl SemanticIndex {
 
 impl SemanticIndex {
     /// Vectors for chunks still waiting for theirs, computed now for a request (query-time
-    /// embedding) from each chunk's head ([`QUERY_TIME_HEAD_BYTES`]): from the machine's
-    /// embedding cache, else by the model in one call, kept in the cache so a later request
-    /// does not compute them again. The head's vector is in the same space as the whole
-    /// chunk's and is cached under the head's own text; the background pass still embeds the
-    /// whole chunk. `None` without a model, or when the model fails.
+    /// embedding) from each chunk's head ([`embedding_head`]): from the machine's embedding
+    /// cache, else by the model in one call, kept in the cache so a later request does not
+    /// compute them again. The head is the one the background pass embeds first, so that pass
+    /// finds these in the cache. `None` without a model, or when the model fails.
     ///
     /// What bounds the wait is the caller's count of chunks and the head's size. The call runs
     /// on the caller's thread, which goes before the background pass's batches and keeps them
@@ -1030,7 +1064,7 @@ impl SemanticIndex {
             .iter()
             .map(|c| {
                 let text = embedding_text(&c.file, &c.chunk_type, &c.name, &c.metadata, &c.content);
-                head(&text, QUERY_TIME_HEAD_BYTES).to_string()
+                embedding_head(&text, self.tokens()).to_string()
             })
             .collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -1054,12 +1088,6 @@ impl SemanticIndex {
         out
     }
 }
-
-/// How much of a chunk's text a request embeds: about 128 model tokens of code. Measured
-/// outside the product on 8 repositories, e5 on a chunk's first 128 tokens ranked as well as on
-/// the whole chunk (0.690 against 0.681 NDCG@10, dense alone) at twice the speed, and a request
-/// waits for these.
-const QUERY_TIME_HEAD_BYTES: usize = 512;
 
 impl Drop for SemanticIndex {
     fn drop(&mut self) {

@@ -244,7 +244,7 @@ pub fn sync_forest(
     phase.done("state + counts");
     report.files = state.files.len();
     report.chunks = counts.chunks;
-    report.pending_embeddings = counts.chunks - counts.embedded;
+    report.pending_embeddings = counts.chunks - counts.embedded + counts.head_only;
     report.lexical_ms = started.elapsed().as_millis();
     Ok(report)
 }
@@ -438,8 +438,9 @@ impl BatchWriter<'_> {
             let fps: Vec<String> = records.iter().map(|r| r.fingerprint.clone()).collect();
             let known = self.store.vectors_for(&fps)?;
             for r in &mut records {
-                if let Some(v) = known.get(&r.fingerprint) {
+                if let Some((v, head_only)) = known.get(&r.fingerprint) {
                     r.vector = Some(v.clone());
+                    r.head_only = *head_only;
                     self.report.vectors_reused += 1;
                 }
             }
@@ -808,6 +809,7 @@ pub fn parse_agreement(path: &Path, text: &str) -> Result<Agreement, AgreementEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{NewVector, Pass};
 
     /// Chunks cut under other rules (an index written by an older release) are cut again, and
     /// the vectors of chunks whose content is the same are kept: only what changed is left for
@@ -836,11 +838,16 @@ mod tests {
         let symbols = SymbolIndex::new(&ws.state_dir());
         let first = sync_forest(&ws, &symbols, &store, false, &|_| {}).unwrap();
         assert!(!first.rechunked);
-        let pending = store.pending_chunks(100).unwrap();
+        let pending = store.pending_chunks(Pass::Head, None, 100).unwrap();
         let total = pending.len();
         let vectors = pending
             .into_iter()
-            .map(|p| (p.id, p.fingerprint, vec![0.5; 4]))
+            .map(|p| NewVector {
+                id: p.id,
+                fingerprint: p.fingerprint,
+                vector: vec![0.5; 4],
+                head_only: false,
+            })
             .collect();
         assert_eq!(store.set_vectors(vectors).unwrap(), total);
 

@@ -109,7 +109,9 @@ fn ranking(status: &IndexStatus, words_only: bool) -> Option<Mode> {
     if status.chunks == 0 || status.last_sync.is_none() {
         return None;
     }
-    let embedded = status.model == "ready" && status.embedded >= status.chunks;
+    // The fits were made on vectors of whole chunks: heads alone do not count.
+    let embedded =
+        status.model == "ready" && status.embedded >= status.chunks && status.head_only == 0;
     Some(if embedded && !words_only {
         Mode::Hybrid
     } else {
@@ -129,6 +131,7 @@ struct Searched {
     state: Arc<SyncState>,
     symbols: Arc<Snapshot>,
     chunks: usize,
+    /// Chunks embedded whole.
     embedded: usize,
     mode: Mode,
 }
@@ -143,7 +146,7 @@ impl Searched {
             state: search.semantic.sync_state(),
             symbols: search.symbols.snapshot(),
             chunks: status.chunks,
-            embedded: status.embedded,
+            embedded: status.embedded - status.head_only,
         })
     }
 
@@ -375,7 +378,7 @@ mod tests {
             (("loading", 40, 0, true), false, Some(Mode::Lexical)),
             (("ready", 40, 39, true), false, Some(Mode::Lexical)),
             (("unavailable", 40, 40, true), false, Some(Mode::Lexical)),
-            // Every chunk embedded: by meaning, unless asked for the words alone.
+            // Every chunk embedded whole: by meaning, unless asked for the words alone.
             (("ready", 40, 40, true), false, Some(Mode::Hybrid)),
             (("ready", 40, 40, true), true, Some(Mode::Lexical)),
         ];
@@ -385,6 +388,7 @@ mod tests {
                 model_error: None,
                 chunks,
                 embedded,
+                head_only: 0,
                 agreements: 0,
                 embedding_running: false,
                 last_sync: synced.then_some(1),
@@ -398,6 +402,11 @@ mod tests {
                 want,
                 "{status:?}, words only: {words_only}"
             );
+            // Vectors of chunk heads only: the fits were made on whole chunks.
+            if want == Some(Mode::Hybrid) {
+                let heads = IndexStatus { head_only: 3, ..status };
+                assert_eq!(ranking(&heads, words_only), Some(Mode::Lexical));
+            }
         }
     }
 

@@ -14,6 +14,7 @@ use lancedb::index::vector::IvfHnswSqIndexBuilder;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -38,6 +39,8 @@ pub struct ChunkRecord {
     /// Analysed text for the full-text index.
     pub text: String,
     pub vector: Option<Vec<f32>>,
+    /// `vector` is of the chunk's head only (see [`Pass`]).
+    pub head_only: bool,
 }
 
 /// One chunk as a search returns it, with the engine's raw score.
@@ -58,6 +61,37 @@ pub struct ChunkHit {
     /// Whether the chunk has its vector. Read by full-text searches, where a chunk may still be
     /// waiting for one; true for every other hit.
     pub embedded: bool,
+}
+
+/// The two background passes that give chunks their vectors: first every chunk's head (what
+/// makes a new index searchable by meaning within minutes), then the whole text of the chunks
+/// whose head was not all of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Chunks without any vector.
+    Head,
+    /// Chunks whose vector is of their head only.
+    Whole,
+}
+
+impl Pass {
+    /// The rows that wait for this pass.
+    pub(super) fn filter(self) -> &'static str {
+        match self {
+            Pass::Head => "vector IS NULL",
+            Pass::Whole => "head_only = true",
+        }
+    }
+}
+
+/// A vector to store for a chunk: written only while the chunk's fingerprint is still the one
+/// its text was read with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewVector {
+    pub id: String,
+    pub fingerprint: String,
+    pub vector: Vec<f32>,
+    pub head_only: bool,
 }
 
 /// A chunk still waiting for its vector.
@@ -119,6 +153,7 @@ impl Store {
                 rows::strings(records.iter().map(|r| r.metadata.as_str())),
                 rows::strings(records.iter().map(|r| r.text.as_str())),
                 rows::vectors(dim, records.iter().map(|r| r.vector.clone())),
+                rows::bools(records.iter().map(|r| r.vector.is_some() && r.head_only)),
             ],
         )?)
     }
@@ -204,28 +239,44 @@ impl Store {
     }
 
     /// Vectors already computed for any of `fingerprints` (so unchanged chunks of a modified or
-    /// renamed file are not embedded again).
-    pub fn vectors_for(&self, fingerprints: &[String]) -> Result<HashMap<String, Vec<f32>>> {
+    /// renamed file are not embedded again), each with whether it is of the head only; a
+    /// whole text's vector is preferred where both exist.
+    pub fn vectors_for(
+        &self,
+        fingerprints: &[String],
+    ) -> Result<HashMap<String, (Vec<f32>, bool)>> {
         let mut unique: Vec<String> = fingerprints.to_vec();
         unique.sort();
         unique.dedup();
         let forest = self.forest.clone();
         self.run(async move {
-            let mut out = HashMap::new();
+            let mut out: HashMap<String, (Vec<f32>, bool)> = HashMap::new();
             for part in unique.chunks(IN_BATCH) {
                 let filter = format!("{} AND vector IS NOT NULL", sql_in("fingerprint", part));
                 let mut stream = forest
                     .query()
                     .only_if(filter)
-                    .select(Select::columns(&["fingerprint", "vector"]))
+                    .select(Select::columns(&["fingerprint", "vector", "head_only"]))
                     .execute()
                     .await?;
                 while let Some(batch) = stream.try_next().await? {
                     let cols = Columns::new(&batch);
                     let fps = cols.str("fingerprint")?;
+                    let heads = cols.bool("head_only")?;
                     for i in 0..batch.num_rows() {
                         if let Some(v) = cols.vector("vector", i)? {
-                            out.insert(fps.value(i).to_string(), v);
+                            let head_only = heads.value(i);
+                            let known = out.entry(fps.value(i).to_string());
+                            match known {
+                                Entry::Occupied(mut e) => {
+                                    if e.get().1 && !head_only {
+                                        e.insert((v, false));
+                                    }
+                                }
+                                Entry::Vacant(e) => {
+                                    e.insert((v, head_only));
+                                }
+                            }
                         }
                     }
                 }
@@ -234,14 +285,46 @@ impl Store {
         })
     }
 
-    /// Up to `limit` chunks without a vector.
-    pub fn pending_chunks(&self, limit: usize) -> Result<Vec<PendingChunk>> {
+    /// How many chunks of each file wait for `pass`.
+    pub fn pending_files(&self, pass: Pass) -> Result<HashMap<String, usize>> {
         let forest = self.forest.clone();
+        self.run(async move {
+            let mut out: HashMap<String, usize> = HashMap::new();
+            let mut stream = forest
+                .query()
+                .only_if(pass.filter())
+                .select(Select::columns(&["file"]))
+                .execute()
+                .await?;
+            while let Some(batch) = stream.try_next().await? {
+                let files = Columns::new(&batch).str("file")?;
+                for i in 0..batch.num_rows() {
+                    *out.entry(files.value(i).to_string()).or_default() += 1;
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Up to `limit` chunks waiting for `pass`, of `files` only when given (read through the
+    /// `file` index).
+    pub fn pending_chunks(
+        &self,
+        pass: Pass,
+        files: Option<&[String]>,
+        limit: usize,
+    ) -> Result<Vec<PendingChunk>> {
+        let forest = self.forest.clone();
+        let filter = match files {
+            Some(files) if files.is_empty() => return Ok(Vec::new()),
+            Some(files) => format!("{} AND {}", sql_in("file", files), pass.filter()),
+            None => pass.filter().to_string(),
+        };
         self.run(async move {
             let mut out = Vec::new();
             let mut stream = forest
                 .query()
-                .only_if("vector IS NULL")
+                .only_if(filter)
                 .select(Select::columns(&[
                     "id",
                     "fingerprint",
@@ -283,31 +366,34 @@ impl Store {
 
     /// Stores vectors for chunks by `(id, fingerprint)`. A chunk whose fingerprint changed in the
     /// meantime (its file was re-synced) keeps its state: the stale vector is dropped.
+    /// Returns how many chunks took their vector.
     ///
     /// Only the `vector` column is written when that is cheap (see [`vector_write_mode`]): the
     /// rows then keep their place, so the full-text and `file` indexes still cover them and a
     /// search right after an embedding run does not fall back to reading rows flat.
-    pub fn set_vectors(&self, items: Vec<(String, String, Vec<f32>)>) -> Result<usize> {
+    pub fn set_vectors(&self, items: Vec<NewVector>) -> Result<usize> {
         if items.is_empty() {
             return Ok(0);
         }
         let dim = self.stamp.dim;
-        if let Some((id, _, v)) = items.iter().find(|(_, _, v)| v.len() != dim) {
+        if let Some(bad) = items.iter().find(|n| n.vector.len() != dim) {
             return Err(layout!(
-                "chunk {id} has a {}-d vector, the store holds {dim}-d",
-                v.len()
+                "chunk {} has a {}-d vector, the store holds {dim}-d",
+                bad.id,
+                bad.vector.len()
             ));
         }
         let schema = rows::forest_vector_schema(&self.stamp);
         let batch = RecordBatch::try_new(
             schema.clone(),
             vec![
-                rows::strings(items.iter().map(|(id, _, _)| id.as_str())),
-                rows::strings(items.iter().map(|(_, fp, _)| fp.as_str())),
-                rows::vectors(dim, items.iter().map(|(_, _, v)| Some(v.clone()))),
+                rows::strings(items.iter().map(|n| n.id.as_str())),
+                rows::strings(items.iter().map(|n| n.fingerprint.as_str())),
+                rows::vectors(dim, items.iter().map(|n| Some(n.vector.clone()))),
+                rows::bools(items.iter().map(|n| n.head_only)),
             ],
         )?;
-        let ids: Vec<String> = items.into_iter().map(|(id, _, _)| id).collect();
+        let ids: Vec<String> = items.into_iter().map(|n| n.id).collect();
         let forest = self.forest.clone();
         self.run(async move {
             let handle = forest

@@ -42,7 +42,7 @@ mod forest;
 mod map;
 mod rows;
 
-pub use forest::{ChunkHit, ChunkRecord, PendingChunk};
+pub use forest::{ChunkHit, ChunkRecord, NewVector, Pass, PendingChunk};
 pub use map::{Agreement, AgreementHit};
 
 pub use error::StoreError;
@@ -95,8 +95,8 @@ pub fn start_pools() {
 const INDEX_CACHE_BYTES: usize = 512 << 20;
 const METADATA_CACHE_BYTES: usize = 64 << 20;
 
-/// Bumped whenever the table layout or the meaning of a column changes.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bumped whenever the table layout or the meaning of a column changes (2: `head_only`).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Below this many embedded rows brute-force search is fast enough (and exact).
 pub const ANN_MIN_ROWS: usize = 8_192;
@@ -117,7 +117,10 @@ pub struct ModelStamp {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct StoreCounts {
     pub chunks: usize,
+    /// Chunks with a vector, of their whole text or of their head.
     pub embedded: usize,
+    /// Of `embedded`, chunks whose vector is still of their head only.
+    pub head_only: usize,
     pub agreements: usize,
 }
 
@@ -256,6 +259,9 @@ impl Store {
                 chunks: forest.count_rows(None).await?,
                 embedded: forest
                     .count_rows(Some("vector IS NOT NULL".to_string()))
+                    .await?,
+                head_only: forest
+                    .count_rows(Some(Pass::Whole.filter().to_string()))
                     .await?,
                 agreements: map.count_rows(None).await?,
             })

@@ -17,9 +17,10 @@ fn vector_type(dim: usize) -> DataType {
     )
 }
 
-/// `forest`: one row per chunk. `vector` is null until the chunk is embedded; `text` is the
-/// analysed text the full-text index covers; `file_sha` is the SHA-256 of the file the chunk
-/// came from (to tell whether the file changed since it was indexed).
+/// `forest`: one row per chunk. `vector` is null until the chunk is embedded; `head_only` says
+/// the vector is of the chunk's head (its first lines), not yet of its whole text; `text` is
+/// the analysed text the full-text index covers; `file_sha` is the SHA-256 of the file the
+/// chunk came from (to tell whether the file changed since it was indexed).
 pub fn forest_schema(stamp: &ModelStamp) -> SchemaRef {
     Arc::new(Schema::new_with_metadata(
         vec![
@@ -36,18 +37,20 @@ pub fn forest_schema(stamp: &ModelStamp) -> SchemaRef {
             Field::new("metadata", DataType::Utf8, false),
             Field::new("text", DataType::Utf8, false),
             Field::new("vector", vector_type(stamp.dim), true),
+            Field::new("head_only", DataType::Boolean, false),
         ],
         stamp_metadata(stamp),
     ))
 }
 
 /// What a vector write carries (a subset of `forest`): the key, the fingerprint its condition
-/// checks, the vector.
+/// checks, the vector and whether it is of the head only.
 pub fn forest_vector_schema(stamp: &ModelStamp) -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("id", DataType::Utf8, false),
         Field::new("fingerprint", DataType::Utf8, false),
         Field::new("vector", vector_type(stamp.dim), true),
+        Field::new("head_only", DataType::Boolean, false),
     ]))
 }
 
@@ -88,6 +91,10 @@ pub fn vectors(
             dim as i32,
         ),
     )
+}
+
+pub fn bools(values: impl IntoIterator<Item = bool>) -> Arc<BooleanArray> {
+    Arc::new(BooleanArray::from_iter(values.into_iter().map(Some)))
 }
 
 pub fn u32s(values: impl IntoIterator<Item = u32>) -> Arc<UInt32Array> {

@@ -25,6 +25,17 @@ fn chunk(file: &str, name: &str, content: &str) -> ChunkRecord {
         metadata: "{}".into(),
         text: crate::lexical::index_text(&[name, content]),
         vector: None,
+        head_only: false,
+    }
+}
+
+/// A vector of `id`'s whole text.
+fn whole(id: &str, fingerprint: &str, vector: Vec<f32>) -> NewVector {
+    NewVector {
+        id: id.into(),
+        fingerprint: fingerprint.into(),
+        vector,
+        head_only: false,
     }
 }
 
@@ -134,7 +145,7 @@ fn vectors_are_kept_only_for_unchanged_content() {
     store
         .append_chunks(vec![chunk("a.py", "one", "v1"), chunk("a.py", "two", "w1")])
         .unwrap();
-    let pending = store.pending_chunks(10).unwrap();
+    let pending = store.pending_chunks(Pass::Head, None, 10).unwrap();
     assert_eq!(pending.len(), 2);
 
     // The file changes between reading the pending rows and writing their vectors: the vector
@@ -148,12 +159,12 @@ fn vectors_are_kept_only_for_unchanged_content() {
     let items = pending
         .iter()
         .enumerate()
-        .map(|(i, p)| (p.id.clone(), p.fingerprint.clone(), unit(i as u64)))
+        .map(|(i, p)| whole(&p.id, &p.fingerprint, unit(i as u64)))
         .collect();
     assert_eq!(store.set_vectors(items).unwrap(), 1);
     let counts = store.counts().unwrap();
     assert_eq!((counts.chunks, counts.embedded), (2, 1));
-    let left = store.pending_chunks(10).unwrap();
+    let left = store.pending_chunks(Pass::Head, None, 10).unwrap();
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].content, "v2");
 
@@ -162,6 +173,54 @@ fn vectors_are_kept_only_for_unchanged_content() {
         .vectors_for(&["fp:w1".to_string(), "fp:v2".to_string()])
         .unwrap();
     assert_eq!(reuse.keys().collect::<Vec<_>>(), ["fp:w1"]);
+}
+
+#[test]
+fn a_head_vector_waits_for_the_whole_pass_and_yields_to_a_whole_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir, DIM);
+    store
+        .append_chunks(vec![
+            chunk("a.py", "one", "v1"),
+            chunk("b.py", "two", "w1"),
+            chunk("tests/c.py", "three", "v1"),
+        ])
+        .unwrap();
+    let waiting = store.pending_files(Pass::Head).unwrap();
+    assert_eq!(waiting.len(), 3);
+    let of_b = store
+        .pending_chunks(Pass::Head, Some(&["b.py".to_string()]), 10)
+        .unwrap();
+    assert_eq!(of_b.len(), 1);
+    assert_eq!(of_b[0].name, "two");
+
+    let head = |id: &str, fp: &str, seed| NewVector {
+        head_only: true,
+        ..whole(id, fp, unit(seed))
+    };
+    let n = store
+        .set_vectors(vec![
+            head("a.py#one", "fp:v1", 1),
+            whole("b.py#two", "fp:w1", unit(2)),
+            whole("tests/c.py#three", "fp:v1", unit(3)),
+        ])
+        .unwrap();
+    assert_eq!(n, 3);
+    let counts = store.counts().unwrap();
+    assert_eq!((counts.embedded, counts.head_only), (3, 1));
+    assert!(store.pending_files(Pass::Head).unwrap().is_empty());
+    let whole_pass = store.pending_chunks(Pass::Whole, None, 10).unwrap();
+    assert_eq!(whole_pass.len(), 1);
+    assert_eq!(whole_pass[0].id, "a.py#one");
+    // Reuse by fingerprint prefers the whole text's vector (c's) over a head's (a's).
+    let reuse = store.vectors_for(&["fp:v1".to_string()]).unwrap();
+    assert_eq!(reuse["fp:v1"], (unit(3), false));
+
+    store
+        .set_vectors(vec![whole("a.py#one", "fp:v1", unit(4))])
+        .unwrap();
+    assert_eq!(store.counts().unwrap().head_only, 0);
+    assert!(store.pending_chunks(Pass::Whole, None, 10).unwrap().is_empty());
 }
 
 #[test]
@@ -205,9 +264,9 @@ fn full_text_search_finds_indexed_and_new_rows() {
     // Each hit says whether its chunk has a vector yet (the ranking reads it).
     assert!(!hits[0].embedded);
     store
-        .set_vectors(vec![(
-            "mail.py#send".into(),
-            "fp:def sendInvoiceMail(order): smtp".into(),
+        .set_vectors(vec![whole(
+            "mail.py#send",
+            "fp:def sendInvoiceMail(order): smtp",
             unit(7),
         )])
         .unwrap();
@@ -330,7 +389,7 @@ fn maintenance_folds_rewritten_rows_compacts_and_stops_between_steps() {
     // Vector writes patch the vector column in place: the rows stay in the full-text index.
     let ids = store.chunk_ids().unwrap();
     let fps: HashMap<String, String> = store
-        .pending_chunks(100)
+        .pending_chunks(Pass::Head, None, 100)
         .unwrap()
         .into_iter()
         .map(|p| (p.id, p.fingerprint))
@@ -338,7 +397,7 @@ fn maintenance_folds_rewritten_rows_compacts_and_stops_between_steps() {
     let items = ids
         .iter()
         .enumerate()
-        .map(|(i, id)| (id.clone(), fps[id].clone(), unit(i as u64)))
+        .map(|(i, id)| whole(id, &fps[id], unit(i as u64)))
         .collect();
     assert_eq!(store.set_vectors(items).unwrap(), 12);
     assert_eq!(store.forest_layout().unwrap().unindexed_text_rows, Some(0));
@@ -406,17 +465,17 @@ fn vectors_for_a_few_rows_of_a_large_fragment_move_those_rows() {
     assert!(store.ensure_text_indexes().unwrap());
     assert_eq!(store.forest_layout().unwrap().fragments, 1);
 
-    let mut items: Vec<(String, String, Vec<f32>)> = (0..5)
+    let mut items: Vec<NewVector> = (0..5)
         .map(|i| {
             let c = chunk(
                 &format!("f{}.py", i / 10),
                 &format!("n{i}"),
                 &format!("def n{i}(): pass"),
             );
-            (c.id, c.fingerprint, unit(i))
+            whole(&c.id, &c.fingerprint, unit(i))
         })
         .collect();
-    items.push(("f0.py#n6".into(), "fp:stale".into(), unit(6)));
+    items.push(whole("f0.py#n6", "fp:stale", unit(6)));
     assert_eq!(store.set_vectors(items).unwrap(), 5);
     assert_eq!(store.counts().unwrap().embedded, 5);
     assert_eq!(store.counts().unwrap().chunks, 9_000);

@@ -103,6 +103,7 @@ pub struct ParseError {
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let target = ctx.ws.resolve_file(&p.path)?;
+    ctx.touched(&target);
     let entry = ctx.outlines.file(&ctx.ws, &target).map_err(|err| {
         if err.code == ErrorCode::InvalidParameter {
             err.with("hint", "search_text works on any text file")

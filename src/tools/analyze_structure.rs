@@ -56,6 +56,7 @@ pub struct Node {
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let max_files = bounded("max_files", p.max_files.unwrap_or(200), 1, 2000)?;
     let target = ctx.ws.resolve(&p.path)?;
+    ctx.touched(&target);
     let mut entries = Vec::new();
     if target.is_dir {
         let (snapshot, _) = ctx

@@ -42,6 +42,7 @@ pub struct Output {
 
 pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
     let target = ctx.ws.resolve_file(&p.file_path)?;
+    ctx.touched(&target);
     let (_, entry) = ctx.file_entry(&target)?;
     let source = read_source(&target.abs, &target.rel, ctx.ws.config.max_file_bytes)?;
     let lines = source.line_count();

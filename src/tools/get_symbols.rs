@@ -51,6 +51,7 @@ pub fn run(ctx: &Context, p: Params) -> ToolResult<Output> {
         .map(|k| parse_kind(k))
         .collect::<ToolResult<Vec<_>>>()?;
     let target = ctx.ws.resolve(&p.path)?;
+    ctx.touched(&target);
     let mut entries = Vec::new();
     let mut skipped = Vec::new();
     if target.is_dir {

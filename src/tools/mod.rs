@@ -67,6 +67,16 @@ pub struct Context {
     pub search_cache: crate::search::semantic::SearchCache,
 }
 
+impl Context {
+    /// Notes that the agent asked about one file: the embedding queue gives its chunks their
+    /// vectors before others', since the agent is likely to search around it next.
+    pub(crate) fn touched(&self, target: &ResolvedPath) {
+        if !target.is_dir && !target.rel.is_empty() {
+            self.semantic.prefer_files(std::slice::from_ref(&target.rel));
+        }
+    }
+}
+
 /// A failure of the semantic index as a tool reports it: a disk that refuses writes is
 /// `INDEX_NOT_WRITABLE` with its state and what happens next; anything else is `INTERNAL`,
 /// without the storage engine's source locations.

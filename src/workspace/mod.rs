@@ -5,6 +5,7 @@
 //! through [`Workspace::resolve`]; `..` traversal, absolute paths elsewhere and symlinks that
 //! leave the root all end in `OUTSIDE_WORKSPACE`.
 
+pub mod file_role;
 mod source;
 mod walk;
 pub mod watch;

@@ -260,6 +260,8 @@ fn lightweight_mode_answers_from_lexical_and_symbol_signals() {
 #[test]
 fn a_search_embeds_its_candidates_and_the_background_pass_reuses_them() {
     use code_intel::embed::Embedder;
+    use code_intel::chunk::{TokenCounter, embedding_head};
+    use code_intel::index::chunks::embedding_text;
     use code_intel::embed::cache::VectorCache;
     let dir = project(&[("app/auth.py", AUTH), ("a.py", CART), ("b.py", MAIL)]);
     let cache_dir = tempfile::tempdir().unwrap();
@@ -295,9 +297,20 @@ fn a_search_embeds_its_candidates_and_the_background_pass_reuses_them() {
     let full = sync(&ctx);
     let counts = store.counts().unwrap();
     assert_eq!(counts.embedded, counts.chunks, "{full:?}");
+    assert_eq!(counts.head_only, 0, "{full:?}");
+    // Each text went through the model once, at query time or in the background: every
+    // chunk's head, and the whole text of those whose head is not all of it.
+    let mut texts = std::collections::HashSet::new();
+    for c in store
+        .chunks_of_files(&["app/auth.py".into(), "a.py".into(), "b.py".into()])
+        .unwrap()
+    {
+        let text = embedding_text(&c.file, &c.chunk_type, &c.name, &c.metadata, &c.content);
+        texts.insert(embedding_head(&text, &TokenCounter::for_workspace(&ctx.ws)).to_string());
+        texts.insert(text);
+    }
     let end = cache.stats();
-    // Each chunk's text went through the model once: at query time or in the background.
-    assert_eq!(end.written as usize, counts.chunks, "{end:?}");
+    assert_eq!(end.written as usize, texts.len(), "{end:?}");
 }
 
 /// A store whose files are damaged (what a crash of the machine, a full disk or an interrupted
