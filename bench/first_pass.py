@@ -51,7 +51,7 @@ def run(binary: Path, repo: Path, limit: float) -> dict:
                     seen.setdefault(m[1], []).append((now, int(m[2]), int(m[3])))
         finished = proc.poll() is not None
         if not finished:
-            proc.send_signal(2)
+            proc.terminate()
             proc.wait()
         wall = time.monotonic() - started
         peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

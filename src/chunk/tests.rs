@@ -397,8 +397,16 @@ fn heads_fill_their_size_with_the_real_tokenizer() {
             assert!(text.starts_with(head), "{file}");
             let n = tokens.count_exact(head);
             if head.len() < text.len() {
-                assert!(n <= super::HEAD_TOKENS + 4, "{file} {} ({n}): {head}", c.name);
-                assert!(n >= super::HEAD_TOKENS / 4, "{file} {} ({n}): {head}", c.name);
+                assert!(
+                    n <= super::HEAD_TOKENS + 4,
+                    "{file} {} ({n}): {head}",
+                    c.name
+                );
+                assert!(
+                    n >= super::HEAD_TOKENS / 4,
+                    "{file} {} ({n}): {head}",
+                    c.name
+                );
                 cut += 1;
                 sum += n;
                 if cut % 40 == 1 {
@@ -409,5 +417,8 @@ fn heads_fill_their_size_with_the_real_tokenizer() {
     }
     let mean = sum as f64 / cut.max(1) as f64;
     eprintln!("{cut} heads cut, mean {mean:.1} tokens");
-    assert!(cut > 50 && mean >= 52.0, "{cut} heads, mean {mean:.1} tokens");
+    assert!(
+        cut > 50 && mean >= 52.0,
+        "{cut} heads, mean {mean:.1} tokens"
+    );
 }

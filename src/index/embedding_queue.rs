@@ -23,9 +23,9 @@
 //! occur more than once in a window (copied code, generated files) are embedded once.
 
 use super::chunks::embedding_text;
-use crate::chunk::{TokenCounter, embedding_head};
 use super::error::IndexResult;
 use super::sync::{Progress, ProgressFn};
+use crate::chunk::{TokenCounter, embedding_head};
 use crate::embed::Embedder;
 use crate::embed::cache::{CachedPassages, Key, VectorCache};
 use crate::store::{NewVector, Pass, PendingChunk, Store};
@@ -246,8 +246,7 @@ impl Run<'_> {
         let mut texts: Vec<(PendingChunk, String, bool)> = pending
             .into_iter()
             .map(|p| {
-                let text =
-                    embedding_text(&p.file, &p.chunk_type, &p.name, &p.metadata, &p.content);
+                let text = embedding_text(&p.file, &p.chunk_type, &p.name, &p.metadata, &p.content);
                 match pass {
                     Pass::Head => {
                         let head = embedding_head(&text, self.tokens);
@@ -287,7 +286,9 @@ impl Run<'_> {
                 None => todo.push((d, key)),
             }
         }
-        let cached: Vec<usize> = (0..distinct.len()).filter(|&d| vectors[d].is_some()).collect();
+        let cached: Vec<usize> = (0..distinct.len())
+            .filter(|&d| vectors[d].is_some())
+            .collect();
         self.take(&texts, &distinct, &mut vectors, &cached);
         for group in todo.chunks(self.batch) {
             if self.out_of_time() {
@@ -343,7 +344,9 @@ impl Run<'_> {
         self.report.embedded += n;
         self.pass_done += n;
         self.remaining = self.remaining.saturating_sub(n);
-        self.status.embedded.store(self.pass_done, Ordering::Relaxed);
+        self.status
+            .embedded
+            .store(self.pass_done, Ordering::Relaxed);
         let (phase, what) = match self.status.pass.load(Ordering::Relaxed) {
             0 => ("embed heads", "chunk heads"),
             _ => ("embed", "chunks"),
@@ -462,8 +465,13 @@ mod tests {
                 record("shop/cart.py", 1, "order_total", &long),
                 record("shop/cart.py", 70, "tax", short),
                 // The same chunk text again (a copied definition): one embedding for both.
-                record("shop/cart.py", 70, "tax", short),
-                record("tests/test_cart.py", 1, "test_tax", "def test_tax():\n    assert tax(10) == 1\n"),
+                record("shop/cart.py", 75, "tax", short),
+                record(
+                    "tests/test_cart.py",
+                    1,
+                    "test_tax",
+                    "def test_tax():\n    assert tax(10) == 1\n",
+                ),
             ])
             .unwrap();
         let model = Recorder::default();
@@ -478,7 +486,10 @@ mod tests {
         let report = run(&store, &with, None, &status, &|_| {}).unwrap();
 
         let counts = store.counts().unwrap();
-        assert_eq!((counts.chunks, counts.embedded, counts.head_only), (4, 4, 0));
+        assert_eq!(
+            (counts.chunks, counts.embedded, counts.head_only),
+            (4, 4, 0)
+        );
         assert_eq!(report.remaining, 0, "{report:?}");
         // Four chunk heads and one whole text were written.
         assert_eq!(report.embedded, 5, "{report:?}");
@@ -486,7 +497,11 @@ mod tests {
         let texts: Vec<&String> = calls.iter().flatten().collect();
         // Three distinct heads (the copy shares its text), then the long chunk's whole text.
         assert_eq!(texts.len(), 4, "{calls:?}");
-        assert!(texts[..3].iter().all(|t| tokens.count(t) <= crate::chunk::HEAD_TOKENS));
+        assert!(
+            texts[..3]
+                .iter()
+                .all(|t| tokens.count(t) <= crate::chunk::HEAD_TOKENS)
+        );
         assert!(tokens.count(texts[3]) > crate::chunk::HEAD_TOKENS);
         let head_of_long = texts[..3].iter().find(|t| t.contains("order")).unwrap();
         assert!(texts[3].starts_with(head_of_long.as_str()), "{calls:?}");
@@ -522,6 +537,9 @@ mod tests {
             .into_iter()
             .map(|(f, n)| (f.to_string(), n))
             .collect();
-        assert_eq!(file_groups(waiting, &[], 1_024), [vec!["a.py"], vec!["b.py"]]);
+        assert_eq!(
+            file_groups(waiting, &[], 1_024),
+            [vec!["a.py"], vec!["b.py"]]
+        );
     }
 }

@@ -8,13 +8,13 @@
 
 use super::SymbolIndex;
 use super::chunks::embedding_text;
-use crate::chunk::{TokenCounter, embedding_head};
 use super::embedding_queue::{self, EmbedReport, QueueStatus};
 use super::error::{IndexError, IndexResult};
 use super::maintenance::Maintenance;
 use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
 use super::write_watch::WriteWatch;
+use crate::chunk::{TokenCounter, embedding_head};
 use crate::embed::cache::{CachedPassages, Key, VectorCache};
 use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState, Vector};
 use crate::relevance::SharedRelevance;

@@ -404,7 +404,10 @@ mod tests {
             );
             // Vectors of chunk heads only: the fits were made on whole chunks.
             if want == Some(Mode::Hybrid) {
-                let heads = IndexStatus { head_only: 3, ..status };
+                let heads = IndexStatus {
+                    head_only: 3,
+                    ..status
+                };
                 assert_eq!(ranking(&heads, words_only), Some(Mode::Lexical));
             }
         }

@@ -117,7 +117,6 @@ mod tests {
     use super::*;
     use crate::lexical::query_terms;
 
-
     fn focus(q: &str) -> RequestFocus {
         RequestFocus::of(q, &query_terms(q))
     }

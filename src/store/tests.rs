@@ -220,7 +220,12 @@ fn a_head_vector_waits_for_the_whole_pass_and_yields_to_a_whole_one() {
         .set_vectors(vec![whole("a.py#one", "fp:v1", unit(4))])
         .unwrap();
     assert_eq!(store.counts().unwrap().head_only, 0);
-    assert!(store.pending_chunks(Pass::Whole, None, 10).unwrap().is_empty());
+    assert!(
+        store
+            .pending_chunks(Pass::Whole, None, 10)
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]

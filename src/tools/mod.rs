@@ -72,7 +72,8 @@ impl Context {
     /// vectors before others', since the agent is likely to search around it next.
     pub(crate) fn touched(&self, target: &ResolvedPath) {
         if !target.is_dir && !target.rel.is_empty() {
-            self.semantic.prefer_files(std::slice::from_ref(&target.rel));
+            self.semantic
+                .prefer_files(std::slice::from_ref(&target.rel));
         }
     }
 }

@@ -259,10 +259,10 @@ fn lightweight_mode_answers_from_lexical_and_symbol_signals() {
 /// the cache instead of the model.
 #[test]
 fn a_search_embeds_its_candidates_and_the_background_pass_reuses_them() {
-    use code_intel::embed::Embedder;
     use code_intel::chunk::{TokenCounter, embedding_head};
-    use code_intel::index::chunks::embedding_text;
+    use code_intel::embed::Embedder;
     use code_intel::embed::cache::VectorCache;
+    use code_intel::index::chunks::embedding_text;
     let dir = project(&[("app/auth.py", AUTH), ("a.py", CART), ("b.py", MAIL)]);
     let cache_dir = tempfile::tempdir().unwrap();
     let cache = Arc::new(VectorCache::open(cache_dir.path(), 1 << 30).unwrap());
