@@ -316,7 +316,7 @@ impl Store {
     ) -> Result<Vec<PendingChunk>> {
         let forest = self.forest.clone();
         let filter = match files {
-            Some(files) if files.is_empty() => return Ok(Vec::new()),
+            Some([]) => return Ok(Vec::new()),
             Some(files) => format!("{} AND {}", sql_in("file", files), pass.filter()),
             None => pass.filter().to_string(),
         };
