@@ -582,7 +582,9 @@ impl ForestQuery<'_> {
         for (&i, vector) in waiting.iter().zip(vectors) {
             let Some(vector) = vector else { continue };
             let hit = &mut signals.keyword[i];
+            // A head's vector, as the background pass's first one (`SemanticIndex::vectors_now`).
             hit.embedded = true;
+            hit.head_only = true;
             signals.vector.push(ChunkHit {
                 score: crate::embed::cosine(query, &vector),
                 ..hit.clone()
@@ -694,6 +696,7 @@ mod tests {
             metadata: "{}".into(),
             score: 0.0,
             embedded: true,
+            head_only: false,
         };
         let s = snippet(&chunk, &["total".to_string()]);
         assert!(s.contains("order.total()"), "{s}");

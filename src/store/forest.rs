@@ -61,6 +61,8 @@ pub struct ChunkHit {
     /// Whether the chunk has its vector. Read by full-text searches, where a chunk may still be
     /// waiting for one; true for every other hit.
     pub embedded: bool,
+    /// Whether its vector is of its head only (see [`Pass`]).
+    pub head_only: bool,
 }
 
 /// The two background passes that give chunks their vectors: first every chunk's head (what
@@ -117,6 +119,7 @@ const HIT_COLUMNS: &[&str] = &[
     "content",
     "file_sha",
     "metadata",
+    "head_only",
 ];
 
 /// Largest `IN (…)` list sent in one filter.
@@ -549,6 +552,7 @@ fn hits_from(batch: &RecordBatch) -> Result<Vec<ChunkHit>> {
         c.str("file_sha")?,
         c.str("metadata")?,
     );
+    let heads = c.bool("head_only")?;
     Ok((0..batch.num_rows())
         .map(|i| ChunkHit {
             id: id.value(i).to_string(),
@@ -563,6 +567,7 @@ fn hits_from(batch: &RecordBatch) -> Result<Vec<ChunkHit>> {
             metadata: meta.value(i).to_string(),
             score: 0.0,
             embedded: true,
+            head_only: heads.value(i),
         })
         .collect())
 }
