@@ -52,6 +52,9 @@ pub struct QueueStatus {
     pub cancel: AtomicBool,
     /// The pass the counters are of: 0 while heads are embedded, 1 for whole texts.
     pub pass: AtomicUsize,
+    /// Set when a sync stored chunks while the queue ran: the whole pass gives way to their
+    /// heads.
+    pub more: AtomicBool,
     /// Why the last run stopped before every chunk had its vector (cleared when a run starts).
     pub error: Mutex<Option<String>>,
     /// Files the agent touched, most recent last: their chunks are embedded first.
@@ -153,16 +156,31 @@ pub fn run(
         remaining: 0,
         pass_done: 0,
     };
-    for (number, pass) in [Pass::Head, Pass::Whole].into_iter().enumerate() {
+    // Heads while any chunk has no vector (a sync may add some during the whole pass), then
+    // whole texts.
+    let mut current = None;
+    status.more.store(false, Ordering::Relaxed);
+    loop {
         let counts = store.counts()?;
-        run.remaining = match pass {
-            Pass::Head => counts.chunks - counts.embedded,
-            Pass::Whole => counts.head_only,
+        let (pass, remaining) = if counts.chunks > counts.embedded {
+            (Pass::Head, counts.chunks - counts.embedded)
+        } else if counts.head_only > 0 {
+            (Pass::Whole, counts.head_only)
+        } else {
+            break;
         };
-        status.pass.store(number, Ordering::Relaxed);
-        status.total.store(run.remaining, Ordering::Relaxed);
-        status.embedded.store(0, Ordering::Relaxed);
-        run.pass_done = 0;
+        if current != Some(pass) {
+            current = Some(pass);
+            run.pass_done = 0;
+            status
+                .pass
+                .store(usize::from(pass == Pass::Whole), Ordering::Relaxed);
+            status.embedded.store(0, Ordering::Relaxed);
+        }
+        run.remaining = remaining;
+        status
+            .total
+            .store(run.pass_done + remaining, Ordering::Relaxed);
         if !run.pass(pass)? {
             break;
         }
@@ -200,8 +218,9 @@ impl Run<'_> {
             || self.status.cancel.load(Ordering::Relaxed)
     }
 
-    /// Embeds every chunk waiting for `pass`, file group by file group in the queue's order.
-    /// Returns false when it stopped early (out of time, cancelled).
+    /// Embeds every chunk waiting for `pass`, file group by file group in the queue's order;
+    /// the whole pass gives way as soon as a chunk without any vector appears. Returns false
+    /// when it stopped early (out of time, cancelled, rows that keep changing).
     fn pass(&mut self, pass: Pass) -> IndexResult<bool> {
         let mut stalls = 0;
         loop {
@@ -212,11 +231,17 @@ impl Run<'_> {
             if waiting.is_empty() {
                 return Ok(true);
             }
+
             let (preferred, plan_version) = self.status.preferred();
             let before = self.report.embedded;
             for group in file_groups(waiting, &preferred, WINDOW) {
                 if self.out_of_time() {
                     return Ok(false);
+                }
+                // Chunks a sync stored meanwhile get their heads before more whole texts.
+                if pass == Pass::Whole && self.status.more.swap(false, Ordering::Relaxed) {
+                    self.commit()?;
+                    return Ok(true);
                 }
                 let pending = self.store.pending_chunks(pass, Some(&group), WINDOW * 2)?;
                 self.embed(pass, pending)?;
@@ -291,7 +316,10 @@ impl Run<'_> {
             .collect();
         self.take(&texts, &distinct, &mut vectors, &cached);
         for group in todo.chunks(self.batch) {
-            if self.out_of_time() {
+            // A sync stored chunks without any vector: their heads come first, and what is
+            // left of this window keeps its heads' vectors until the whole pass returns to it.
+            let heads_wait = pass == Pass::Whole && self.status.more.load(Ordering::Relaxed);
+            if self.out_of_time() || heads_wait {
                 break;
             }
             let inputs: Vec<&str> = group.iter().map(|(d, _)| refs[*d]).collect();
@@ -506,6 +534,92 @@ mod tests {
         let head_of_long = texts[..3].iter().find(|t| t.contains("order")).unwrap();
         assert!(texts[3].starts_with(head_of_long.as_str()), "{calls:?}");
         assert!(texts[3].contains("return total"), "{calls:?}");
+    }
+
+    /// The model that, while it embeds the first whole text, has a sync store a new chunk.
+    struct SyncMidway {
+        store: std::sync::Arc<Store>,
+        status: std::sync::Arc<QueueStatus>,
+        calls: Mutex<Vec<Vec<String>>>,
+        synced: AtomicBool,
+    }
+
+    impl Embedder for SyncMidway {
+        fn model_id(&self) -> &str {
+            "sync-midway"
+        }
+        fn dims(&self) -> usize {
+            DIM
+        }
+        fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
+            Ok(texts.iter().map(|t| FakeEmbedder::vector(t)).collect())
+        }
+        fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
+            let mut calls = self.calls.lock().unwrap();
+            calls.push(texts.iter().map(|t| t.to_string()).collect());
+            if texts.iter().any(|t| t.contains("return total"))
+                && !self.synced.swap(true, Ordering::Relaxed)
+            {
+                self.store
+                    .append_chunks(vec![record(
+                        "shop/late.py",
+                        1,
+                        "late",
+                        "def late():\n    pass\n",
+                    )])
+                    .unwrap();
+                self.status.more.store(true, Ordering::Relaxed);
+            }
+            self.embed_queries(texts)
+        }
+    }
+
+    #[test]
+    fn a_chunk_stored_during_the_whole_pass_gets_its_head_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let uri = dir.path().join("db");
+        let store = std::sync::Arc::new(
+            Store::open(uri.to_str().unwrap(), ModelStamp { dim: DIM }).unwrap(),
+        );
+        let body: String = (0..60)
+            .map(|i| format!("    total += price_{i}\n"))
+            .collect();
+        let long = |name: &str| format!("def {name}(items):\n{body}    return total\n");
+        store
+            .append_chunks(vec![
+                record("shop/a.py", 1, "first_total", &long("first_total")),
+                record("shop/b.py", 1, "second_total", &long("second_total")),
+            ])
+            .unwrap();
+        let status = std::sync::Arc::new(QueueStatus::default());
+        let model = SyncMidway {
+            store: store.clone(),
+            status: status.clone(),
+            calls: Mutex::new(Vec::new()),
+            synced: AtomicBool::new(false),
+        };
+        let tokens = TokenCounter::estimate("tests");
+        let with = Embedding {
+            model: &model,
+            cache: None,
+            tokens: &tokens,
+            batch: 1,
+        };
+        run(&store, &with, None, &status, &|_| {}).unwrap();
+        let counts = store.counts().unwrap();
+        assert_eq!(
+            (counts.chunks, counts.embedded, counts.head_only),
+            (3, 3, 0)
+        );
+        // Heads of a and b, a's whole text (the sync stores late.py), late.py's head, then b's
+        // whole text.
+        let calls = model.calls.lock().unwrap().clone();
+        let late = calls.iter().position(|c| c[0].contains("late")).unwrap();
+        let second_whole = calls
+            .iter()
+            .position(|c| c[0].contains("second_total") && c[0].contains("return total"))
+            .unwrap();
+        assert!(late < second_whole, "{calls:?}");
     }
 
     #[test]

@@ -915,6 +915,8 @@ impl SemanticIndex {
     fn start_worker(&self) {
         let mut worker = self.worker.lock().unwrap_or_else(|p| p.into_inner());
         if self.queue.running.swap(true, Ordering::SeqCst) {
+            // Running already: whatever the caller stored is picked up, heads first.
+            self.queue.more.store(true, Ordering::Relaxed);
             return;
         }
         // The store as it is now, under the worker's lock: a rebuild sets the old one aside
