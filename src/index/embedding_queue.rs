@@ -231,7 +231,6 @@ impl Run<'_> {
             if waiting.is_empty() {
                 return Ok(true);
             }
-
             let (preferred, plan_version) = self.status.preferred();
             let before = self.report.embedded;
             for group in file_groups(waiting, &preferred, WINDOW) {
@@ -435,10 +434,14 @@ mod tests {
     use crate::embed::{DIM, EmbedError, FakeEmbedder, Vector};
     use crate::store::{ChunkRecord, ModelStamp};
 
-    /// The fake model, remembering every passage it was given, call by call.
+    /// The fake model, remembering every passage it was given, call by call; with `midway`,
+    /// a sync that stores a new chunk while the first whole text containing `return total` is
+    /// embedded.
     #[derive(Default)]
     struct Recorder {
         calls: Mutex<Vec<Vec<String>>>,
+        midway: Option<(std::sync::Arc<Store>, std::sync::Arc<QueueStatus>)>,
+        synced: AtomicBool,
     }
 
     impl Embedder for Recorder {
@@ -456,6 +459,14 @@ mod tests {
                 .lock()
                 .unwrap()
                 .push(texts.iter().map(|t| t.to_string()).collect());
+            if let Some((store, status)) = &self.midway
+                && texts.iter().any(|t| t.contains("return total"))
+                && !self.synced.swap(true, Ordering::Relaxed)
+            {
+                let late = record("shop/late.py", 1, "late", "def late():\n    pass\n");
+                store.append_chunks(vec![late]).unwrap();
+                status.more.store(true, Ordering::Relaxed);
+            }
             self.embed_queries(texts)
         }
     }
@@ -536,44 +547,6 @@ mod tests {
         assert!(texts[3].contains("return total"), "{calls:?}");
     }
 
-    /// The model that, while it embeds the first whole text, has a sync store a new chunk.
-    struct SyncMidway {
-        store: std::sync::Arc<Store>,
-        status: std::sync::Arc<QueueStatus>,
-        calls: Mutex<Vec<Vec<String>>>,
-        synced: AtomicBool,
-    }
-
-    impl Embedder for SyncMidway {
-        fn model_id(&self) -> &str {
-            "sync-midway"
-        }
-        fn dims(&self) -> usize {
-            DIM
-        }
-        fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
-            Ok(texts.iter().map(|t| FakeEmbedder::vector(t)).collect())
-        }
-        fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
-            let mut calls = self.calls.lock().unwrap();
-            calls.push(texts.iter().map(|t| t.to_string()).collect());
-            if texts.iter().any(|t| t.contains("return total"))
-                && !self.synced.swap(true, Ordering::Relaxed)
-            {
-                self.store
-                    .append_chunks(vec![record(
-                        "shop/late.py",
-                        1,
-                        "late",
-                        "def late():\n    pass\n",
-                    )])
-                    .unwrap();
-                self.status.more.store(true, Ordering::Relaxed);
-            }
-            self.embed_queries(texts)
-        }
-    }
-
     #[test]
     fn a_chunk_stored_during_the_whole_pass_gets_its_head_first() {
         let dir = tempfile::tempdir().unwrap();
@@ -592,11 +565,9 @@ mod tests {
             ])
             .unwrap();
         let status = std::sync::Arc::new(QueueStatus::default());
-        let model = SyncMidway {
-            store: store.clone(),
-            status: status.clone(),
-            calls: Mutex::new(Vec::new()),
-            synced: AtomicBool::new(false),
+        let model = Recorder {
+            midway: Some((store.clone(), status.clone())),
+            ..Recorder::default()
         };
         let tokens = TokenCounter::estimate("tests");
         let with = Embedding {

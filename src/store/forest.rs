@@ -205,22 +205,7 @@ impl Store {
 
     /// Chunk count per file, read from the table itself (the truth after a crash).
     pub fn chunk_counts(&self) -> Result<HashMap<String, usize>> {
-        let forest = self.forest.clone();
-        self.run(async move {
-            let mut out: HashMap<String, usize> = HashMap::new();
-            let mut stream = forest
-                .query()
-                .select(Select::columns(&["file"]))
-                .execute()
-                .await?;
-            while let Some(batch) = stream.try_next().await? {
-                let files = Columns::new(&batch).str("file")?;
-                for i in 0..batch.num_rows() {
-                    *out.entry(files.value(i).to_string()).or_default() += 1;
-                }
-            }
-            Ok(out)
-        })
+        self.file_counts(None)
     }
 
     /// Every chunk id (for consistency checks: ids are unique when nothing is duplicated).
@@ -290,15 +275,20 @@ impl Store {
 
     /// How many chunks of each file wait for `pass`.
     pub fn pending_files(&self, pass: Pass) -> Result<HashMap<String, usize>> {
+        self.file_counts(Some(pass.filter()))
+    }
+
+    /// Chunk count per file, of the rows `filter` keeps (all without one).
+    fn file_counts(&self, filter: Option<&str>) -> Result<HashMap<String, usize>> {
         let forest = self.forest.clone();
+        let filter = filter.map(str::to_string);
         self.run(async move {
             let mut out: HashMap<String, usize> = HashMap::new();
-            let mut stream = forest
-                .query()
-                .only_if(pass.filter())
-                .select(Select::columns(&["file"]))
-                .execute()
-                .await?;
+            let mut query = forest.query().select(Select::columns(&["file"]));
+            if let Some(filter) = filter {
+                query = query.only_if(filter);
+            }
+            let mut stream = query.execute().await?;
             while let Some(batch) = stream.try_next().await? {
                 let files = Columns::new(&batch).str("file")?;
                 for i in 0..batch.num_rows() {
