@@ -106,6 +106,10 @@ enum Command {
         /// Re-index everything instead of only what changed.
         #[arg(long)]
         force: bool,
+        /// Then offer every vector to the team's cache (`embedding_cache_uri`): what a CI job
+        /// runs on the default branch. Only what the cache lacks is written.
+        #[arg(long)]
+        publish: bool,
     },
     /// Search the code by meaning (English or Japanese), best file first.
     Search {
@@ -215,9 +219,14 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Init(args) => integration::run_init(args),
         Command::Config(args) => config::run(args),
         Command::Hook { event } => integration::run_hook(event),
-        Command::Index { root, json, force } => {
+        Command::Index {
+            root,
+            json,
+            force,
+            publish,
+        } => {
             let ctx = Context::open(&root_or_cwd(root)?)?;
-            semantic::index(&ctx, force, json)
+            semantic::index(&ctx, force, json, publish)
         }
         Command::Search {
             query,

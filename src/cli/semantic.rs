@@ -102,6 +102,13 @@ struct IndexSummary {
     /// The machine's embedding cache during this run (hits: vectors not computed again).
     #[serde(skip_serializing_if = "Option::is_none")]
     vector_cache: Option<crate::embed::cache::CacheStats>,
+    /// The team's cache during this run (hits: vectors neither this machine nor this run
+    /// computed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remote_cache: Option<crate::store::RemoteStatus>,
+    /// With `--publish`: texts offered to the team's cache, already there, added.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    published: Option<crate::store::PublishReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     skipped: Vec<crate::index::sync::Skipped>,
 }
@@ -109,8 +116,9 @@ struct IndexSummary {
 /// Longest wait for the store's indexes before a command that synced goes on or exits.
 const MAINTENANCE_WAIT: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// `code-intel index`: sync and embed everything, waiting for the model.
-pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
+/// `code-intel index`: sync and embed everything, waiting for the model; with `publish`, then
+/// offer every vector to the team's cache.
+pub fn index(ctx: &Context, force: bool, json: bool, publish: bool) -> anyhow::Result<i32> {
     let bar = Bar::new();
     let show = |p: Progress| {
         if !json || std::io::stderr().is_terminal() {
@@ -135,9 +143,23 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
     // The indexes are built in the background while a server runs; this process is about to
     // exit, so it builds them before it does.
     ctx.semantic.finish_maintenance(MAINTENANCE_WAIT)?;
-    bar.finish();
     let forest = outcome.forest.clone().unwrap_or_default();
     let counts = ctx.semantic.store()?.counts()?;
+    // Only a complete index is published: a partial one would publish a partial cache.
+    let mut publish_error = None;
+    let published = if publish && outcome.embedding.error.is_none() {
+        match ctx.semantic.publish(&show) {
+            Ok(report) => Some(report),
+            Err(err) => {
+                publish_error = Some(crate::error::without_source_locations(&format!("{err:#}")));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    bar.finish();
+    let status = ctx.semantic.status();
     let summary = IndexSummary {
         files: forest.files,
         chunks: counts.chunks,
@@ -150,7 +172,9 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
         lexical_seconds: forest.lexical_ms as f64 / 1000.0,
         embedding_state: outcome.embedding.state.clone(),
         embed_rate: outcome.embedding.rate,
-        vector_cache: ctx.semantic.status().vector_cache,
+        vector_cache: status.vector_cache,
+        remote_cache: status.remote_cache,
+        published,
         skipped: forest.skipped.clone(),
     };
     if json {
@@ -180,6 +204,28 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
                 cache.written
             );
         }
+        if let Some(remote) = &summary.remote_cache {
+            println!(
+                "team cache ({}): {}, {} of {} texts found{}",
+                remote.uri,
+                serde_json::to_value(remote.state)?
+                    .as_str()
+                    .unwrap_or_default(),
+                remote.hits,
+                remote.hits + remote.misses,
+                remote
+                    .detail
+                    .as_ref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
+            );
+        }
+        if let Some(published) = &summary.published {
+            println!(
+                "published: {} texts offered, {} already there, {} added",
+                published.offered, published.present, published.added
+            );
+        }
         if let Some(err) = outcome.embedding.model_error.as_ref() {
             println!("embedding: {} ({err})", outcome.embedding.state);
         } else {
@@ -198,6 +244,10 @@ pub fn index(ctx: &Context, force: bool, json: bool) -> anyhow::Result<i32> {
             ),
             None => eprintln!("code-intel: embedding {}: {why}", outcome.embedding.state),
         }
+        return Ok(1);
+    }
+    if let Some(why) = publish_error {
+        eprintln!("code-intel: publishing to the team's cache failed: {why}");
         return Ok(1);
     }
     Ok(0)

@@ -33,6 +33,16 @@ pub const CONFIG_FILE: &str = "config.json";
 /// Environment variable naming the model directory; when set, it overrides `model_dir`.
 pub const ENV_MODEL_DIR: &str = "CODE_INTEL_MODEL_DIR";
 
+/// Environment variable naming the team's vector cache; when set, it overrides
+/// `embedding_cache_uri` (a CI job sets it without touching the project's file).
+pub const ENV_EMBEDDING_CACHE_URI: &str = "CODE_INTEL_EMBEDDING_CACHE_URI";
+
+/// Keys an environment variable overrides, with the variable.
+const ENV_OVERRIDES: &[(&str, &str)] = &[
+    ("model_dir", ENV_MODEL_DIR),
+    ("embedding_cache_uri", ENV_EMBEDDING_CACHE_URI),
+];
+
 /// The embedding model names this build can load: the seed's short name and the model's full id
 /// ([`crate::embed::MODEL_ID`]). Another model would need another tokenizer, dimension and
 /// calibration, none of which this build has.
@@ -98,6 +108,12 @@ pub struct Config {
     /// Where the vector store lives: a path relative to the project root or a URI (default
     /// `.code-intel/lancedb`).
     pub store_uri: Option<String>,
+    /// The team's vector cache: `s3://bucket/prefix` (S3 or an S3-compatible store; the
+    /// endpoint and credentials come from the standard `AWS_*` environment, never from this
+    /// file) or a shared directory. Chunks the machine's cache lacks are looked up there before
+    /// they are embedded; `code-intel index --publish` fills it. `$CODE_INTEL_EMBEDDING_CACHE_URI`
+    /// takes precedence.
+    pub embedding_cache_uri: Option<String>,
     /// Re-sync at server start when the last sync is older than this many hours.
     #[schemars(range(min = 0.0))]
     pub sync_ttl_hours: f64,
@@ -223,6 +239,7 @@ impl Default for Config {
             model_dir: None,
             lightweight_mode: false,
             store_uri: None,
+            embedding_cache_uri: None,
             sync_ttl_hours: 1.0,
             sync_on_start: true,
             sync_timeout_seconds: 30,
@@ -246,6 +263,16 @@ impl Config {
     /// The path of `root`'s configuration file.
     pub fn path(root: &Path) -> PathBuf {
         root.join(STATE_DIR).join(CONFIG_FILE)
+    }
+
+    /// Where the team's vector cache is: `$CODE_INTEL_EMBEDDING_CACHE_URI` when set, else
+    /// `embedding_cache_uri`; `None` when neither names one.
+    pub fn embedding_cache_uri(&self) -> Option<String> {
+        std::env::var(ENV_EMBEDDING_CACHE_URI)
+            .ok()
+            .or_else(|| self.embedding_cache_uri.clone())
+            .map(|uri| uri.trim().to_string())
+            .filter(|uri| !uri.is_empty())
     }
 
     /// Whether a code file of language `id` goes into the semantic index.

@@ -78,20 +78,22 @@ impl ConfigReport {
 
     /// Every key with its effective value and origin, in key order.
     pub fn entries(&self) -> Vec<Entry> {
-        let model_dir_env = std::env::var_os(super::ENV_MODEL_DIR)
-            .filter(|v| !v.is_empty())
-            .map(|v| v.to_string_lossy().into_owned());
         self.values
             .iter()
             .map(|(key, value)| {
-                if key == "model_dir"
-                    && let Some(dir) = &model_dir_env
-                {
+                let from_env = super::ENV_OVERRIDES
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .and_then(|&(_, var)| {
+                        let v = std::env::var_os(var).filter(|v| !v.is_empty())?;
+                        Some((var, v.to_string_lossy().into_owned()))
+                    });
+                if let Some((variable, v)) = from_env {
                     return Entry {
                         key: key.clone(),
-                        value: Value::String(dir.clone()),
+                        value: Value::String(v),
                         origin: Origin::Environment,
-                        variable: Some(super::ENV_MODEL_DIR),
+                        variable: Some(variable),
                     };
                 }
                 Entry {

@@ -19,8 +19,11 @@
 //!
 //! Before a text goes to the model, the machine's embedding cache is asked for it
 //! (`embed::cache`): a chunk whose exact text this machine has embedded before, in any checkout,
-//! gets that vector without inference, and every vector computed here is added to it. Texts that
-//! occur more than once in a window (copied code, generated files) are embedded once.
+//! gets that vector without inference, and every vector computed here is added to it. Texts the
+//! machine lacks are then asked of the team's cache when one is configured
+//! (`store::RemoteCache`, one bounded request per window; what it has goes into the machine's
+//! cache too). Texts that occur more than once in a window (copied code, generated files) are
+//! embedded once.
 
 use super::chunks::embedding_text;
 use super::error::IndexResult;
@@ -28,7 +31,7 @@ use super::sync::{Progress, ProgressFn};
 use crate::chunk::{TokenCounter, embedding_head};
 use crate::embed::Embedder;
 use crate::embed::cache::{CachedPassages, Key, VectorCache};
-use crate::store::{NewVector, Pass, PendingChunk, Store};
+use crate::store::{NewVector, Pass, PendingChunk, RemoteCache, Store};
 use crate::workspace::file_role::{FileRole, role_of};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -37,7 +40,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Chunks read from the table at a time (then sorted by length).
-const WINDOW: usize = 1_024;
+pub(super) const WINDOW: usize = 1_024;
 /// Results are committed at least this often.
 const COMMIT_EVERY: Duration = Duration::from_secs(5);
 /// Files the agent touched that are remembered for the queue's order.
@@ -106,6 +109,9 @@ pub struct EmbedReport {
     /// Of `embedded`, vectors found in the machine's embedding cache (no inference).
     #[serde(default)]
     pub from_cache: usize,
+    /// Of `embedded`, vectors found in the team's cache (no inference).
+    #[serde(default)]
+    pub from_remote: usize,
     /// Chunks still without a vector, plus those with only their head's.
     pub remaining: usize,
     pub seconds: f64,
@@ -124,6 +130,8 @@ pub struct Embedding<'a> {
     pub model: &'a dyn Embedder,
     /// The machine's embedding cache, asked before the model.
     pub cache: Option<&'a VectorCache>,
+    /// The team's cache, asked for what the machine's lacks.
+    pub remote: Option<&'a RemoteCache>,
     /// Measures chunk heads.
     pub tokens: &'a TokenCounter,
     /// Texts per model call.
@@ -146,6 +154,7 @@ pub fn run(
         model: with.model,
         tokens: with.tokens,
         passages: CachedPassages::new(with.cache, with.model),
+        remote: with.remote,
         batch: with.batch.max(1),
         deadline,
         status,
@@ -200,6 +209,7 @@ struct Run<'a> {
     model: &'a dyn Embedder,
     tokens: &'a TokenCounter,
     passages: CachedPassages<'a>,
+    remote: Option<&'a RemoteCache>,
     batch: usize,
     deadline: Option<Instant>,
     status: &'a QueueStatus,
@@ -314,6 +324,30 @@ impl Run<'_> {
             .filter(|&d| vectors[d].is_some())
             .collect();
         self.take(&texts, &distinct, &mut vectors, &cached);
+        if let Some(remote) = self.remote
+            && !todo.is_empty()
+        {
+            let keys: Vec<Key> = todo.iter().map(|(_, key)| *key).collect();
+            let dims = self.model.dims();
+            let mut found: Vec<usize> = Vec::new();
+            let (mut kept_keys, mut kept) = (Vec::new(), Vec::new());
+            let mut rest = Vec::new();
+            for ((d, key), hit) in todo.into_iter().zip(remote.fetch(&keys)) {
+                match hit.filter(|v| v.len() == dims) {
+                    Some(vector) => {
+                        self.report.from_remote += distinct[d].1.len();
+                        kept_keys.push(key);
+                        kept.push(vector.clone());
+                        vectors[d] = Some(vector);
+                        found.push(d);
+                    }
+                    None => rest.push((d, key)),
+                }
+            }
+            self.passages.keep(&kept_keys, &kept);
+            self.take(&texts, &distinct, &mut vectors, &found);
+            todo = rest;
+        }
         for group in todo.chunks(self.batch) {
             // A sync stored chunks without any vector: their heads come first, and what is
             // left of this window keeps its heads' vectors until the whole pass returns to it.
@@ -391,7 +425,7 @@ impl Run<'_> {
 /// The files waiting for a pass (with their chunk counts), in the order they are embedded, cut
 /// into groups of about `window` chunks: files the agent touched (most recent first), then by
 /// the part they play (code first, then migrations, tests, prose), then by path.
-fn file_groups(
+pub(super) fn file_groups(
     waiting: HashMap<String, usize>,
     preferred: &[String],
     window: usize,
@@ -519,6 +553,7 @@ mod tests {
         let with = Embedding {
             model: &model,
             cache: None,
+            remote: None,
             tokens: &tokens,
             batch: 8,
         };
@@ -573,6 +608,7 @@ mod tests {
         let with = Embedding {
             model: &model,
             cache: None,
+            remote: None,
             tokens: &tokens,
             batch: 1,
         };

@@ -17,6 +17,7 @@ pub mod error;
 mod freshness;
 pub mod maintenance;
 pub mod outlines;
+pub mod publish;
 pub mod semantic;
 pub mod sync;
 pub mod sync_state;

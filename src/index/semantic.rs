@@ -18,7 +18,9 @@ use crate::chunk::{TokenCounter, embedding_head};
 use crate::embed::cache::{CachedPassages, Key, VectorCache};
 use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState, Vector};
 use crate::relevance::SharedRelevance;
-use crate::store::{ChunkHit, ModelStamp, Store, StoreCounts};
+use crate::store::{
+    ChunkHit, ModelStamp, PublishReport, RemoteCache, RemoteState, RemoteStatus, Store, StoreCounts,
+};
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -105,6 +107,11 @@ pub struct IndexStatus {
     pub vector_cache: Option<crate::embed::cache::CacheStats>,
     /// Whether the store is whole, or being rebuilt after damage.
     pub store: StoreHealth,
+    /// The team's vector cache (`embedding_cache_uri`), when one is configured: what it last
+    /// answered (`ok`, `empty`, `unreachable`, `denied`, `no_bucket`, `error`), texts found there
+    /// and not. A cache that fails never holds up a tool call: texts are embedded here meanwhile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_cache: Option<RemoteStatus>,
 }
 
 /// What `index_status.store.detail` says of damage: what the agent needs, without the storage
@@ -176,6 +183,9 @@ pub struct SemanticIndex {
     maintenance: RwLock<Maintenance>,
     /// The machine's embedding cache (`embed::cache`); `None` when off.
     vector_cache: Option<Arc<VectorCache>>,
+    /// The team's vector cache, or why the configured location cannot be one; `None` when
+    /// none is configured.
+    remote_cache: Option<std::result::Result<Arc<RemoteCache>, (String, String)>>,
     /// Whether the disk refuses writes, and the watch for the end of it.
     write_watch: Arc<WriteWatch>,
     /// How many times the store was set aside and started anew ([`Self::rebuild_store`]): a
@@ -192,6 +202,17 @@ impl SemanticIndex {
     pub fn new(ws: &Workspace) -> SemanticIndex {
         Self::with_model(ws, crate::relevance::embedded::project_embedder(ws))
             .with_vector_cache(VectorCache::machine())
+            .with_remote_cache(ws.config.embedding_cache_uri().as_deref())
+    }
+
+    /// The same handle reading the team's vector cache at `uri` (`None`: no team cache).
+    pub fn with_remote_cache(mut self, uri: Option<&str>) -> SemanticIndex {
+        self.remote_cache = uri.map(|uri| {
+            RemoteCache::new(uri, crate::embed::DIM)
+                .map(Arc::new)
+                .map_err(|err| (uri.to_string(), err.to_string()))
+        });
+        self
     }
 
     /// The same handle with another embedding cache (`None`: every vector is computed).
@@ -235,6 +256,7 @@ impl SemanticIndex {
             counts_cache: Mutex::new(None),
             maintenance: RwLock::new(Maintenance::default()),
             vector_cache: None,
+            remote_cache: None,
             write_watch: WriteWatch::new(probe_dir),
             generation: std::sync::atomic::AtomicU64::new(0),
             tokens: std::sync::OnceLock::new(),
@@ -528,7 +550,50 @@ impl SemanticIndex {
                     .unwrap_or_else(|p| p.into_inner())
                     .clone(),
             },
+            remote_cache: self.remote_cache.as_ref().map(|remote| match remote {
+                Ok(cache) => cache.status(),
+                Err((uri, why)) => RemoteStatus {
+                    uri: uri.clone(),
+                    state: RemoteState::Error,
+                    hits: 0,
+                    misses: 0,
+                    detail: Some(why.clone()),
+                    retry_in_seconds: None,
+                },
+            }),
         }
+    }
+
+    /// The team's vector cache: `Ok(None)` when none is configured, an error naming the
+    /// problem when the configured location cannot be one.
+    pub fn remote(&self) -> IndexResult<Option<Arc<RemoteCache>>> {
+        match &self.remote_cache {
+            None => Ok(None),
+            Some(Ok(cache)) => Ok(Some(cache.clone())),
+            Some(Err((_, why))) => Err(IndexError::Unavailable(why.clone())),
+        }
+    }
+
+    /// Offers this project's vectors to the team's cache (see `index::publish`); waits for
+    /// the model. Fails when no cache is configured or the store refuses the writes.
+    pub fn publish(&self, progress: ProgressFn) -> IndexResult<PublishReport> {
+        let remote = self.remote()?.ok_or_else(|| {
+            IndexError::Unavailable(
+                "no team cache is configured: set embedding_cache_uri in .code-intel/config.json \
+                 or CODE_INTEL_EMBEDDING_CACHE_URI"
+                    .into(),
+            )
+        })?;
+        let model = self.model.wait(Duration::from_secs(120))?;
+        let store = self.store()?;
+        let with = embedding_queue::Embedding {
+            model: model.as_ref(),
+            cache: self.vector_cache.as_deref(),
+            remote: None,
+            tokens: self.tokens(),
+            batch: embedding_queue::batch_size(self.memory_limit_mb),
+        };
+        super::publish::publish(&store, &with, &remote, progress)
     }
 
     /// Where embedding stands now, without starting or waiting for anything (a call that
@@ -940,6 +1005,7 @@ impl SemanticIndex {
         let maintenance = self.maintenance();
         let batch = embedding_queue::batch_size(self.memory_limit_mb);
         let cache = self.vector_cache.clone();
+        let remote = self.remote().ok().flatten();
         let tokens = self.tokens().clone();
         let spawned = crate::background::spawn("code-intel-embed", move || {
             let run = || -> IndexResult<EmbedReport> {
@@ -959,6 +1025,7 @@ impl SemanticIndex {
                 let with = embedding_queue::Embedding {
                     model: model.as_ref(),
                     cache: cache.as_deref(),
+                    remote: remote.as_deref(),
                     tokens: &tokens,
                     batch,
                 };

@@ -396,6 +396,7 @@ mod tests {
                 config_problems: Vec::new(),
                 vector_cache: None,
                 store: Default::default(),
+                remote_cache: None,
             };
             assert_eq!(
                 ranking(&status, words_only),

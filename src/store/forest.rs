@@ -307,29 +307,40 @@ impl Store {
         files: Option<&[String]>,
         limit: usize,
     ) -> Result<Vec<PendingChunk>> {
-        let forest = self.forest.clone();
         let filter = match files {
             Some([]) => return Ok(Vec::new()),
             Some(files) => format!("{} AND {}", sql_in("file", files), pass.filter()),
             None => pass.filter().to_string(),
         };
+        self.read_chunks(filter, Some(limit))
+    }
+
+    /// Every chunk of `files`, embedded or not, with what its embedding text is made of (what
+    /// a publish to the team's cache reads).
+    pub fn chunks_of(&self, files: &[String]) -> Result<Vec<PendingChunk>> {
+        if files.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.read_chunks(sql_in("file", files), None)
+    }
+
+    fn read_chunks(&self, filter: String, limit: Option<usize>) -> Result<Vec<PendingChunk>> {
+        let forest = self.forest.clone();
         self.run(async move {
             let mut out = Vec::new();
-            let mut stream = forest
-                .query()
-                .only_if(filter)
-                .select(Select::columns(&[
-                    "id",
-                    "fingerprint",
-                    "file",
-                    "chunk_type",
-                    "name",
-                    "content",
-                    "metadata",
-                ]))
-                .limit(limit)
-                .execute()
-                .await?;
+            let mut query = forest.query().only_if(filter).select(Select::columns(&[
+                "id",
+                "fingerprint",
+                "file",
+                "chunk_type",
+                "name",
+                "content",
+                "metadata",
+            ]));
+            if let Some(limit) = limit {
+                query = query.limit(limit);
+            }
+            let mut stream = query.execute().await?;
             while let Some(batch) = stream.try_next().await? {
                 let c = Columns::new(&batch);
                 let (id, fp, file, ty, name, content, meta) = (

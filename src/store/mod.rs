@@ -40,10 +40,13 @@ macro_rules! layout {
 mod error;
 mod forest;
 mod map;
+mod remote_cache;
 mod rows;
+mod s3;
 
 pub use forest::{ChunkHit, ChunkRecord, NewVector, Pass, PendingChunk};
 pub use map::{Agreement, AgreementHit};
+pub use remote_cache::{PublishReport, RemoteCache, RemoteState, RemoteStatus};
 
 pub use error::StoreError;
 

@@ -115,7 +115,8 @@ impl Context {
             )));
         let semantic = Arc::new(
             crate::index::semantic::SemanticIndex::with_model(&ws, embedder.clone())
-                .with_vector_cache(crate::embed::cache::VectorCache::machine()),
+                .with_vector_cache(crate::embed::cache::VectorCache::machine())
+                .with_remote_cache(ws.config.embedding_cache_uri().as_deref()),
         );
         // One memory of agreements: the session service learns into the store's map table and
         // search scores it with the same calibrated relevance.
