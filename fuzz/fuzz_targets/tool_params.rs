@@ -1,3 +1,3 @@
-//! Every tool's parameters (but the two that embed), through the server's dispatch.
+//! Every tool's parameters through the server's dispatch (the two that embed: parsed and checked only).
 #![no_main]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| code_intel_fuzz::tools::dispatch(data));

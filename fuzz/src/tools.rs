@@ -7,8 +7,8 @@ use code_intel::tools::{self, Context, ToolDef};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// Tools that embed with the model or write the vector store: seconds per call, and their
-/// parameters are plain paths and strings already covered by the others.
+/// Tools that embed with the model or write the vector store: seconds per call. Their
+/// parameters are parsed and checked here as the dispatch does, without running them.
 const SLOW: &[&str] = &["semantic_search", "sync_index"];
 
 thread_local! {
@@ -33,13 +33,6 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn fast_tools() -> Vec<&'static ToolDef> {
-    tools::TOOLS
-        .iter()
-        .filter(|t| !SLOW.contains(&t.name))
-        .collect()
-}
-
 /// Input: one byte choosing the tool, then the arguments as JSON.
 pub fn dispatch(data: &[u8]) {
     let Some((&which, args)) = data.split_first() else {
@@ -49,8 +42,11 @@ pub fn dispatch(data: &[u8]) {
     let Ok(args) = serde_json::from_slice::<Value>(args) else {
         return;
     };
-    let tools = fast_tools();
-    let tool = tools[usize::from(which) % tools.len()];
+    let all: Vec<&'static ToolDef> = tools::TOOLS.iter().collect();
+    let tool = all[usize::from(which) % all.len()];
+    if SLOW.contains(&tool.name) {
+        return parse_only(tool.name, args);
+    }
     CONTEXT.with(|ctx| {
         if let Err(err) = tools::dispatch(ctx, tool.name, args.clone())
             && matches!(err.code, ErrorCode::Internal)
@@ -58,4 +54,21 @@ pub fn dispatch(data: &[u8]) {
             panic!("{} with {args}: {}", tool.name, err.message);
         }
     });
+}
+
+/// What the dispatch does with a slow tool's arguments before the tool runs: parse them, and
+/// for `semantic_search` check the query and the count. A refusal must be a parameter error.
+fn parse_only(name: &str, args: Value) {
+    let refused = match name {
+        "semantic_search" => tools::params::<tools::semantic_search::Params>(args.clone())
+            .and_then(|p| p.checked().map(drop))
+            .err(),
+        "sync_index" => tools::params::<tools::sync_index::Params>(args.clone()).err(),
+        other => unreachable!("{other} is not a slow tool"),
+    };
+    if let Some(err) = refused
+        && !matches!(err.code, ErrorCode::InvalidParameter)
+    {
+        panic!("{name} with {args}: {:?} {}", err.code, err.message);
+    }
 }

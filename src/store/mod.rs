@@ -463,6 +463,12 @@ pub(super) async fn compact_if_needed(table: &Table, keep: Duration) -> Result<b
     let compact = stats.fragment_stats.num_fragments > MAX_FRAGMENTS
         || (deleted > 0 && deleted * 10 >= stats.num_rows);
     if compact {
+        // Said before it starts: the kill tests aim at this moment (tests/semantic/kill_resume.rs).
+        tracing::debug!(
+            "compacting {} files of {}",
+            stats.fragment_stats.num_fragments,
+            table.name()
+        );
         table
             .optimize(lancedb::table::OptimizeAction::Compact {
                 options: Default::default(),

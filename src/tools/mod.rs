@@ -25,7 +25,7 @@ mod revert_to_exploration;
 mod search_files;
 mod search_symbol;
 mod search_text;
-mod semantic_search;
+pub mod semantic_search;
 mod session_error;
 mod set_query_frame;
 mod start_session;
@@ -422,12 +422,19 @@ fn call<P: DeserializeOwned, O: Serialize>(
     args: Value,
     run: fn(&Context, P) -> ToolResult<O>,
 ) -> ToolResult<Value> {
+    let output = run(ctx, params(args)?)?;
+    serde_json::to_value(output).map_err(|err| ToolError::internal(err.to_string()))
+}
+
+/// A tool's arguments as its parameters (an absent object is an empty one), or the
+/// `INVALID_PARAMETER` error the client sees.
+pub fn params<P: DeserializeOwned>(args: Value) -> ToolResult<P> {
     let args = if args.is_null() {
         Value::Object(Map::new())
     } else {
         args
     };
-    let params: P = serde_json::from_value(args).map_err(|err| {
+    serde_json::from_value(args).map_err(|err| {
         ToolError::new(
             ErrorCode::InvalidParameter,
             format!("invalid arguments: {err}"),
@@ -436,9 +443,7 @@ fn call<P: DeserializeOwned, O: Serialize>(
             "hint",
             "see the tool's input schema for parameter names and types",
         )
-    })?;
-    let output = run(ctx, params)?;
-    serde_json::to_value(output).map_err(|err| ToolError::internal(err.to_string()))
+    })
 }
 
 /// Schema of what a tool accepts (serde's deserialize view: `Option` fields are optional).

@@ -28,21 +28,30 @@ pub struct Params {
 
 pub type Output = SearchResponse;
 
+impl Params {
+    /// The query and the number of results, or what is wrong with them: everything the tool
+    /// checks before it touches the index (the fuzz target runs exactly this).
+    pub fn checked(&self) -> ToolResult<(&str, usize)> {
+        let query = self.query.trim();
+        if query.is_empty() {
+            return Err(ToolError::invalid_parameter("query is empty").with(
+                "hint",
+                "describe the code you are looking for, e.g. 'where are orders saved'",
+            ));
+        }
+        let n = self.n_results.unwrap_or(10);
+        if n == 0 || n > 50 {
+            return Err(ToolError::invalid_parameter(format!(
+                "n_results must be between 1 and 50 (got {n})"
+            ))
+            .with("n_results", n));
+        }
+        Ok((query, n))
+    }
+}
+
 pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
-    let query = params.query.trim();
-    if query.is_empty() {
-        return Err(ToolError::invalid_parameter("query is empty").with(
-            "hint",
-            "describe the code you are looking for, e.g. 'where are orders saved'",
-        ));
-    }
-    let n = params.n_results.unwrap_or(10);
-    if n == 0 || n > 50 {
-        return Err(ToolError::invalid_parameter(format!(
-            "n_results must be between 1 and 50 (got {n})"
-        ))
-        .with("n_results", n));
-    }
+    let (query, n) = params.checked()?;
     let sem = &ctx.semantic;
     sem.ensure_indexed(&ctx.ws, &ctx.symbols)
         .map_err(|err| super::index_failure("indexing failed", &err))?;

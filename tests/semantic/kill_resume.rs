@@ -1,9 +1,12 @@
 //! `code-intel index` killed with SIGKILL at arbitrary moments (while chunking, committing,
-//! writing the state or embedding), with files changing in between: every intermediate store
-//! opens and answers, and the final sync ends exactly where a clean index of the same files
-//! ends — no duplicates, no orphans, nothing missing, everything embedded.
+//! writing the state or embedding) and in the middle of the store's compaction, with files
+//! changing in between: every intermediate store opens and answers, and the final sync ends
+//! exactly where a clean index of the same files ends — no duplicates, no orphans, nothing
+//! missing, everything embedded.
 
 use crate::support::{assert_consistent, context, files_under, sync, write};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -86,7 +89,13 @@ fn a_sync_killed_at_any_moment_is_finished_by_the_next_one() {
         "the index finished before most kills ({kills}); make the project larger"
     );
 
-    let ctx = context(dir.path());
+    assert_resumes_to_a_clean_index(dir.path());
+}
+
+/// A sync of `root` finishes what the kills left: everything embedded, nothing duplicated or
+/// orphaned, and the same chunks as a clean index of the same files.
+fn assert_resumes_to_a_clean_index(root: &Path) {
+    let ctx = context(root);
     let outcome = sync(&ctx);
     assert_eq!(outcome.embedding.pending, 0);
     assert_consistent(&ctx);
@@ -94,10 +103,9 @@ fn a_sync_killed_at_any_moment_is_finished_by_the_next_one() {
     let resumed = store.counts().unwrap();
     assert_eq!(resumed.embedded, resumed.chunks);
 
-    // A clean index of the same files has the same chunks.
     let clean = tempfile::tempdir().unwrap();
-    for entry in files_under(dir.path()) {
-        let rel = entry.strip_prefix(dir.path()).unwrap();
+    for entry in files_under(root) {
+        let rel = entry.strip_prefix(root).unwrap();
         if rel.starts_with(".code-intel") {
             continue;
         }
@@ -112,4 +120,80 @@ fn a_sync_killed_at_any_moment_is_finished_by_the_next_one() {
     a.sort();
     b.sort();
     assert_eq!(a, b);
+}
+
+/// Runs `code-intel index` and kills it `after` the store says it starts compacting; returns
+/// whether the kill landed there (false: the run ended without compacting).
+fn index_killed_in_compaction(root: &Path, after: Duration) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_code-intel"))
+        .args(["index", "--json", "--root"])
+        .arg(root)
+        .env("CODE_INTEL_EMBEDDER", "fake")
+        .env("CODE_INTEL_LOG", "code_intel::store=debug")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut landed = false;
+    for line in stderr.lines() {
+        let Ok(line) = line else { break };
+        if line.contains("compacting") && line.contains("forest") {
+            std::thread::sleep(after);
+            landed = child.try_wait().unwrap().is_none();
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    landed
+}
+
+#[test]
+fn a_sync_killed_while_the_store_compacts_is_finished_by_the_next_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<(String, String)> = (0..200)
+        .map(|i| (format!("pkg{}/mod_{i}.py", i % 10), module(i, 0)))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    write(dir.path(), &refs);
+    let mut landed = 0;
+    for (round, millis) in [0u64, 2, 5, 10, 20, 40, 80].into_iter().enumerate() {
+        // Every round changes files one at a time between small syncs, so the forest gathers
+        // more data files than it tolerates and the next index compacts it.
+        for k in 0..12 {
+            let i = (round * 12 + k) % 200;
+            write(
+                dir.path(),
+                &[(
+                    format!("pkg{}/mod_{i}.py", i % 10).as_str(),
+                    module(i, round + 1).as_str(),
+                )],
+            );
+            let ctx = context(dir.path());
+            ctx.semantic
+                .sync_stored(
+                    &ctx.ws,
+                    &ctx.symbols,
+                    code_intel::index::semantic::Target::Forest,
+                    false,
+                    &|_| {},
+                )
+                .unwrap();
+        }
+        if index_killed_in_compaction(dir.path(), Duration::from_millis(millis)) {
+            landed += 1;
+        }
+        // The interrupted store opens and answers.
+        let ctx = context(dir.path());
+        ctx.semantic.store().unwrap().counts().unwrap();
+    }
+    assert!(
+        landed >= 4,
+        "only {landed} kills landed while the store compacted; make the rounds write more files"
+    );
+    assert_resumes_to_a_clean_index(dir.path());
 }
