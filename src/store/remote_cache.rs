@@ -283,8 +283,7 @@ impl RemoteCache {
             )?;
             let table = table.clone();
             block(&self.rt, async move {
-                table.add(batch).execute().await?;
-                Ok::<_, StoreError>(())
+                retrying(|| async { Ok(table.add(batch.clone()).execute().await?) }).await
             })?;
             report.added += rows.len();
         }
@@ -296,7 +295,10 @@ impl RemoteCache {
     /// scans the table.
     pub fn index_keys(&self) -> Result<()> {
         let table = self.writable()?;
-        block(&self.rt, async move { index_keys(&table).await })
+        block(
+            &self.rt,
+            async move { retrying(|| index_keys(&table)).await },
+        )
     }
 
     /// The table for writing (created if missing); a failure to reach it is recorded as the
@@ -525,11 +527,16 @@ fn schema(dim: usize) -> SchemaRef {
     ]))
 }
 
-async fn connect(uri: &str) -> std::result::Result<Connection, lancedb::Error> {
+/// A connection whose tables look for new versions every `consistency` (zero: on every
+/// operation, what a writer needs to see another writer's commit when it retries).
+async fn connect(
+    uri: &str,
+    consistency: Duration,
+) -> std::result::Result<Connection, lancedb::Error> {
     let session = lance::session::Session::new(64 << 20, 16 << 20, super::s3::registry());
     lancedb::connect(uri)
         .session(Arc::new(session))
-        .read_consistency_interval(READ_CONSISTENCY)
+        .read_consistency_interval(consistency)
         .execute()
         .await
 }
@@ -537,7 +544,7 @@ async fn connect(uri: &str) -> std::result::Result<Connection, lancedb::Error> {
 /// The table, or `None` when nothing has been published yet. Listing the tables first also
 /// tells a missing bucket or refused credentials from an empty cache.
 async fn open(uri: &str, dim: usize) -> std::result::Result<Option<Table>, Failure> {
-    let db = connect(uri).await?;
+    let db = connect(uri, READ_CONSISTENCY).await?;
     let name = table_name(dim);
     let names = db.table_names().execute().await?;
     if !names.contains(&name) {
@@ -547,7 +554,7 @@ async fn open(uri: &str, dim: usize) -> std::result::Result<Option<Table>, Failu
 }
 
 async fn open_or_create(uri: &str, dim: usize) -> Result<Table> {
-    let db = connect(uri).await?;
+    let db = connect(uri, Duration::ZERO).await?;
     let name = table_name(dim);
     if db.table_names().execute().await?.contains(&name) {
         return Ok(db.open_table(&name).execute().await?);
@@ -605,6 +612,33 @@ async fn read_keys(table: &Table, keys: &[String]) -> Result<Vec<String>> {
         out.extend((0..batch.num_rows()).map(|i| column.value(i).to_string()));
     }
     Ok(out)
+}
+
+/// Runs a commit again when another writer's commit got in first (another publisher appending
+/// or building the index at the same moment): the second attempt sees the first's result, so
+/// an index already built is folded instead of built twice.
+async fn retrying<T, F, Fut>(op: F) -> Result<T>
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    const ATTEMPTS: u32 = 6;
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match op().await {
+            Err(err) if attempt < ATTEMPTS && is_commit_conflict(&err) => {
+                tracing::debug!("team cache: {err}; committing again");
+                tokio::time::sleep(Duration::from_millis(100 * u64::from(attempt))).await;
+            }
+            result => return result,
+        }
+    }
+}
+
+fn is_commit_conflict(err: &StoreError) -> bool {
+    let text = crate::error::chain(err).to_lowercase();
+    text.contains("commit conflict") || text.contains("retryable")
 }
 
 /// Builds the key index, or folds the rows appended since into it.

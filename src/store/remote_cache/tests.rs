@@ -119,3 +119,39 @@ fn backoff_doubles_up_to_its_bound() {
     assert_eq!(Health::backoff(2), FIRST_BACKOFF * 2);
     assert_eq!(Health::backoff(30), MAX_BACKOFF);
 }
+
+#[test]
+fn publishers_at_once_both_succeed_and_leave_every_key() {
+    // Several rounds: the two commits race differently each time (append against append, index
+    // build against index build or fold).
+    for round in 0..4u8 {
+        let dir = tempfile::tempdir().unwrap();
+        let publishers: Vec<std::thread::JoinHandle<()>> = (0..2u8)
+            .map(|p| {
+                let path = dir.path().join("team");
+                std::thread::spawn(move || {
+                    let cache = RemoteCache::new(path.to_str().unwrap(), DIM).unwrap();
+                    // Overlapping sets: 10..=20 for the first, 15..=25 for the second.
+                    let items: Vec<(Key, Vec<f32>)> = (10 + 5 * p..=20 + 5 * p)
+                        .map(|n| (key(n), vector(n)))
+                        .collect();
+                    cache.append(&items).unwrap();
+                    cache.index_keys().unwrap();
+                })
+            })
+            .collect();
+        for publisher in publishers {
+            publisher.join().expect("a publisher failed");
+        }
+        let reader = cache_in(&dir);
+        let (keys, rows) = reader.keys().unwrap();
+        assert_eq!(keys.len(), 16, "round {round}");
+        // A text both appended at once may be held twice, never lost.
+        assert!((16..=22).contains(&rows), "round {round}: {rows} rows");
+        let all: Vec<Key> = (10..=25).map(key).collect();
+        assert!(
+            reader.fetch(&all).iter().all(Option::is_some),
+            "round {round}"
+        );
+    }
+}
