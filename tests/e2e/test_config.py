@@ -106,8 +106,11 @@ def test_values_come_from_defaults_the_file_and_the_environment(server_bin, make
     assert (code, report["exists"], report["problems"]) == (0, False, [])
     assert set(origins(report).values()) == {"default"}
     (root / ".code-intel").mkdir()
-    (root / ".code-intel/config.json").write_text('{"max_chunks": 50, "model_dir": "models/e5"}')
-    env = {"CODE_INTEL_MODEL_DIR": str(tmp_path / "elsewhere")}
+    (root / ".code-intel/config.json").write_text(
+        '{"max_chunks": 50, "model_dir": "models/e5", "embedding_cache_uri": "s3://from-file/x"}'
+    )
+    env = {"CODE_INTEL_MODEL_DIR": str(tmp_path / "elsewhere"),
+           "CODE_INTEL_EMBEDDING_CACHE_URI": "s3://from-env/team"}
     code, report = config_json(server_bin, root, env=env)
     assert code == 0
     entries = {e["key"]: e for e in report["entries"]}
@@ -116,6 +119,14 @@ def test_values_come_from_defaults_the_file_and_the_environment(server_bin, make
     assert entries["model_dir"]["variable"] == "CODE_INTEL_MODEL_DIR"
     assert entries["model_dir"]["value"] == str(tmp_path / "elsewhere")
     assert entries["chunk_strategy"]["origin"] == "default"
+    # The team cache's location: the environment's over the file's, said so.
+    assert (entries["embedding_cache_uri"]["value"], entries["embedding_cache_uri"]["origin"],
+            entries["embedding_cache_uri"]["variable"]) == (
+        "s3://from-env/team", "environment", "CODE_INTEL_EMBEDDING_CACHE_URI")
+    code, report = config_json(server_bin, root)
+    entries = {e["key"]: e for e in report["entries"]}
+    assert (entries["embedding_cache_uri"]["value"], entries["embedding_cache_uri"]["origin"]) == (
+        "s3://from-file/x", "file")
 
 
 def test_init_writes_the_servers_defaults_and_a_schema(server_bin, make_project):
