@@ -96,6 +96,28 @@ impl<'a> CachedPassages<'a> {
             .collect()
     }
 
+    /// Computes the vectors `found` (what [`Self::lookup`] returned for `texts`) lacks, `batch`
+    /// texts per model call, and keeps them. What was computed before an error stays in
+    /// `found`.
+    pub fn compute_missing(
+        &self,
+        texts: &[&str],
+        found: &mut [(Key, Option<Vector>)],
+        batch: usize,
+    ) -> Result<(), super::EmbedError> {
+        let todo: Vec<usize> = (0..found.len()).filter(|&i| found[i].1.is_none()).collect();
+        for group in todo.chunks(batch.max(1)) {
+            let inputs: Vec<&str> = group.iter().map(|&i| texts[i]).collect();
+            let computed = self.model.embed_passages(&inputs)?;
+            let keys: Vec<Key> = group.iter().map(|&i| found[i].0).collect();
+            self.keep(&keys, &computed);
+            for (&i, vector) in group.iter().zip(computed) {
+                found[i].1 = Some(vector);
+            }
+        }
+        Ok(())
+    }
+
     /// Keeps what the model computed for `keys`; a failure (a full disk) loses only these.
     pub fn keep(&self, keys: &[Key], vectors: &[Vector]) {
         let Some(cache) = self.cache else { return };

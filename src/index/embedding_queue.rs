@@ -324,30 +324,7 @@ impl Run<'_> {
             .filter(|&d| vectors[d].is_some())
             .collect();
         self.take(&texts, &distinct, &mut vectors, &cached);
-        if let Some(remote) = self.remote
-            && !todo.is_empty()
-        {
-            let keys: Vec<Key> = todo.iter().map(|(_, key)| *key).collect();
-            let dims = self.model.dims();
-            let mut found: Vec<usize> = Vec::new();
-            let (mut kept_keys, mut kept) = (Vec::new(), Vec::new());
-            let mut rest = Vec::new();
-            for ((d, key), hit) in todo.into_iter().zip(remote.fetch(&keys)) {
-                match hit.filter(|v| v.len() == dims) {
-                    Some(vector) => {
-                        self.report.from_remote += distinct[d].1.len();
-                        kept_keys.push(key);
-                        kept.push(vector.clone());
-                        vectors[d] = Some(vector);
-                        found.push(d);
-                    }
-                    None => rest.push((d, key)),
-                }
-            }
-            self.passages.keep(&kept_keys, &kept);
-            self.take(&texts, &distinct, &mut vectors, &found);
-            todo = rest;
-        }
+        let todo = self.ask_team_cache(todo, &texts, &distinct, &mut vectors);
         for group in todo.chunks(self.batch) {
             // A sync stored chunks without any vector: their heads come first, and what is
             // left of this window keeps its heads' vectors until the whole pass returns to it.
@@ -369,6 +346,38 @@ impl Run<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Asks the team's cache for the distinct texts of `todo` (the machine's cache lacked them),
+    /// keeps what it has in the machine's cache and the write buffer, and returns the rest.
+    fn ask_team_cache(
+        &mut self,
+        todo: Vec<(usize, Key)>,
+        texts: &[(PendingChunk, String, bool)],
+        distinct: &[(&str, Vec<usize>)],
+        vectors: &mut [Option<Vec<f32>>],
+    ) -> Vec<(usize, Key)> {
+        let Some(remote) = self.remote.filter(|_| !todo.is_empty()) else {
+            return todo;
+        };
+        let keys: Vec<Key> = todo.iter().map(|(_, key)| *key).collect();
+        let dims = self.model.dims();
+        let (mut found, mut found_keys, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+        for ((d, key), hit) in todo.into_iter().zip(remote.fetch(&keys)) {
+            match hit.filter(|v| v.len() == dims) {
+                Some(vector) => {
+                    self.report.from_remote += distinct[d].1.len();
+                    vectors[d] = Some(vector);
+                    found.push(d);
+                    found_keys.push(key);
+                }
+                None => rest.push((d, key)),
+            }
+        }
+        let kept: Vec<Vec<f32>> = found.iter().filter_map(|&d| vectors[d].clone()).collect();
+        self.passages.keep(&found_keys, &kept);
+        self.take(texts, distinct, vectors, &found);
+        rest
     }
 
     /// Moves the vectors of the distinct texts `ds` into the write buffer, one per chunk.
@@ -468,6 +477,21 @@ mod tests {
     use crate::embed::{DIM, EmbedError, FakeEmbedder, Vector};
     use crate::store::{ChunkRecord, ModelStamp};
 
+    /// What the queue embeds with in these tests: `model` alone, no cache of either kind.
+    fn without_caches<'a>(
+        model: &'a dyn Embedder,
+        tokens: &'a TokenCounter,
+        batch: usize,
+    ) -> Embedding<'a> {
+        Embedding {
+            model,
+            cache: None,
+            remote: None,
+            tokens,
+            batch,
+        }
+    }
+
     /// The fake model, remembering every passage it was given, call by call; with `midway`,
     /// a sync that stores a new chunk while the first whole text containing `return total` is
     /// embedded.
@@ -550,13 +574,7 @@ mod tests {
         let model = Recorder::default();
         let status = QueueStatus::default();
         let tokens = TokenCounter::estimate("tests");
-        let with = Embedding {
-            model: &model,
-            cache: None,
-            remote: None,
-            tokens: &tokens,
-            batch: 8,
-        };
+        let with = without_caches(&model, &tokens, 8);
         let report = run(&store, &with, None, &status, &|_| {}).unwrap();
 
         let counts = store.counts().unwrap();
@@ -605,13 +623,7 @@ mod tests {
             ..Recorder::default()
         };
         let tokens = TokenCounter::estimate("tests");
-        let with = Embedding {
-            model: &model,
-            cache: None,
-            remote: None,
-            tokens: &tokens,
-            batch: 1,
-        };
+        let with = without_caches(&model, &tokens, 1);
         run(&store, &with, None, &status, &|_| {}).unwrap();
         let counts = store.counts().unwrap();
         assert_eq!(

@@ -262,7 +262,7 @@ fn run(shared: &Shared, store: &Store) {
                 st.last_report = Some(report);
             }
             // A write committed first (Lance lets the later commit lose): redo it when idle.
-            Err(err) if format!("{err:#}").contains("commit conflict") => {
+            Err(err) if err.is_commit_conflict() => {
                 tracing::debug!("store maintenance lost a commit race; again when idle");
                 st.dirty = true;
             }

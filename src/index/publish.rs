@@ -44,21 +44,12 @@ pub fn publish(
         texts.sort();
         texts.dedup();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let mut items: Vec<(Key, Vec<f32>)> = Vec::with_capacity(refs.len());
-        let mut missing: Vec<(usize, Key)> = Vec::new();
-        for (i, (key, hit)) in passages.lookup(&refs).into_iter().enumerate() {
-            match hit {
-                Some(vector) => items.push((key, vector)),
-                None => missing.push((i, key)),
-            }
-        }
-        for batch in missing.chunks(with.batch.max(1)) {
-            let inputs: Vec<&str> = batch.iter().map(|(i, _)| refs[*i]).collect();
-            let computed = with.model.embed_passages(&inputs)?;
-            let keys: Vec<Key> = batch.iter().map(|(_, key)| *key).collect();
-            passages.keep(&keys, &computed);
-            items.extend(keys.into_iter().zip(computed));
-        }
+        let mut found = passages.lookup(&refs);
+        passages.compute_missing(&refs, &mut found, with.batch)?;
+        let items: Vec<(Key, Vec<f32>)> = found
+            .into_iter()
+            .filter_map(|(key, vector)| Some((key, vector?)))
+            .collect();
         report += remote.append(&items)?;
         progress(Progress {
             phase: "publish",

@@ -15,11 +15,11 @@ use super::sync::{self, ForestReport, MapReport, Progress, ProgressFn};
 use super::sync_state::SyncState;
 use super::write_watch::WriteWatch;
 use crate::chunk::{TokenCounter, embedding_head};
-use crate::embed::cache::{CachedPassages, Key, VectorCache};
+use crate::embed::cache::{CachedPassages, VectorCache};
 use crate::embed::{EmbedError, Embedder, EmbedderHandle, EmbedderState, Vector};
 use crate::relevance::SharedRelevance;
 use crate::store::{
-    ChunkHit, ModelStamp, PublishReport, RemoteCache, RemoteState, RemoteStatus, Store, StoreCounts,
+    ChunkHit, ModelStamp, PublishReport, RemoteCache, RemoteStatus, Store, StoreCounts,
 };
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
@@ -552,14 +552,7 @@ impl SemanticIndex {
             },
             remote_cache: self.remote_cache.as_ref().map(|remote| match remote {
                 Ok(cache) => cache.status(),
-                Err((uri, why)) => RemoteStatus {
-                    uri: uri.clone(),
-                    state: RemoteState::Error,
-                    hits: 0,
-                    misses: 0,
-                    detail: Some(why.clone()),
-                    retry_in_seconds: None,
-                },
+                Err((uri, why)) => RemoteStatus::unusable(uri, why),
             }),
         }
     }
@@ -1137,24 +1130,12 @@ impl SemanticIndex {
             })
             .collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let (keys, mut out): (Vec<Key>, Vec<Option<Vector>>) =
-            passages.lookup(&refs).into_iter().unzip();
-        let todo: Vec<usize> = (0..chunks.len()).filter(|&i| out[i].is_none()).collect();
-        if todo.is_empty() {
-            return out;
+        let mut found = passages.lookup(&refs);
+        // One model call for every candidate the cache lacks.
+        if let Err(err) = passages.compute_missing(&refs, &mut found, usize::MAX) {
+            tracing::warn!("query-time embedding failed: {err}");
         }
-        let inputs: Vec<&str> = todo.iter().map(|&i| refs[i]).collect();
-        match model.embed_passages(&inputs) {
-            Ok(vectors) => {
-                let todo_keys: Vec<Key> = todo.iter().map(|&i| keys[i]).collect();
-                passages.keep(&todo_keys, &vectors);
-                for (&i, v) in todo.iter().zip(vectors) {
-                    out[i] = Some(v);
-                }
-            }
-            Err(err) => tracing::warn!("query-time embedding failed: {err}"),
-        }
-        out
+        found.into_iter().map(|(_, vector)| vector).collect()
     }
 }
 

@@ -41,6 +41,14 @@ impl StoreError {
         Self::text_shows_damage(&crate::error::chain(self))
     }
 
+    /// Whether another writer's commit got in first (Lance lets the later commit lose, and
+    /// says whether retrying can help): the write can be made again on the new version.
+    pub fn is_commit_conflict(&self) -> bool {
+        crate::error::chain(self)
+            .to_lowercase()
+            .contains("commit conflict")
+    }
+
     /// [`StoreError::is_damage`] for an error already turned into text (a store that failed
     /// to open is remembered as its message).
     pub fn text_shows_damage(text: &str) -> bool {

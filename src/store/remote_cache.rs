@@ -18,7 +18,7 @@
 //! `denied`, `no_bucket`, `error`) with hits and misses; credentials never appear in it.
 
 use super::error::{Result, StoreError};
-use super::rows::{Columns, strings, vectors};
+use super::rows::{Columns, strings, vector_type, vectors};
 use super::{StoreRuntime, block};
 use crate::embed::cache::Key;
 use arrow_array::RecordBatch;
@@ -85,6 +85,26 @@ pub struct RemoteStatus {
     /// Seconds until the store is asked again, after a failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_in_seconds: Option<u64>,
+}
+
+impl RemoteStatus {
+    /// The status of a configured location that cannot be a cache (`why`: what
+    /// [`RemoteCache::new`] said of it).
+    pub fn unusable(uri: &str, why: &str) -> RemoteStatus {
+        RemoteStatus {
+            uri: shown(uri),
+            state: RemoteState::Error,
+            hits: 0,
+            misses: 0,
+            detail: Some(why.to_string()),
+            retry_in_seconds: None,
+        }
+    }
+}
+
+/// A location as statuses show it: without any query string.
+fn shown(uri: &str) -> String {
+    uri.split('?').next().unwrap_or_default().to_string()
 }
 
 /// What a publish did.
@@ -181,7 +201,6 @@ impl RemoteCache {
     pub fn status(&self) -> RemoteStatus {
         let health = self.health();
         RemoteStatus {
-            uri: self.uri.split('?').next().unwrap_or_default().to_string(),
             state: health.state,
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
@@ -189,6 +208,7 @@ impl RemoteCache {
             retry_in_seconds: health
                 .retry_at
                 .map(|at| at.saturating_duration_since(Instant::now()).as_secs()),
+            uri: shown(&self.uri),
         }
     }
 
@@ -264,11 +284,10 @@ impl RemoteCache {
         keys.sort();
         let mut present: HashSet<String> = HashSet::new();
         for batch in keys.chunks(KEYS_PER_QUERY) {
-            let (table, batch) = (table.clone(), batch.to_vec());
-            present.extend(block(
-                &self.rt,
-                async move { read_keys(&table, &batch).await },
-            )?);
+            let (table, filter) = (table.clone(), key_filter(batch));
+            present.extend(block(&self.rt, async move {
+                read_keys(&table, Some(filter)).await
+            })?);
         }
         report.present = present.len();
         let missing: Vec<&String> = keys.iter().filter(|k| !present.contains(*k)).collect();
@@ -314,24 +333,11 @@ impl RemoteCache {
     pub fn keys(&self) -> Result<(HashSet<String>, usize)> {
         let uri = self.uri.clone();
         let dim = self.dim;
-        block(&self.rt, async move {
-            let table = open_or_create(&uri, dim).await?;
-            let mut keys = HashSet::new();
-            let mut rows = 0;
-            let mut stream = table
-                .query()
-                .select(Select::columns(&["key"]))
-                .execute()
-                .await?;
-            while let Some(batch) = stream.try_next().await? {
-                let column = Columns::new(&batch).str("key")?;
-                for i in 0..batch.num_rows() {
-                    keys.insert(column.value(i).to_string());
-                    rows += 1;
-                }
-            }
-            Ok((keys, rows))
-        })
+        let all = block(&self.rt, async move {
+            read_keys(&open_or_create(&uri, dim).await?, None).await
+        })?;
+        let rows = all.len();
+        Ok((all.into_iter().collect(), rows))
     }
 
     fn health(&self) -> std::sync::MutexGuard<'_, Health> {
@@ -516,14 +522,7 @@ fn table_name(dim: usize) -> String {
 fn schema(dim: usize) -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("key", DataType::Utf8, false),
-        Field::new(
-            "vector",
-            DataType::FixedSizeList(
-                Arc::new(Field::new("item", DataType::Float32, true)),
-                dim as i32,
-            ),
-            false,
-        ),
+        Field::new("vector", vector_type(dim), false),
     ]))
 }
 
@@ -599,14 +598,14 @@ async fn read_vectors(
     Ok(out)
 }
 
-async fn read_keys(table: &Table, keys: &[String]) -> Result<Vec<String>> {
+/// The keys of the rows `filter` keeps (every row without one).
+async fn read_keys(table: &Table, filter: Option<String>) -> Result<Vec<String>> {
+    let mut query = table.query().select(Select::columns(&["key"]));
+    if let Some(filter) = filter {
+        query = query.only_if(filter);
+    }
     let mut out = Vec::new();
-    let mut stream = table
-        .query()
-        .only_if(key_filter(keys))
-        .select(Select::columns(&["key"]))
-        .execute()
-        .await?;
+    let mut stream = query.execute().await?;
     while let Some(batch) = stream.try_next().await? {
         let column = Columns::new(&batch).str("key")?;
         out.extend((0..batch.num_rows()).map(|i| column.value(i).to_string()));
@@ -627,18 +626,13 @@ where
     loop {
         attempt += 1;
         match op().await {
-            Err(err) if attempt < ATTEMPTS && is_commit_conflict(&err) => {
+            Err(err) if attempt < ATTEMPTS && err.is_commit_conflict() => {
                 tracing::debug!("team cache: {err}; committing again");
                 tokio::time::sleep(Duration::from_millis(100 * u64::from(attempt))).await;
             }
             result => return result,
         }
     }
-}
-
-fn is_commit_conflict(err: &StoreError) -> bool {
-    let text = crate::error::chain(err).to_lowercase();
-    text.contains("commit conflict") || text.contains("retryable")
 }
 
 /// Builds the key index, or folds the rows appended since into it.

@@ -10,7 +10,7 @@ use arrow_array::{
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::Arc;
 
-fn vector_type(dim: usize) -> DataType {
+pub(super) fn vector_type(dim: usize) -> DataType {
     DataType::FixedSizeList(
         Arc::new(Field::new("item", DataType::Float32, true)),
         dim as i32,

@@ -20,16 +20,27 @@ fn module(i: usize, variant: usize) -> String {
         .collect()
 }
 
-fn index_killed_after(root: &std::path::Path, after: Duration) -> bool {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_code-intel"))
+/// `code-intel index` on `root` with the fake embedder (`embedder`, e.g. `fake:2000` for 2 ms
+/// a chunk), the store's debug log on stderr when `log` is set.
+fn start_index(root: &Path, embedder: &str, log: bool) -> std::process::Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_code-intel"));
+    command
         .args(["index", "--json", "--root"])
         .arg(root)
-        // 2 ms per chunk: about 5 s of embedding, so kills land in every stage.
-        .env("CODE_INTEL_EMBEDDER", "fake:2000")
+        .env("CODE_INTEL_EMBEDDER", embedder)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::null());
+    if log {
+        command
+            .env("CODE_INTEL_LOG", "code_intel::store=debug")
+            .stderr(Stdio::piped());
+    }
+    command.spawn().unwrap()
+}
+
+fn index_killed_after(root: &Path, after: Duration) -> bool {
+    // 2 ms per chunk: about 5 s of embedding, so kills land in every stage.
+    let mut child = start_index(root, "fake:2000", false);
     std::thread::sleep(after);
     let finished = child.try_wait().unwrap().is_some();
     // SIGKILL: no destructors, no flushing, exactly like a crash.
@@ -125,15 +136,7 @@ fn assert_resumes_to_a_clean_index(root: &Path) {
 /// Runs `code-intel index` and kills it `after` the store says it starts compacting; returns
 /// whether the kill landed there (false: the run ended without compacting).
 fn index_killed_in_compaction(root: &Path, after: Duration) -> bool {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_code-intel"))
-        .args(["index", "--json", "--root"])
-        .arg(root)
-        .env("CODE_INTEL_EMBEDDER", "fake")
-        .env("CODE_INTEL_LOG", "code_intel::store=debug")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = start_index(root, "fake", true);
     let stderr = BufReader::new(child.stderr.take().unwrap());
     let mut landed = false;
     for line in stderr.lines() {
