@@ -33,6 +33,7 @@ use super::{DIM, EmbedError, Embedder, MODEL_ID, Vector, cosine};
 use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
+use sha2::Digest as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
@@ -555,9 +556,11 @@ impl E5Embedder {
         for batch in &batches {
             let mut model = session.lock();
             let inputs: Vec<&str> = batch.iter().map(|&i| texts[i].as_str()).collect();
-            let vectors = model
-                .embed(&inputs, Some(inputs.len()))
-                .map_err(|err| EmbedError::Inference(err.to_string()))?;
+            let vectors = embed_or_isolate(&inputs, |some| {
+                model
+                    .embed(some, Some(some.len()))
+                    .map_err(|err| EmbedError::Inference(err.to_string()))
+            })?;
             if vectors.len() != batch.len() {
                 return Err(EmbedError::Inference(format!(
                     "the model returned {} vectors for {} texts",
@@ -577,6 +580,60 @@ impl E5Embedder {
         }
         Ok(out.into_iter().map(Option::unwrap_or_default).collect())
     }
+}
+
+/// Embeds one batch with `embed`, and when ONNX Runtime fails on it, tries it once more before
+/// giving up. Such a failure was seen twice in the field (a `DynamicQuantizeMatMul` node
+/// reporting `GetElementType is not implemented`) and its input never found again, so a
+/// second failure also bisects the batch down to a text that fails on its own and names it in
+/// the error and the log (length, digest, beginning): the input a test needs.
+fn embed_or_isolate(
+    inputs: &[&str],
+    mut embed: impl FnMut(&[&str]) -> Result<Vec<Vector>, EmbedError>,
+) -> Result<Vec<Vector>, EmbedError> {
+    let first = match embed(inputs) {
+        Ok(vectors) => return Ok(vectors),
+        Err(err) => err,
+    };
+    tracing::warn!(
+        "inference failed on a batch of {} texts; trying it again: {first}",
+        inputs.len()
+    );
+    match embed(inputs) {
+        Ok(vectors) => {
+            tracing::warn!("the batch of {} texts passed the second time", inputs.len());
+            Ok(vectors)
+        }
+        Err(again) => Err(failing_alone(inputs, &mut embed).unwrap_or(again)),
+    }
+}
+
+/// The error of a text of `inputs` that fails on its own, found by halving; `None` when no
+/// half fails (the batch fails only as a whole).
+fn failing_alone(
+    inputs: &[&str],
+    embed: &mut impl FnMut(&[&str]) -> Result<Vec<Vector>, EmbedError>,
+) -> Option<EmbedError> {
+    if let [text] = inputs {
+        let err = embed(inputs).err()?;
+        let digest = sha2::Sha256::digest(text.as_bytes());
+        let named = format!(
+            "{err} (on a text of {} characters, sha256 {}, beginning {:?})",
+            text.chars().count(),
+            digest
+                .iter()
+                .take(8)
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>(),
+            text.chars().take(80).collect::<String>()
+        );
+        tracing::error!("{named}");
+        return Some(EmbedError::Inference(named));
+    }
+    let (left, right) = inputs.split_at(inputs.len() / 2);
+    [left, right]
+        .into_iter()
+        .find_map(|half| embed(half).err().and_then(|_| failing_alone(half, embed)))
 }
 
 impl Embedder for E5Embedder {
@@ -673,6 +730,60 @@ fn load_session(
 mod tests {
     use super::*;
     use crate::embed::test_model;
+
+    /// A stand-in for a session: one vector per text, failing as `fails` says.
+    fn counting(
+        calls: &mut usize,
+        fails: impl Fn(usize, &[&str]) -> bool,
+    ) -> impl FnMut(&[&str]) -> Result<Vec<Vector>, EmbedError> {
+        move |texts| {
+            *calls += 1;
+            if fails(*calls, texts) {
+                Err(EmbedError::Inference(
+                    "GetElementType is not implemented".into(),
+                ))
+            } else {
+                Ok(texts.iter().map(|t| vec![t.len() as f32; 2]).collect())
+            }
+        }
+    }
+
+    #[test]
+    fn a_batch_that_fails_once_is_tried_again() {
+        let mut calls = 0;
+        let vectors = embed_or_isolate(&["a", "bb"], counting(&mut calls, |n, _| n == 1)).unwrap();
+        assert_eq!(vectors, vec![vec![1.0; 2], vec![2.0; 2]]);
+        assert_eq!(calls, 2);
+    }
+
+    #[test]
+    fn a_text_that_fails_every_time_is_named() {
+        let texts = ["ok one", "ok two", "ok three", "the bad text", "ok five"];
+        let mut calls = 0;
+        let err = embed_or_isolate(
+            &texts,
+            counting(&mut calls, |_, some| some.contains(&"the bad text")),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("GetElementType"), "{err}");
+        assert!(err.contains("a text of 12 characters"), "{err}");
+        assert!(err.contains("beginning \"the bad text\""), "{err}");
+        // Twice whole, then halves down to the text: a handful of calls, not one per text.
+        assert!(calls <= 2 + 2 * 3, "{calls}");
+    }
+
+    #[test]
+    fn a_batch_that_fails_only_whole_keeps_its_own_error() {
+        let mut calls = 0;
+        let err = embed_or_isolate(
+            &["a", "b", "c"],
+            counting(&mut calls, |_, some| some.len() == 3),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(err, "embedding failed: GetElementType is not implemented");
+    }
 
     fn cos(a: &[f32], b: &[f32]) -> f64 {
         cosine(a, b) as f64

@@ -431,6 +431,19 @@ impl Run<'_> {
     }
 }
 
+/// Where a file's chunks come in each pass, by the part the file plays: code first, then
+/// migrations, tests, prose. The sync stores files in this order too, so that a pass walks the
+/// store's data files one after another and each commit patches one or two of them.
+pub(super) fn embedding_rank(file: &str) -> u8 {
+    match role_of(file) {
+        FileRole::Code => 0,
+        FileRole::Migration => 1,
+        FileRole::Test => 2,
+        FileRole::Docs => 3,
+        FileRole::Translations | FileRole::ReverseMigration => 4,
+    }
+}
+
 /// The files waiting for a pass (with their chunk counts), in the order they are embedded, cut
 /// into groups of about `window` chunks: files the agent touched (most recent first), then by
 /// the part they play (code first, then migrations, tests, prose), then by path.
@@ -439,14 +452,7 @@ pub(super) fn file_groups(
     preferred: &[String],
     window: usize,
 ) -> Vec<Vec<String>> {
-    let rank_of_role = |file: &str| match role_of(file) {
-        FileRole::Code => 0,
-        FileRole::Migration => 1,
-        FileRole::Test => 2,
-        FileRole::Docs => 3,
-        FileRole::Translations | FileRole::ReverseMigration => 4,
-    };
-    let mut files: Vec<(usize, usize, String, usize)> = waiting
+    let mut files: Vec<(usize, u8, String, usize)> = waiting
         .into_iter()
         .map(|(file, count)| {
             let touched = preferred
@@ -454,7 +460,7 @@ pub(super) fn file_groups(
                 .rev()
                 .position(|f| *f == file)
                 .unwrap_or(usize::MAX);
-            (touched, rank_of_role(&file), file, count)
+            (touched, embedding_rank(&file), file, count)
         })
         .collect();
     files.sort();

@@ -93,6 +93,9 @@ pub struct IndexStatus {
     pub agreements: usize,
     /// Whether the background embedding worker is running.
     pub embedding_running: bool,
+    /// A sync is storing files now (`sync_index`, a forced rebuild, a repair): with no
+    /// `last_sync`, results cover only the files stored so far.
+    pub syncing: bool,
     /// Unix seconds of the last completed sync, if any.
     pub last_sync: Option<i64>,
     /// The last sync is older than `sync_ttl_hours` (or there was none).
@@ -465,23 +468,70 @@ impl SemanticIndex {
         Ok(self.maintenance().finish(timeout))
     }
 
-    /// The recorded sync state (cached; re-read when the file changes).
     /// Never indexed (a search before any sync got anywhere): builds the lexical and symbol
     /// index now, which takes seconds; embedding is left to the background or `code-intel index`.
     pub fn ensure_indexed(&self, ws: &Workspace, symbols: &SymbolIndex) -> IndexResult<()> {
         if self.sync_state().last_sync.is_none() {
-            self.sync(
-                ws,
-                symbols,
-                Target::All,
-                false,
-                Some(Duration::ZERO),
-                &|_| {},
-            )?;
+            self.sync_lexical(ws, symbols)?;
         }
         Ok(())
     }
 
+    /// [`Self::ensure_indexed`] for a tool call, which does not queue behind another sync for
+    /// longer than `patience`: a forced rebuild or a repair stores every file again (about 25 s
+    /// on a 5k-file repository), and the call then answers from the files stored so far, with
+    /// [`IndexStatus::syncing`] saying so. Returns whether a sync has completed.
+    pub fn ensure_indexed_within(
+        &self,
+        ws: &Workspace,
+        symbols: &SymbolIndex,
+        patience: Duration,
+    ) -> IndexResult<bool> {
+        let deadline = Instant::now() + patience;
+        loop {
+            if self.sync_state().last_sync.is_some() {
+                return Ok(true);
+            }
+            if !self.syncing() {
+                // Another call may take the lock first; this one then waits for it, as before.
+                self.sync_lexical(ws, symbols)?;
+                return Ok(true);
+            }
+            if Instant::now() >= deadline {
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stores every file and builds the full-text index, leaving embedding to the background.
+    fn sync_lexical(&self, ws: &Workspace, symbols: &SymbolIndex) -> IndexResult<()> {
+        self.sync(
+            ws,
+            symbols,
+            Target::All,
+            false,
+            Some(Duration::ZERO),
+            &|_| {},
+        )
+        .map(drop)
+    }
+
+    /// Holds the lock a sync holds, as a long sync does (tests of what waits for one).
+    #[cfg(test)]
+    pub(crate) fn hold_sync_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.sync_lock.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether a sync (or a store rebuild) holds the store's write lock now.
+    fn syncing(&self) -> bool {
+        matches!(
+            self.sync_lock.try_lock(),
+            Err(std::sync::TryLockError::WouldBlock)
+        )
+    }
+
+    /// The recorded sync state (cached; re-read when the file changes).
     pub fn sync_state(&self) -> Arc<SyncState> {
         let path = SyncState::path(&self.state_dir);
         let mtime = std::fs::metadata(&path)
@@ -534,6 +584,7 @@ impl SemanticIndex {
             head_only: counts.head_only,
             agreements: counts.agreements,
             embedding_running: self.queue.running.load(Ordering::Relaxed),
+            syncing: self.syncing(),
             last_sync: self.sync_state().last_sync,
             stale: self.needs_sync(),
             config_problems: self.config_problems.clone(),

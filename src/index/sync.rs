@@ -198,10 +198,18 @@ pub fn sync_forest(
     delete_files(store, &mut state, &state_dir, &deleted)?;
     report.deleted = deleted.len();
 
-    let changed: Vec<&Candidate> = candidates
+    // In the order the embedding passes take them (code, then migrations, tests, prose), so
+    // the store's data files hold them in that order (see `store::FRAGMENT_ROWS`).
+    let mut changed: Vec<&Candidate> = candidates
         .iter()
         .filter(|c| c.change != Change::Unchanged)
         .collect();
+    changed.sort_by_cached_key(|c| {
+        (
+            super::embedding_queue::embedding_rank(&c.rel),
+            c.rel.clone(),
+        )
+    });
     report.unchanged = candidates.len() - changed.len();
     let total = changed.len();
     let mut writer = BatchWriter {

@@ -391,6 +391,7 @@ mod tests {
                 head_only: 0,
                 agreements: 0,
                 embedding_running: false,
+                syncing: false,
                 last_sync: synced.then_some(1),
                 stale: false,
                 config_problems: Vec::new(),

@@ -131,6 +131,9 @@ pub struct SearchResponse {
     pub signals: Vec<String>,
     pub index_status: IndexStatus,
     pub millis: u128,
+    /// Why these results may be incomplete (the index is being built or rebuilt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Term indexes over symbols and paths, rebuilt only when their source changes.
@@ -353,6 +356,7 @@ pub fn search(
             status
         },
         millis: started.elapsed().as_millis(),
+        note: None,
     })
 }
 

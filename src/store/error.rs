@@ -41,12 +41,12 @@ impl StoreError {
         Self::text_shows_damage(&crate::error::chain(self))
     }
 
-    /// Whether another writer's commit got in first (Lance lets the later commit lose, and
-    /// says whether retrying can help): the write can be made again on the new version.
+    /// Whether another writer's commit got in first (Lance lets the later commit lose: a
+    /// "commit conflict", or an append "incompatible with" a concurrent creation of the same
+    /// table): the write can be made again on the new version.
     pub fn is_commit_conflict(&self) -> bool {
-        crate::error::chain(self)
-            .to_lowercase()
-            .contains("commit conflict")
+        let text = crate::error::chain(self).to_lowercase();
+        text.contains("commit conflict") || text.contains("incompatible with concurrent")
     }
 
     /// [`StoreError::is_damage`] for an error already turned into text (a store that failed

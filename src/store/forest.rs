@@ -126,7 +126,7 @@ const HIT_COLUMNS: &[&str] = &[
 const IN_BATCH: usize = 500;
 
 impl Store {
-    fn forest_batch(&self, records: &[ChunkRecord]) -> Result<RecordBatch> {
+    pub(super) fn forest_batch(&self, records: &[ChunkRecord]) -> Result<RecordBatch> {
         let schema = rows::forest_schema(&self.stamp);
         let dim = self.stamp.dim;
         for r in records {
@@ -197,8 +197,17 @@ impl Store {
         }
         let batch = self.forest_batch(&records)?;
         let forest = self.forest.clone();
+        // A commit of a few hundred files can hold tens of thousands of chunks (generated data
+        // files); cut it into files of the size compaction keeps (see `FRAGMENT_ROWS`).
+        let options = lancedb::table::WriteOptions {
+            lance_write_params: Some(lance::dataset::WriteParams {
+                mode: lance::dataset::WriteMode::Append,
+                max_rows_per_file: super::FRAGMENT_ROWS,
+                ..Default::default()
+            }),
+        };
         self.run(async move {
-            forest.add(batch).execute().await?;
+            forest.add(batch).write_options(options).execute().await?;
             Ok(())
         })
     }
@@ -723,17 +732,23 @@ async fn vector_write_mode(
         // A fragment of unknown size is taken as a huge one.
         .map(|f| f.physical_rows.unwrap_or(usize::MAX))
         .fold(0, usize::saturating_add);
-    Ok(Some(
-        if touched_rows <= PATCH_ROWS_PER_WRITTEN * ids.len() + PATCH_SLACK_ROWS {
-            MergeInsertWriteMode::RewriteColumns
-        } else {
-            MergeInsertWriteMode::RewriteRows
-        },
-    ))
+    let patch = touched_rows <= PATCH_ROWS_PER_WRITTEN * ids.len() + PATCH_SLACK_ROWS;
+    tracing::debug!(
+        "{} vectors into {} files of {touched_rows} rows: {}",
+        ids.len(),
+        touched.len(),
+        if patch { "patching" } else { "moving rows" }
+    );
+    Ok(Some(if patch {
+        MergeInsertWriteMode::RewriteColumns
+    } else {
+        MergeInsertWriteMode::RewriteRows
+    }))
 }
 
 /// A vector is about a third of a row's bytes, so patching the column stays cheaper than moving
-/// rows while fragments hold no more than about three rows per row written; the slack lets
-/// small fragments (those of a fresh index) always be patched.
+/// rows while fragments hold no more than about three rows per row written; and moved rows
+/// cost a full-text fold besides (seconds and hundreds of MB on a large forest). The slack lets
+/// a write that spans two compacted fragments ([`super::FRAGMENT_ROWS`]) always be patched.
 const PATCH_ROWS_PER_WRITTEN: usize = 4;
-const PATCH_SLACK_ROWS: usize = 8_192;
+const PATCH_SLACK_ROWS: usize = 2 * super::FRAGMENT_ROWS;

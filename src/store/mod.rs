@@ -171,6 +171,8 @@ pub struct Store {
     maintenance_tables: (Table, Table),
     /// Tables dropped at open because their stamp differed (reported once by the caller).
     rebuilt: bool,
+    /// Lance's caches (index and metadata) behind every table of this store.
+    session: Arc<lance::session::Session>,
 }
 
 impl Store {
@@ -199,14 +201,14 @@ impl Store {
         let maintenance_rt = Arc::new(StoreRuntime(Some(maintenance_rt)));
         let uri_owned = uri.to_string();
         let stamp_owned = stamp.clone();
-        let (forest, map, maintenance_tables, rebuilt) = block(&rt, async move {
-            let session = lance::session::Session::new(
+        let (forest, map, maintenance_tables, rebuilt, session) = block(&rt, async move {
+            let session = Arc::new(lance::session::Session::new(
                 INDEX_CACHE_BYTES,
                 METADATA_CACHE_BYTES,
                 Default::default(),
-            );
+            ));
             let db = lancedb::connect(&uri_owned)
-                .session(Arc::new(session))
+                .session(session.clone())
                 .read_consistency_interval(Duration::ZERO)
                 .execute()
                 .await
@@ -222,7 +224,7 @@ impl Store {
                 db.open_table(FOREST).execute().await?,
                 db.open_table(MAP).execute().await?,
             );
-            Ok::<_, StoreError>((forest, map, maintenance_tables, a || b))
+            Ok::<_, StoreError>((forest, map, maintenance_tables, a || b, session))
         })?;
         Ok(Store {
             rt,
@@ -233,6 +235,7 @@ impl Store {
             map,
             maintenance_tables,
             rebuilt,
+            session,
         })
     }
 
@@ -312,8 +315,10 @@ impl Store {
             let t = std::time::Instant::now();
             let done = block(&self.maintenance_rt, fut);
             tracing::debug!(
-                "store maintenance {name}: {} ms ({done:?})",
-                t.elapsed().as_millis()
+                "store maintenance {name}: {} ms ({done:?}); Lance's caches hold {} MB in {} items",
+                t.elapsed().as_millis(),
+                self.session.size_bytes() >> 20,
+                self.session.approx_num_items()
             );
             done
         };
@@ -454,14 +459,24 @@ impl Store {
 }
 
 /// Every add or delete makes a table version and usually a small file. Past
-/// [`MAX_FRAGMENTS`] files or a tenth of the rows deleted (but still on disk), compacts the
-/// files; past [`MAX_VERSIONS`] versions, prunes those older than `keep` (readers on an older
-/// snapshot keep working that long). Returns whether it compacted.
+/// [`MAX_SMALL_FRAGMENTS`] files under half of [`FRAGMENT_ROWS`], or a tenth of the rows
+/// deleted (but still on disk), compacts the files into files of [`FRAGMENT_ROWS`]; past
+/// [`MAX_VERSIONS`] versions, prunes those older than `keep` (readers on an older snapshot keep
+/// working that long). Returns whether it compacted.
 pub(super) async fn compact_if_needed(table: &Table, keep: Duration) -> Result<bool> {
     let stats = table.stats().await?;
     let deleted = stats.num_deleted_rows.unwrap_or(0);
-    let compact = stats.fragment_stats.num_fragments > MAX_FRAGMENTS
-        || (deleted > 0 && deleted * 10 >= stats.num_rows);
+    let small = match table.dataset() {
+        Some(handle) => handle
+            .get()
+            .await?
+            .fragments()
+            .iter()
+            .filter(|f| f.physical_rows.is_some_and(|rows| rows < FRAGMENT_ROWS / 2))
+            .count(),
+        None => stats.fragment_stats.num_fragments,
+    };
+    let compact = small > MAX_SMALL_FRAGMENTS || (deleted > 0 && deleted * 10 >= stats.num_rows);
     if compact {
         // Said before it starts: the kill tests aim at this moment (tests/semantic/kill_resume.rs).
         tracing::debug!(
@@ -471,7 +486,10 @@ pub(super) async fn compact_if_needed(table: &Table, keep: Duration) -> Result<b
         );
         table
             .optimize(lancedb::table::OptimizeAction::Compact {
-                options: Default::default(),
+                options: lance::dataset::optimize::CompactionOptions {
+                    target_rows_per_fragment: FRAGMENT_ROWS,
+                    ..Default::default()
+                },
                 remap_options: None,
             })
             .await?;
@@ -493,8 +511,14 @@ pub(super) async fn compact_if_needed(table: &Table, keep: Duration) -> Result<b
 
 type MaintenanceFuture = std::pin::Pin<Box<dyn Future<Output = Result<bool>> + Send>>;
 
-/// Data files tolerated before [`compact_if_needed`] compacts.
-const MAX_FRAGMENTS: usize = 8;
+/// Small data files tolerated before [`compact_if_needed`] compacts.
+const MAX_SMALL_FRAGMENTS: usize = 8;
+/// Rows per data file after compaction (Lance's default is a million). Writing vectors patches
+/// the `vector` column of each file it touches, whole (`forest::vector_write_mode`): with files
+/// this size an embedding commit of a thousand vectors rewrites a few MB in place, where one
+/// file of the whole forest would make it move the rows instead, out of the full-text index,
+/// whose catch-up folds then cost seconds of CPU and hundreds of MB each.
+pub(super) const FRAGMENT_ROWS: usize = 8_192;
 /// Table versions tolerated before [`compact_if_needed`] prunes.
 const MAX_VERSIONS: usize = 20;
 

@@ -279,16 +279,9 @@ impl RemoteCache {
             return Ok(report);
         }
         let table = self.writable()?;
-        // Keys the cache already holds, asked for in batches.
         let mut keys: Vec<String> = distinct.keys().cloned().collect();
         keys.sort();
-        let mut present: HashSet<String> = HashSet::new();
-        for batch in keys.chunks(KEYS_PER_QUERY) {
-            let (table, filter) = (table.clone(), key_filter(batch));
-            present.extend(block(&self.rt, async move {
-                read_keys(&table, Some(filter)).await
-            })?);
-        }
+        let present = self.present_keys(&table, &keys)?;
         report.present = present.len();
         let missing: Vec<&String> = keys.iter().filter(|k| !present.contains(*k)).collect();
         let schema = schema(self.dim);
@@ -308,6 +301,18 @@ impl RemoteCache {
         }
         self.answered();
         Ok(report)
+    }
+
+    /// Which of `keys` the cache holds, asked for in batches.
+    fn present_keys(&self, table: &Table, keys: &[String]) -> Result<HashSet<String>> {
+        let mut present = HashSet::new();
+        for batch in keys.chunks(KEYS_PER_QUERY) {
+            let (table, filter) = (table.clone(), key_filter(batch));
+            present.extend(block(&self.rt, async move {
+                read_keys(&table, Some(filter)).await
+            })?);
+        }
+        Ok(present)
     }
 
     /// Builds the key index, or folds the rows appended since into it: without it every read
@@ -553,19 +558,63 @@ async fn open(uri: &str, dim: usize) -> std::result::Result<Option<Table>, Failu
 }
 
 async fn open_or_create(uri: &str, dim: usize) -> Result<Table> {
+    const ATTEMPTS: u64 = 10;
     let db = connect(uri, Duration::ZERO).await?;
     let name = table_name(dim);
-    if db.table_names().execute().await?.contains(&name) {
-        return Ok(db.open_table(&name).execute().await?);
-    }
-    match db.create_empty_table(&name, schema(dim)).execute().await {
-        Ok(table) => Ok(table),
-        // Another publisher created it first.
-        Err(lancedb::Error::TableAlreadyExists { .. }) => {
-            Ok(db.open_table(&name).execute().await?)
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let opened = if db.table_names().execute().await?.contains(&name) {
+            db.open_table(&name).execute().await
+        } else {
+            match db.create_empty_table(&name, schema(dim)).execute().await {
+                // Another publisher created it first.
+                Err(lancedb::Error::TableAlreadyExists { .. }) => {
+                    db.open_table(&name).execute().await
+                }
+                Ok(created) => {
+                    keep_rows_of_an_earlier_creation(&db, &name, &created).await?;
+                    Ok(created)
+                }
+                failed => failed,
+            }
+        };
+        match opened {
+            // Another publisher's creation under way: its directory shows before its first
+            // version is written.
+            Err(lancedb::Error::TableNotFound { .. }) if attempt < ATTEMPTS => {
+                tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
+            }
+            opened => return Ok(opened?),
         }
-        Err(err) => Err(err.into()),
     }
+}
+
+/// Two publishers that find the cache missing at the same instant both create it, and Lance
+/// commits the later creation over the earlier one's versions as an empty table. The later
+/// one, seeing its table start above version 1, appends back what the version before its own
+/// held.
+async fn keep_rows_of_an_earlier_creation(
+    db: &Connection,
+    name: &str,
+    created: &Table,
+) -> Result<()> {
+    let version = created.version().await?;
+    if version <= 1 {
+        return Ok(());
+    }
+    let earlier = db.open_table(name).execute().await?;
+    earlier.checkout(version - 1).await?;
+    let rows: Vec<RecordBatch> = earlier.query().execute().await?.try_collect().await?;
+    tracing::debug!(
+        "team cache: created over version {}; appending its {} rows back",
+        version - 1,
+        rows.iter().map(RecordBatch::num_rows).sum::<usize>()
+    );
+    for batch in rows.into_iter().filter(|b| b.num_rows() > 0) {
+        retrying(|| async { Ok(created.add(batch.clone()).execute().await?) }).await?;
+    }
+    Ok(())
 }
 
 /// `key IN (…)` for hex keys (only hex digits, so nothing to escape).

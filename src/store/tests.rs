@@ -428,14 +428,14 @@ fn maintenance_folds_rewritten_rows_compacts_and_stops_between_steps() {
     assert!(report.text_indexes && report.finished && !report.compacted);
     let layout = store.forest_layout().unwrap();
     assert_eq!(layout.unindexed_text_rows, Some(0));
-    assert!(layout.fragments > MAX_FRAGMENTS, "{layout:?}");
+    assert!(layout.fragments > MAX_SMALL_FRAGMENTS, "{layout:?}");
 
     // A full run asked to stop after the first step leaves compaction for later.
     let report = store
         .maintain(keep, MaintenanceScope::All, &|| true)
         .unwrap();
     assert!(!report.finished && !report.compacted, "{report:?}");
-    assert!(store.forest_layout().unwrap().fragments > MAX_FRAGMENTS);
+    assert!(store.forest_layout().unwrap().fragments > MAX_SMALL_FRAGMENTS);
 
     let report = store
         .maintain(keep, MaintenanceScope::All, &|| false)
@@ -450,23 +450,89 @@ fn maintenance_folds_rewritten_rows_compacts_and_stops_between_steps() {
     assert!(report.finished && !report.compacted, "{report:?}");
 }
 
-#[test]
-fn vectors_for_a_few_rows_of_a_large_fragment_move_those_rows() {
-    // One fragment far larger than the write: patching its vector column would rewrite every
-    // row's vector, so the write moves the matched rows instead. Either way the outcome is the
-    // same: exactly the chunks whose fingerprint still matches get their vectors.
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir, DIM);
-    let rows: Vec<ChunkRecord> = (0..9_000)
+/// `n` chunks, ten per file, named `n{i}` in files `{prefix}{i / 10}.py`.
+fn numbered_chunks(prefix: &str, from: usize, n: usize) -> Vec<ChunkRecord> {
+    (from..from + n)
         .map(|i| {
             chunk(
-                &format!("f{}.py", i / 10),
+                &format!("{prefix}{}.py", i / 10),
                 &format!("n{i}"),
                 &format!("def n{i}(): pass"),
             )
         })
+        .collect()
+}
+
+#[test]
+fn compaction_keeps_files_small_enough_for_vector_writes_to_patch_in_place() {
+    // The first embedding pass over a large project writes a thousand vectors or so per
+    // commit. Compacted into one file, the forest would make each such write move its rows
+    // out of the full-text index (and every catch-up fold rebuild it); in files of
+    // FRAGMENT_ROWS the vector column is patched and the index keeps covering every row.
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir, DIM);
+    let total = 2 * FRAGMENT_ROWS + 2_000;
+    let per_sync = total / (MAX_SMALL_FRAGMENTS + 2);
+    for part in 0..MAX_SMALL_FRAGMENTS + 2 {
+        store
+            .append_chunks(numbered_chunks("f", part * per_sync, per_sync))
+            .unwrap();
+    }
+    assert!(store.ensure_text_indexes().unwrap());
+    let report = store
+        .maintain(Duration::from_secs(600), MaintenanceScope::All, &|| false)
+        .unwrap();
+    assert!(report.compacted, "{report:?}");
+    // Lance fills each new file up to the target, the last small file added whole.
+    let layout = store.forest_layout().unwrap();
+    assert!(layout.fragments >= 2, "{layout:?}");
+    assert_eq!(layout.unindexed_text_rows, Some(0), "{layout:?}");
+    let fragments = layout.fragments;
+
+    let pending = store.pending_chunks(Pass::Head, None, 1_000).unwrap();
+    assert_eq!(pending.len(), 1_000);
+    let items = pending
+        .iter()
+        .enumerate()
+        .map(|(i, p)| whole(&p.id, &p.fingerprint, unit(i as u64)))
         .collect();
-    store.append_chunks(rows).unwrap();
+    assert_eq!(store.set_vectors(items).unwrap(), 1_000);
+    let layout = store.forest_layout().unwrap();
+    assert_eq!(layout.unindexed_text_rows, Some(0), "{layout:?}");
+    assert_eq!(layout.fragments, fragments, "{layout:?}");
+    assert_eq!(store.counts().unwrap().embedded, 1_000);
+}
+
+#[test]
+fn a_large_commit_is_cut_into_files_of_the_compacted_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir, DIM);
+    store
+        .append_chunks(numbered_chunks("g", 0, 2 * FRAGMENT_ROWS + 10))
+        .unwrap();
+    assert_eq!(store.forest_layout().unwrap().fragments, 3);
+    assert_eq!(store.counts().unwrap().chunks, 2 * FRAGMENT_ROWS + 10);
+}
+
+#[test]
+fn vectors_for_a_few_rows_of_a_large_fragment_move_those_rows() {
+    // One fragment far larger than the write (one commit of more than two compacted files'
+    // rows): patching its vector column would rewrite every row's vector, so the write moves
+    // the matched rows instead. Either way the outcome is the same: exactly the chunks whose
+    // fingerprint still matches get their vectors.
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir, DIM);
+    // Written the way a store of an earlier version was compacted: one file for every row.
+    let batch = store
+        .forest_batch(&numbered_chunks("f", 0, 2 * FRAGMENT_ROWS + 1_000))
+        .unwrap();
+    let forest = store.forest.clone();
+    store
+        .run(async move {
+            forest.add(batch).execute().await?;
+            Ok::<(), StoreError>(())
+        })
+        .unwrap();
     assert!(store.ensure_text_indexes().unwrap());
     assert_eq!(store.forest_layout().unwrap().fragments, 1);
 
@@ -483,7 +549,7 @@ fn vectors_for_a_few_rows_of_a_large_fragment_move_those_rows() {
     items.push(whole("f0.py#n6", "fp:stale", unit(6)));
     assert_eq!(store.set_vectors(items).unwrap(), 5);
     assert_eq!(store.counts().unwrap().embedded, 5);
-    assert_eq!(store.counts().unwrap().chunks, 9_000);
+    assert_eq!(store.counts().unwrap().chunks, 2 * FRAGMENT_ROWS + 1_000);
     let layout = store.forest_layout().unwrap();
     assert_eq!(layout.unindexed_text_rows, Some(5), "{layout:?}");
     assert_eq!(

@@ -5,6 +5,7 @@ use crate::error::{ToolError, ToolResult};
 use crate::search::semantic::{Collection, SearchRequest, SearchResponse};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::time::Duration;
 
 pub const DESCRIPTION: &str = "Find the code a request in plain words is about (English or Japanese): \
 'where is the order total calculated', 'ログイン機能'. Combines embedding similarity, BM25, symbol \
@@ -50,15 +51,31 @@ impl Params {
     }
 }
 
+/// How long a call waits for another sync (a forced rebuild, a repair, the first sync of a
+/// fresh server) before it answers from the files stored so far: a small project's whole
+/// lexical sync fits in it, a large one's rebuild (tens of seconds) does not.
+const SYNC_PATIENCE: Duration = Duration::from_secs(3);
+
 pub fn run(ctx: &Context, params: Params) -> ToolResult<Output> {
     let (query, n) = params.checked()?;
     let sem = &ctx.semantic;
-    sem.ensure_indexed(&ctx.ws, &ctx.symbols)
+    let complete = sem
+        .ensure_indexed_within(&ctx.ws, &ctx.symbols, SYNC_PATIENCE)
         .map_err(|err| super::index_failure("indexing failed", &err))?;
     let mut request = SearchRequest::new(query, n, ctx.ws.config.search_weights);
     request.collection = params.collection.unwrap_or_default();
-    ctx.search(&request)
-        .map_err(|err| super::index_failure("search failed", &err))
+    let mut response = ctx
+        .search(&request)
+        .map_err(|err| super::index_failure("search failed", &err))?;
+    if !complete {
+        response.note = Some(
+            "a sync is storing the project's files (index_status.syncing, index_status.store): \
+             these results cover only the files stored so far; search_text and \
+             find_definitions read the files themselves"
+                .into(),
+        );
+    }
+    Ok(response)
 }
 
 #[cfg(test)]
@@ -109,5 +126,37 @@ mod tests {
         ] {
             assert!(run(&ctx, "semantic_search", bad).is_err());
         }
+    }
+
+    #[test]
+    fn a_call_does_not_queue_behind_a_long_sync_and_says_what_it_covers() {
+        let (_dir, ctx) = project(&[(
+            "app/cart.py",
+            "def calculate_total(items):\n    return sum(i.price for i in items)\n",
+        )]);
+        let query = json!({"query": "calculate the cart total"});
+        let sync_under_way = ctx.semantic.hold_sync_lock();
+        let started = std::time::Instant::now();
+        let out = run(&ctx, "semantic_search", query.clone()).unwrap();
+        let waited = started.elapsed();
+        assert!(
+            waited >= super::SYNC_PATIENCE && waited < super::SYNC_PATIENCE * 3,
+            "{waited:?}"
+        );
+        assert_eq!(out["index_status"]["syncing"], true, "{out}");
+        assert!(out["index_status"]["last_sync"].is_null(), "{out}");
+        assert!(
+            out["note"]
+                .as_str()
+                .unwrap()
+                .contains("files stored so far"),
+            "{out}"
+        );
+
+        drop(sync_under_way);
+        let out = run(&ctx, "semantic_search", query).unwrap();
+        assert_eq!(out["index_status"]["syncing"], false, "{out}");
+        assert!(out["note"].is_null(), "{out}");
+        assert_eq!(out["results"][0]["file"], "app/cart.py", "{out}");
     }
 }
