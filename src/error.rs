@@ -25,11 +25,15 @@ pub fn chain(err: &dyn std::error::Error) -> String {
 }
 
 /// `text` without the source locations libraries append to their messages (`, /home/u/.cargo/
-/// registry/src/…/writer.rs:254:9`, `/rustc/…/function.rs:250:5`): what the agent reads names
-/// what failed, not where in someone's code.
+/// registry/src/…/writer.rs:254:9`, `/rustc/…/function.rs:250:5`, or in debug form
+/// `location: Location { file: "…", line: 1576, column: 42 }, backtrace: MaybeBacktrace`): what
+/// the agent reads names what failed, not where in someone's code.
 pub fn without_source_locations(text: &str) -> String {
     static LOCATION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r",?\s*/[^\s,:]+\.rs:\d+(?::\d+)?").expect("a valid pattern")
+        regex::Regex::new(
+            r#",?\s*(?:/[^\s,:]+\.rs:\d+(?::\d+)?|location: Location \{[^}]*\}|backtrace: MaybeBacktrace)"#,
+        )
+        .expect("a valid pattern")
     });
     LOCATION.replace_all(text, "").into_owned()
 }
@@ -178,6 +182,12 @@ mod tests {
                 "LanceError(IO): No space left on device (os error 28), /root/.cargo/registry/src/x-1/lance-file-14.0.2/src/writer/structural.rs:254:9: more"
             ),
             "LanceError(IO): No space left on device (os error 28): more"
+        );
+        assert_eq!(
+            without_source_locations(
+                "NotADirectory } } } }, location: Location { file: \"/root/.cargo/registry/src/x-1/lance-io-14.0.2/src/object_store.rs\", line: 1576, column: 42 }, backtrace: MaybeBacktrace }"
+            ),
+            "NotADirectory } } } } }"
         );
         assert_eq!(
             without_source_locations("see src/main.py"),

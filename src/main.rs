@@ -25,7 +25,10 @@ fn main() {
     match code_intel::cli::run(cli) {
         Ok(code) => std::process::exit(code),
         Err(err) => {
-            eprintln!("code-intel: {err:#}");
+            // The store's errors carry the source location of the library that raised them:
+            // noise to a user, and a compiler path.
+            let message = code_intel::error::without_source_locations(&format!("{err:#}"));
+            eprintln!("code-intel: {message}");
             std::process::exit(2);
         }
     }
