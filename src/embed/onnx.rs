@@ -33,7 +33,6 @@ use super::{DIM, EmbedError, Embedder, MODEL_ID, Vector, cosine};
 use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
-use sha2::Digest as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
@@ -616,15 +615,10 @@ fn failing_alone(
 ) -> Option<EmbedError> {
     if let [text] = inputs {
         let err = embed(inputs).err()?;
-        let digest = sha2::Sha256::digest(text.as_bytes());
         let named = format!(
             "{err} (on a text of {} characters, sha256 {}, beginning {:?})",
             text.chars().count(),
-            digest
-                .iter()
-                .take(8)
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>(),
+            &crate::digest::sha256_hex(text.as_bytes())[..16],
             text.chars().take(80).collect::<String>()
         );
         tracing::error!("{named}");

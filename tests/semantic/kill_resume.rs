@@ -20,6 +20,18 @@ fn module(i: usize, variant: usize) -> String {
         .collect()
 }
 
+/// `count` modules spread over `packages` package directories under `root`.
+fn write_modules(root: &Path, count: usize, packages: usize) {
+    let files: Vec<(String, String)> = (0..count)
+        .map(|i| (format!("pkg{}/mod_{i}.py", i % packages), module(i, 0)))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    write(root, &refs);
+}
+
 /// `code-intel index` on `root` with the fake embedder (`embedder`, e.g. `fake:2000` for 2 ms
 /// a chunk), the store's debug log on stderr when `log` is set.
 fn start_index(root: &Path, embedder: &str, log: bool) -> std::process::Child {
@@ -52,14 +64,7 @@ fn index_killed_after(root: &Path, after: Duration) -> bool {
 #[test]
 fn a_sync_killed_at_any_moment_is_finished_by_the_next_one() {
     let dir = tempfile::tempdir().unwrap();
-    let files: Vec<(String, String)> = (0..400)
-        .map(|i| (format!("pkg{}/mod_{i}.py", i % 20), module(i, 0)))
-        .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    write(dir.path(), &refs);
+    write_modules(dir.path(), 400, 20);
 
     let mut kills = 0;
     for (round, millis) in [150u64, 400, 700, 1000, 1500, 2200, 3000, 4000]
@@ -155,14 +160,7 @@ fn index_killed_in_compaction(root: &Path, after: Duration) -> bool {
 #[test]
 fn a_sync_killed_while_the_store_compacts_is_finished_by_the_next_one() {
     let dir = tempfile::tempdir().unwrap();
-    let files: Vec<(String, String)> = (0..200)
-        .map(|i| (format!("pkg{}/mod_{i}.py", i % 10), module(i, 0)))
-        .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    write(dir.path(), &refs);
+    write_modules(dir.path(), 200, 10);
     let mut landed = 0;
     for (round, millis) in [0u64, 2, 5, 10, 20, 40, 80].into_iter().enumerate() {
         // Every round changes files one at a time between small syncs, so the forest gathers
