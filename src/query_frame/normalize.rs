@@ -79,7 +79,9 @@ fn tokens(text: &str) -> Vec<String> {
             if !word.is_empty() {
                 out.push(std::mem::take(&mut word));
             }
-            if c.is_alphanumeric() {
+            // A combining mark NFKC left without a base (a half-width ﾞ alone becomes U+3099)
+            // stays in the run, so a quote made of one still covers itself.
+            if c.is_alphanumeric() || unicode_normalization::char::is_combining_mark(c) {
                 run.push(c);
             } else {
                 flush_run(&mut run, &mut out);
@@ -96,6 +98,14 @@ fn tokens(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_of_a_lone_voiced_mark_covers_itself() {
+        // Half-width ﾞ and ﾟ are letters; NFKC makes them combining marks (fuzzing found it).
+        for request in ["\u{ff9e}", "`\u{ff9e}", "「\u{ff9f}」", "ｶﾞ"] {
+            assert_eq!(coverage(request, request), 1.0, "{request:?}");
+        }
+    }
 
     #[test]
     fn verbatim_after_normalisation() {
