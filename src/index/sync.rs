@@ -204,10 +204,10 @@ pub fn sync_forest(
         .iter()
         .filter(|c| c.change != Change::Unchanged)
         .collect();
-    changed.sort_by_cached_key(|c| {
+    changed.sort_by_cached_key(|&c| {
         (
             super::embedding_queue::embedding_rank(&c.rel),
-            c.rel.clone(),
+            c.rel.as_str(),
         )
     });
     report.unchanged = candidates.len() - changed.len();
