@@ -7,6 +7,7 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    code_intel::allocator::without_huge_pages();
     code_intel::allocator::use_for_tree_sitter();
     code_intel::store::configure_process();
     tracing_subscriber::fmt()

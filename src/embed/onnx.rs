@@ -1193,7 +1193,7 @@ mod stress {
                 let mut random = xorshift(caller + 1);
                 while !stop.load(Ordering::SeqCst) {
                     let r = random() as usize;
-                    if r % 2 == 0 {
+                    if r.is_multiple_of(2) {
                         model.embed_query(queries[r % queries.len()]).unwrap();
                         done.fetch_add(1, Ordering::SeqCst);
                     } else {
