@@ -34,7 +34,7 @@ use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 
@@ -581,8 +581,10 @@ impl E5Embedder {
     }
 }
 
-/// Batches ONNX Runtime failed on in this process, whether or not trying again helped.
-static FAILED_RUNS: AtomicU64 = AtomicU64::new(0);
+/// Batches ONNX Runtime failed on in this process, whether or not trying again helped (read by
+/// the stress run; a server logs each failure instead).
+#[cfg(test)]
+static FAILED_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// How many batches ONNX Runtime failed on in this process (a first failure included, even
 /// when the second try passed): what a stress run counts.
@@ -604,6 +606,7 @@ fn embed_or_isolate(
         Ok(vectors) => return Ok(vectors),
         Err(err) => err,
     };
+    #[cfg(test)]
     FAILED_RUNS.fetch_add(1, Ordering::Relaxed);
     tracing::warn!(
         "inference failed on a batch of {} texts; trying it again: {first}",
@@ -1091,14 +1094,15 @@ mod tests {
 }
 
 /// A long run of the server's way of embedding, to look for a failure of ONNX Runtime that no
-/// input reproduces (issue: `GetElementType is not implemented` in a `DynamicQuantizeMatMul`
-/// node, seen twice in the field). Ignored: it runs for `CODE_INTEL_STRESS_SECS` (default 60)
+/// input reproduces (`GetElementType is not implemented` in a `DynamicQuantizeMatMul` node, seen
+/// twice in the field). Ignored: it runs for `CODE_INTEL_STRESS_SECS` (default 60)
 /// and takes every core; `bench/README.md` says how to run it and what it found.
 #[cfg(test)]
 mod stress {
     use super::*;
     use crate::embed::test_model;
     use std::sync::Arc;
+    use std::sync::atomic::AtomicU64;
 
     /// Varied real texts: windows of 1 to 150 lines of this crate's own sources, so batches
     /// vary in count and padded length as an index's do.
