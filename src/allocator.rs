@@ -25,9 +25,9 @@
 //! Why THP off for the whole process ([`without_huge_pages`]): dropping mimalloc's advice is not
 //! enough on a kernel whose THP setting is `always` (the default of some distributions), where
 //! the kernel gives huge pages to any large aligned region unasked. Measured on the same
-//! Symfony pass with THP set to `always`: RSS 1,400 MB after 15 minutes, 970 MB of it in huge
-//! pages, against 1,015 MB and none with THP off for the process; the pass ran at 226 and 213
-//! heads/s, within this machine's run-to-run spread, and warm searches took the same time.
+//! Symfony pass with THP set to `always`: RSS peaked at 1,400 MB, 950 MB of it in huge pages at
+//! the end, against 1,015 MB and none with THP off for the process; the pass ran at 226 and
+//! 213 heads/s, within this machine's run-to-run spread, and warm searches took the same time.
 
 use libmimalloc_sys as mi;
 use std::os::raw::c_long;
