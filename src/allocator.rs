@@ -36,7 +36,8 @@ use std::sync::Mutex;
 /// Keeps transparent huge pages out of the whole process (see the module doc): on a kernel whose
 /// THP setting is `always`, the kernel backs mimalloc's aligned regions with huge pages unasked,
 /// and ONNX Runtime's arena too. Call first thing in `main`; the setting covers every mapping,
-/// those made before it included. `MIMALLOC_ALLOW_THP` set by the user leaves THP to them.
+/// those made before it included, and a child process (the model's provisioning script)
+/// inherits it. `MIMALLOC_ALLOW_THP` set by the user leaves THP to them.
 pub fn without_huge_pages() {
     #[cfg(target_os = "linux")]
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
