@@ -581,17 +581,10 @@ impl E5Embedder {
     }
 }
 
-/// Batches ONNX Runtime failed on in this process, whether or not trying again helped (read by
-/// the stress run; a server logs each failure instead).
+/// Batches ONNX Runtime failed on in this process, a first failure included even when the
+/// second try passed (read by the stress run; a server logs each failure instead).
 #[cfg(test)]
 static FAILED_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// How many batches ONNX Runtime failed on in this process (a first failure included, even
-/// when the second try passed): what a stress run counts.
-#[cfg(test)]
-pub(crate) fn failed_runs() -> u64 {
-    FAILED_RUNS.load(Ordering::Relaxed)
-}
 
 /// Embeds one batch with `embed`, and when ONNX Runtime fails on it, tries it once more before
 /// giving up. Such a failure was seen twice in the field (a `DynamicQuantizeMatMul` node
@@ -1107,23 +1100,9 @@ mod stress {
     /// Varied real texts: windows of 1 to 150 lines of this crate's own sources, so batches
     /// vary in count and padded length as an index's do.
     fn corpus() -> Vec<String> {
-        let mut files = Vec::new();
-        let mut dirs = vec![PathBuf::from("src")];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
         let mut random = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut texts = Vec::new();
-        for file in files {
-            let source = std::fs::read_to_string(&file).unwrap_or_default();
+        for source in crate::embed::bench::source_texts(Path::new("src"), usize::MAX) {
             let lines: Vec<&str> = source.lines().collect();
             let mut at = 0;
             while at < lines.len() {
@@ -1159,7 +1138,7 @@ mod stress {
         let stop = Arc::new(AtomicBool::new(false));
         let texts_done = Arc::new(AtomicU64::new(0));
         let loads = Arc::new(AtomicU64::new(0));
-        let failed_before = failed_runs();
+        let failed_before = FAILED_RUNS.load(Ordering::Relaxed);
         let mut threads = Vec::new();
         let bulk = {
             let (model, texts, stop, done) = (
@@ -1235,7 +1214,7 @@ mod stress {
         for thread in threads {
             thread.join().unwrap();
         }
-        let failed = failed_runs() - failed_before;
+        let failed = FAILED_RUNS.load(Ordering::Relaxed) - failed_before;
         eprintln!(
             "stress: {secs} s, {} texts embedded, {} sessions loaded beside, {failed} failed runs",
             texts_done.load(Ordering::SeqCst),
